@@ -1,0 +1,18 @@
+/** Percentiles over a sample of durations (ms). */
+export function percentile(sortedAscending: number[], p: number): number {
+  if (sortedAscending.length === 0) return Number.NaN;
+  const index = Math.min(sortedAscending.length - 1, Math.max(0, Math.ceil((p / 100) * sortedAscending.length) - 1));
+  return sortedAscending[index]!;
+}
+
+export function summarize(samplesMs: number[]): { n: number; p50_ms: number; p95_ms: number; p99_ms: number; max_ms: number } {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    n: sorted.length,
+    p50_ms: round(percentile(sorted, 50)),
+    p95_ms: round(percentile(sorted, 95)),
+    p99_ms: round(percentile(sorted, 99)),
+    max_ms: round(sorted[sorted.length - 1] ?? Number.NaN),
+  };
+}

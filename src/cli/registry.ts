@@ -1,0 +1,13 @@
+import type { Command } from './command.js';
+
+/** Commands load lazily so a hook call does not pay for the worker's imports. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  parse: { summary: 'read one observer output on stdin, print the decision as JSON', load: async () => (await import('./commands/parse.js')).parseCommand },
+};
+
+export const COMMAND_SUMMARIES: Array<[string, string]> = Object.entries(COMMANDS).map(([name, c]) => [name, c.summary]);
+
+export async function loadCommand(name: string): Promise<Command | undefined> {
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  return entry ? entry.load() : undefined;
+}

@@ -1,0 +1,42 @@
+import type { ObservationType, OutputClass } from '../observer/types.js';
+import type { ProviderName } from '../providers/types.js';
+
+/** Why a turn ended without a reply being parsed. Mirrors the rollup's abort_reason_* keys. */
+export const ABORT_REASONS = [
+  'idle',
+  'shutdown',
+  'quota',
+  'auth',
+  'rate_limit',
+  'overloaded',
+  'transport',
+  'bad_request',
+] as const;
+export type AbortReason = (typeof ABORT_REASONS)[number];
+
+/**
+ * One observer turn as plain values: what the turn processor returns and telemetry folds.
+ * outcome: ok = a reply was handled (parsed or dropped); error = a provider failure that
+ * released or confirmed the message; aborted = the turn was cut short (shutdown, idle).
+ */
+export interface TurnRecord {
+  sessionId: string;
+  /** Queue id of the message this turn answered. */
+  messageId: number;
+  kind: 'observation' | 'summary';
+  outcome: 'ok' | 'error' | 'aborted';
+  /** null when no reply was received. */
+  parse: 'parsed' | 'dropped' | null;
+  outputClass: OutputClass | null;
+  abortReason: AbortReason | null;
+  observationsByType: Partial<Record<ObservationType, number>>;
+  observationsCreated: number;
+  summaryCreated: boolean;
+  claimsRejected: number;
+  /** null = unknown (counted as unknown, never as 0). */
+  tokens: { input: number; output: number } | null;
+  costUsd: number | null;
+  durationMs: number;
+  provider: ProviderName;
+  model: string | null;
+}
