@@ -1,0 +1,76 @@
+import os from 'node:os';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
+import { loadWorkerConfig } from '../../config.js';
+import { createProviderFromEnv } from '../../providers/index.js';
+import { createFileLogger } from '../file-logger.js';
+import { startWorker } from '../../worker/runtime.js';
+
+const USAGE = `usage: memtrace worker [--port N] [--concurrency N]
+
+Runs the worker in the foreground: the HTTP API for the agent's hooks (127.0.0.1 only),
+the observer loop and telemetry. Stop it with Ctrl+C; in-flight messages are released,
+rollups flushed and telemetry drained within a few seconds.
+
+options:
+  --port N          port to listen on (default MEMTRACE_PORT or 37877; 0 picks a free port)
+  --concurrency N   observer calls at once across sessions (default 2)
+  --watch           mine Claude Code transcripts as they grow (planned, SPEC §4.9; not in this release)
+  -h, --help        show this help
+
+environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY,
+MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, telemetry switches (see 'memtrace telemetry status').`;
+
+export const workerCommand: Command = {
+  name: 'worker',
+  summary: 'run the worker in the foreground (HTTP API, observer loop, telemetry)',
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      port: { type: 'string' },
+      concurrency: { type: 'string' },
+      watch: { type: 'boolean' },
+    });
+    if (values.watch) throw new UsageError('--watch (transcript mining) is planned and not in this release');
+    const port = parseIntegerFlag('port', values.port, { min: 0, max: 65535 });
+    const concurrency = parseIntegerFlag('concurrency', values.concurrency, { min: 1, max: 64 }) ?? 2;
+
+    const loaded = loadWorkerConfig(io.env, os.homedir(), port === undefined ? {} : { port });
+    if (!loaded.ok) {
+      for (const error of loaded.errors) io.stderr.write(`memtrace worker: ${error}\n`);
+      return EXIT_FAILURE;
+    }
+    const selected = createProviderFromEnv(io.env);
+    if ('error' in selected) {
+      io.stderr.write(`memtrace worker: ${selected.error}\n`);
+      return EXIT_FAILURE;
+    }
+    const { config } = loaded;
+    const log = createFileLogger(config.dataDir, io.stderr);
+    let worker;
+    try {
+      worker = await startWorker({ config, env: io.env, provider: selected.provider, log, stderr: io.stderr, loop: { concurrency } });
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.port} is already in use (is another worker running? set MEMTRACE_PORT or --port)` : String(error);
+      io.stderr.write(`memtrace worker: could not start: ${reason}\n`);
+      return EXIT_FAILURE;
+    }
+    io.stdout.write(
+      `memtrace worker listening on ${worker.url} (provider: ${selected.provider.name}${selected.provider.name === 'none' ? ' — events are stored; set ANTHROPIC_API_KEY or OPENAI_API_KEY to observe them' : `, model: ${selected.provider.model}`}; data: ${config.dataDir})\n`,
+    );
+    if (worker.recoveredClaimed > 0) io.stdout.write(`recovered ${worker.recoveredClaimed} message(s) left in flight by an unclean stop\n`);
+
+    await new Promise<void>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        resolve();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+    });
+    await worker.stop();
+    io.stdout.write('memtrace worker stopped\n');
+    return EXIT_OK;
+  },
+};

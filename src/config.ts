@@ -1,0 +1,66 @@
+/**
+ * Worker configuration from the environment (SPEC §4.1). Pure: takes the env and the home
+ * directory, returns values or errors that name the variable, and where each value came from.
+ */
+export interface WorkerConfig {
+  dataDir: string;
+  dbFile: string;
+  port: number;
+  /** Where each value came from, for `status` output. */
+  sources: { dataDir: 'env' | 'default'; port: 'env' | 'flag' | 'default' };
+}
+
+export const DEFAULT_PORT = 37877;
+
+export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; errors: string[] };
+
+export function loadWorkerConfig(
+  env: Record<string, string | undefined>,
+  homeDir: string,
+  overrides: { port?: number; dataDir?: string } = {},
+): ConfigResult {
+  const errors: string[] = [];
+  const rawDir = overrides.dataDir ?? env.MEMTRACE_DATA_DIR;
+  const dataDir = rawDir !== undefined && rawDir !== '' ? expandHome(rawDir, homeDir) : joinPath(homeDir, '.memtrace');
+
+  let port = DEFAULT_PORT;
+  let portSource: WorkerConfig['sources']['port'] = 'default';
+  if (overrides.port !== undefined) {
+    port = overrides.port;
+    portSource = 'flag';
+  } else if (env.MEMTRACE_PORT !== undefined && env.MEMTRACE_PORT !== '') {
+    const parsed = parsePort(env.MEMTRACE_PORT);
+    if (parsed === null) errors.push(`MEMTRACE_PORT=${env.MEMTRACE_PORT} is not a port number (0-65535; 0 picks a free port)`);
+    else {
+      port = parsed;
+      portSource = 'env';
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    config: {
+      dataDir,
+      dbFile: joinPath(dataDir, 'memtrace.db'),
+      port,
+      sources: { dataDir: rawDir ? 'env' : 'default', port: portSource },
+    },
+  };
+}
+
+export function parsePort(raw: string): number | null {
+  if (!/^\d{1,5}$/.test(raw.trim())) return null;
+  const value = Number(raw.trim());
+  return value <= 65535 ? value : null;
+}
+
+function expandHome(p: string, homeDir: string): string {
+  if (p === '~') return homeDir;
+  if (p.startsWith('~/')) return joinPath(homeDir, p.slice(2));
+  return p;
+}
+
+/** Path joining without node:path keeps this module pure; inputs are POSIX-style or absolute. */
+function joinPath(a: string, b: string): string {
+  return a.endsWith('/') ? `${a}${b}` : `${a}/${b}`;
+}

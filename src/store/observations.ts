@@ -1,0 +1,79 @@
+import type Database from 'better-sqlite3';
+import type { ObservationType, ParsedObservation } from '../observer/types.js';
+
+/** Where an observation came from: enough to trace any claim back to its input. */
+export interface Provenance {
+  sessionId: string;
+  project: string | null;
+  sourceMessageIds: number[];
+  provider: string;
+  model: string | null;
+  promptVersion: string;
+  discoveryTokens: number | null;
+  createdAt: number;
+}
+
+export interface StoredObservation extends ParsedObservation, Provenance {
+  id: number;
+}
+
+export type Observations = ReturnType<typeof createObservations>;
+
+export function createObservations(db: Database.Database) {
+  const insert = db.prepare(`
+    INSERT INTO observations (session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified,
+      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at)
+    VALUES (@sessionId, @project, @type, @title, @subtitle, @narrative, @facts, @concepts, @filesRead, @filesModified,
+      @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt)`);
+  const countStmt = db.prepare('SELECT count(*) AS n FROM observations');
+  const recentForProject = db.prepare('SELECT * FROM observations WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT ?');
+  const recentForSession = db.prepare('SELECT type, title FROM observations WHERE session_id = ? ORDER BY id DESC LIMIT ?');
+
+  return {
+    insert(observation: ParsedObservation, provenance: Provenance): number {
+      return Number(
+        insert.run({
+          ...provenance,
+          type: observation.type,
+          title: observation.title,
+          subtitle: observation.subtitle,
+          narrative: observation.narrative,
+          facts: JSON.stringify(observation.facts),
+          concepts: JSON.stringify(observation.concepts),
+          filesRead: JSON.stringify(observation.files_read),
+          filesModified: JSON.stringify(observation.files_modified),
+          sourceMessageIds: JSON.stringify(provenance.sourceMessageIds),
+        }).lastInsertRowid,
+      );
+    },
+    count: () => (countStmt.get() as { n: number }).n,
+    recentForProject: (project: string | null, limit: number) =>
+      (recentForProject.all(project, limit) as Array<Record<string, unknown>>).map(toStoredObservation),
+    /** Titles for the summary prompt, newest first. */
+    recentForSession: (sessionId: string, limit: number) =>
+      recentForSession.all(sessionId, limit) as Array<{ type: ObservationType; title: string }>,
+  };
+}
+
+export function toStoredObservation(row: Record<string, unknown>): StoredObservation {
+  const list = (value: unknown) => JSON.parse(String(value)) as string[];
+  return {
+    id: row.id as number,
+    sessionId: row.session_id as string,
+    project: row.project as string | null,
+    type: row.type as ObservationType,
+    title: row.title as string,
+    subtitle: row.subtitle as string,
+    narrative: row.narrative as string,
+    facts: list(row.facts),
+    concepts: list(row.concepts),
+    files_read: list(row.files_read),
+    files_modified: list(row.files_modified),
+    sourceMessageIds: JSON.parse(String(row.source_message_ids)) as number[],
+    provider: row.provider as string,
+    model: row.model as string | null,
+    promptVersion: row.prompt_version as string,
+    discoveryTokens: row.discovery_tokens as number | null,
+    createdAt: row.created_at as number,
+  };
+}

@@ -1,0 +1,108 @@
+import type Database from 'better-sqlite3';
+
+export type MessageKind = 'observation' | 'summary';
+
+export interface QueueMessage {
+  id: number;
+  sessionId: string;
+  kind: MessageKind;
+  toolUseId: string | null;
+  payload: unknown;
+  attempts: number;
+  createdAt: number;
+}
+
+export interface EnqueueInput {
+  sessionId: string;
+  kind: MessageKind;
+  toolUseId?: string | null;
+  payload: unknown;
+  nowMs: number;
+}
+
+interface QueueRow {
+  id: number;
+  session_id: string;
+  kind: MessageKind;
+  tool_use_id: string | null;
+  payload: string;
+  attempts: number;
+  created_at: number;
+}
+
+export type Queue = ReturnType<typeof createQueue>;
+
+/** The durable queue: pending → claimed → deleted on confirm; released rows wait for not_before. */
+export function createQueue(db: Database.Database) {
+  const seen = db.prepare('SELECT queue_id FROM queue_seen WHERE session_id = ? AND tool_use_id = ?');
+  const markSeen = db.prepare('INSERT INTO queue_seen (session_id, tool_use_id, queue_id, created_at) VALUES (?, ?, ?, ?)');
+  const insert = db.prepare(
+    "INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)",
+  );
+  const nextDue = db.prepare(
+    "SELECT id FROM queue WHERE status = 'pending' AND session_id = ? AND not_before <= ? ORDER BY id LIMIT 1",
+  );
+  const claim = db.prepare(
+    "UPDATE queue SET status = 'claimed', claimed_at = ? WHERE id = ? AND status = 'pending' RETURNING id, session_id, kind, tool_use_id, payload, attempts, created_at",
+  );
+  const byId = db.prepare('SELECT id, session_id, kind, tool_use_id, payload, attempts, created_at FROM queue WHERE id = ?');
+  const confirmStmt = db.prepare("DELETE FROM queue WHERE id = ? AND status = 'claimed'");
+  const releaseStmt = db.prepare(
+    "UPDATE queue SET status = 'pending', claimed_at = NULL, attempts = attempts + 1, not_before = ? WHERE id = ? AND status = 'claimed'",
+  );
+  const depthStmt = db.prepare('SELECT count(*) AS n FROM queue');
+  const sessionsDue = db.prepare(
+    "SELECT session_id, min(id) AS first FROM queue WHERE status = 'pending' AND not_before <= ? GROUP BY session_id ORDER BY first",
+  );
+  const nextDueAtStmt = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending'");
+  const sessionWork = db.prepare('SELECT 1 FROM queue WHERE session_id = ? LIMIT 1');
+  const releaseAll = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'");
+
+  const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
+    const toolUseId = input.toolUseId ?? null;
+    if (toolUseId !== null) {
+      const existing = seen.get(input.sessionId, toolUseId) as { queue_id: number } | undefined;
+      if (existing) return { status: 'duplicate', id: existing.queue_id };
+    }
+    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, JSON.stringify(input.payload ?? null), input.nowMs).lastInsertRowid);
+    if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
+    return { status: 'queued', id };
+  });
+
+  const claimTx = db.transaction((sessionId: string, nowMs: number): QueueMessage | null => {
+    const due = nextDue.get(sessionId, nowMs) as { id: number } | undefined;
+    if (!due) return null;
+    const row = claim.get(nowMs, due.id) as QueueRow | undefined;
+    return row ? toMessage(row) : null;
+  });
+
+  return {
+    /** Commits before returning; a tool_use_id already seen in the session is a duplicate. */
+    enqueue: (input: EnqueueInput) => enqueueTx.immediate(input),
+    /** The oldest due pending message of the session, now claimed. */
+    claimNext: (sessionId: string, nowMs: number) => claimTx.immediate(sessionId, nowMs),
+    get(id: number): QueueMessage | null {
+      const row = byId.get(id) as QueueRow | undefined;
+      return row ? toMessage(row) : null;
+    },
+    confirm: (id: number) => confirmStmt.run(id).changes === 1,
+    release: (id: number, notBeforeMs: number) => releaseStmt.run(notBeforeMs, id).changes === 1,
+    releaseAllClaimed: () => releaseAll.run().changes,
+    depth: () => (depthStmt.get() as { n: number }).n,
+    pendingSessions: (nowMs: number) => (sessionsDue.all(nowMs) as Array<{ session_id: string }>).map((r) => r.session_id),
+    nextDueAt: () => (nextDueAtStmt.get() as { at: number | null }).at,
+    sessionHasWork: (sessionId: string) => sessionWork.get(sessionId) !== undefined,
+  };
+}
+
+function toMessage(row: QueueRow): QueueMessage {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    kind: row.kind,
+    toolUseId: row.tool_use_id,
+    payload: JSON.parse(row.payload) as unknown,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+  };
+}
