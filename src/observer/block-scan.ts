@@ -19,6 +19,11 @@ export interface BlockScan {
 
 const OPEN = /<(observation|summary|skip_summary)(?=[\s/>])([^<>]*?)(\/?)>/giy;
 const NEXT_OPEN = /<(?:observation|summary|skip_summary)(?=[\s/>])/gi;
+const CLOSE: Record<BlockName, RegExp> = {
+  observation: /<\/observation\s*>/gi,
+  summary: /<\/summary\s*>/gi,
+  skip_summary: /<\/skip_summary\s*>/gi,
+};
 const ATTRIBUTE = /([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`/]+))/g;
 
 export function scanBlocks(text: string): BlockScan {
@@ -49,7 +54,7 @@ export function scanBlocks(text: string): BlockScan {
       cursor = afterOpen;
       continue;
     }
-    const close = new RegExp(`</${name}\\s*>`, 'gi');
+    const close = CLOSE[name];
     close.lastIndex = afterOpen;
     const end = close.exec(text);
     if (!end) {
