@@ -2,9 +2,9 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { WorkerConfig } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
-import { TELEMETRY_MIGRATIONS, createTelemetry, type Telemetry } from '../telemetry/runtime.js';
+import { TELEMETRY_MIGRATIONS, createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
-import { buildContext, parseBudget } from '../context/index.js';
+import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback } from '../server/listen.js';
 import { createGitCommitChecker } from '../observer/git-commit-checker.js';
@@ -23,8 +23,8 @@ export interface WorkerOptions {
   stderr: { write(chunk: string): unknown };
   clock?: Clock;
   loop?: Partial<ObserverLoopConfig>;
-  /** Overrides the telemetry sink host (the demo points it at its local collector). */
-  telemetryEnv?: Record<string, string | undefined>;
+  /** Overrides the telemetry sink (tests); by default from MEMTRACE_POSTHOG_KEY/HOST. */
+  telemetrySink?: EventSink | null;
 }
 
 export interface RunningWorker {
@@ -49,8 +49,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
 
   const telemetry = createTelemetry(
-    { dataDir: config.dataDir, env: { ...options.env, ...options.telemetryEnv }, appVersion: APP_VERSION, provider: options.provider.name },
-    { db: store.db, clock, log, stderr: options.stderr },
+    { dataDir: config.dataDir, env: options.env, appVersion: APP_VERSION, provider: options.provider.name },
+    {
+      db: store.db,
+      clock,
+      log,
+      stderr: options.stderr,
+      otel: createOtelRecorder(options.env, APP_VERSION),
+      ...(options.telemetrySink === undefined ? {} : { sink: options.telemetrySink }),
+    },
   );
   const { previousShutdown } = telemetry.start(clock.now());
 
@@ -72,6 +79,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     timers: nodeTimers,
   });
 
+  const contextQuery = createContextQuery(store.db);
   let port = config.port;
   const app = createApp({
     clock,
@@ -99,7 +107,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       const budget = parseBudget(budgetRaw);
       if (typeof budget !== 'number') return { ok: false, field: 'budget_tokens', message: budget.error };
       try {
-        const result = buildContext({ db: store.db }, { project, budgetTokens: budget, nowMs });
+        const result = buildContext(contextQuery, { project, budgetTokens: budget, nowMs });
         telemetry.recordInjection({ ok: true, tokensInjected: result.tokensInjected, observationsInjected: result.observationsInjected, tokensSavedVsNaive: result.tokensSavedVsNaive }, nowMs);
         return { ok: true, markdown: result.markdown };
       } catch (error) {

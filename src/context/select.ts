@@ -1,0 +1,85 @@
+import { estimateTokenUnits, unitsToTokens } from './token-estimate.js';
+import {
+  EMPTY_CONTEXT_NOTE,
+  OBSERVATIONS_HEADING,
+  renderHeader,
+  renderObservation,
+  renderSummary,
+  type ContextObservation,
+  type ContextSummary,
+} from './render.js';
+
+/** Decisions, fixes and security notes save the most rework when remembered. */
+const TYPE_WEIGHT: Record<string, number> = {
+  decision: 1.0,
+  bugfix: 1.0,
+  security: 1.0,
+  feature: 0.8,
+  refactor: 0.7,
+  change: 0.7,
+  discovery: 0.6,
+  other: 0.4,
+};
+const HALF_LIFE_MS = 3 * 24 * 3_600_000;
+const SUMMARY_SHARE = 0.25;
+
+export interface Selection {
+  markdown: string;
+  tokens: number;
+  injected: ContextObservation[];
+}
+
+export function usefulness(o: ContextObservation, nowMs: number): number {
+  const age = Math.max(0, nowMs - o.createdAt);
+  return (TYPE_WEIGHT[o.type] ?? 0.4) * 0.5 ** (age / HALF_LIFE_MS);
+}
+
+/**
+ * Picks the most useful observations that fit the budget (by the estimator, never over it),
+ * the last summary first when it takes at most a quarter of the budget.
+ */
+export function selectContext(input: {
+  project: string | null;
+  candidates: readonly ContextObservation[];
+  summary: ContextSummary | null;
+  budgetTokens: number;
+  nowMs: number;
+}): Selection {
+  const parts: string[] = [renderHeader(input.project)];
+  let units = estimateTokenUnits(parts[0]!);
+  const fits = (text: string, limit = input.budgetTokens) => unitsToTokens(units + estimateTokenUnits(text)) <= limit;
+  const add = (text: string) => {
+    parts.push(text);
+    units += estimateTokenUnits(text);
+  };
+  if (unitsToTokens(units) > input.budgetTokens) return { markdown: '', tokens: 0, injected: [] };
+
+  if (input.summary) {
+    const block = renderSummary(input.summary);
+    if (fits(block, unitsToTokens(units) + input.budgetTokens * SUMMARY_SHARE)) add(block);
+  }
+
+  const seenTitles = new Set<string>();
+  const ranked = [...input.candidates]
+    .filter((o) => {
+      const key = o.title.trim().toLowerCase();
+      if (seenTitles.has(key)) return false;
+      seenTitles.add(key);
+      return true;
+    })
+    .sort((a, b) => usefulness(b, input.nowMs) - usefulness(a, input.nowMs) || b.createdAt - a.createdAt || b.id - a.id);
+
+  const injected: ContextObservation[] = [];
+  if (ranked.length > 0 && fits(OBSERVATIONS_HEADING)) {
+    add(OBSERVATIONS_HEADING);
+    for (const observation of ranked) {
+      const block = renderObservation(observation);
+      if (!fits(block)) continue; // a shorter one further down may still fit
+      add(block);
+      injected.push(observation);
+    }
+  } else if (ranked.length === 0 && fits(EMPTY_CONTEXT_NOTE)) {
+    add(EMPTY_CONTEXT_NOTE);
+  }
+  return { markdown: parts.join(''), tokens: unitsToTokens(units), injected };
+}

@@ -1,0 +1,133 @@
+import { OBSERVATION_TYPES } from '../observer/types.js';
+import { ABORT_REASONS } from '../worker/turn-record.js';
+import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
+
+/**
+ * The event catalogue as data: the one source of truth for the scrubber, `telemetry schema`
+ * and docs/telemetry.md. Every value is typed; there is no free-text type.
+ */
+export type FieldType =
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'int'; min: number; max: number }
+  | { kind: 'number'; min: number; max: number }
+  | { kind: 'bool' }
+  | { kind: 'pattern'; pattern: RegExp; maxLength: number; shape: string };
+
+export interface FieldSpec {
+  key: string;
+  type: FieldType;
+  description: string;
+}
+
+export interface EventSpec {
+  name: string;
+  description: string;
+  cadence: string;
+  fields: readonly FieldSpec[];
+}
+
+const COUNT: FieldType = { kind: 'int', min: 0, max: 1_000_000_000 };
+const EPOCH_MS: FieldType = { kind: 'int', min: 0, max: 8_640_000_000_000 };
+const SEMVER: FieldType = { kind: 'pattern', pattern: /^v?\d{1,4}\.\d{1,4}\.\d{1,4}(?:-[0-9A-Za-z.-]{1,32})?$/, maxLength: 48, shape: 'semver' };
+const PROVIDER: FieldType = { kind: 'enum', values: ['anthropic', 'openai', 'replay', 'none'] };
+const count = (key: string, description: string): FieldSpec => ({ key, type: COUNT, description });
+
+export const BASE_FIELDS: readonly FieldSpec[] = [
+  { key: 'app_version', type: SEMVER, description: 'memtrace version' },
+  { key: 'os', type: { kind: 'enum', values: ['linux', 'darwin', 'win32', 'freebsd', 'openbsd', 'sunos', 'aix', 'android', 'other'] }, description: 'operating system family' },
+  { key: 'arch', type: { kind: 'enum', values: ['x64', 'arm64', 'arm', 'ia32', 'ppc64', 's390x', 'riscv64', 'loong64', 'other'] }, description: 'CPU architecture' },
+  { key: 'node_version', type: SEMVER, description: 'Node.js version' },
+  { key: 'is_ci', type: { kind: 'bool' }, description: 'running under CI' },
+];
+
+export const ROLLUP_REASONS = ['session_end', 'worker_shutdown', 'safety_flush', 'crash_recovery'] as const;
+
+const OBSERVER_TURN_ROLLUP: EventSpec = {
+  name: 'observer_turn_rollup',
+  description: 'Counters over one session’s observer turns.',
+  cadence: 'one per session: at session end, worker shutdown, a safety cap (1 h or 1000 turns), or after a crash',
+  fields: [
+    count('count', 'observer turns in this rollup'),
+    count('turns_parsed', 'turns whose reply parsed'),
+    count('turns_dropped', 'turns whose reply was dropped'),
+    count('invalid_class_idle', 'dropped replies that were empty'),
+    count('invalid_class_prose', 'dropped replies that were prose'),
+    count('invalid_class_malformed_xml', 'dropped replies that looked like XML but held nothing usable'),
+    count('outcomes_ok', 'turns that got a reply'),
+    count('outcomes_error', 'turns that failed at the provider'),
+    count('outcomes_aborted', 'turns cut short (shutdown)'),
+    ...ABORT_REASONS.map((r) => count(`abort_reason_${r}`, `turns that ended with reason ${r}`)),
+    count('observations_created', 'observations stored'),
+    ...OBSERVATION_TYPES.map((t) => count(`obs_type_${t}`, `observations of type ${t}`)),
+    count('summaries_created', 'summaries stored'),
+    count('claims_rejected', 'claims rejected by verification (e.g. unknown commit hashes)'),
+    { key: 'total_tokens_input', type: COUNT, description: 'input tokens over turns with known usage (absent if none known)' },
+    { key: 'total_tokens_output', type: COUNT, description: 'output tokens over turns with known usage (absent if none known)' },
+    { key: 'total_cost_usd', type: { kind: 'number', min: 0, max: 1_000_000 }, description: 'cost over turns with a known cost (absent if none known)' },
+    count('turns_usage_unknown', 'turns whose usage the provider did not report'),
+    { key: 'avg_duration_ms', type: { kind: 'number', min: 0, max: 86_400_000 }, description: 'mean observer call duration' },
+    { key: 'top_model', type: { kind: 'pattern', pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`), maxLength: MODEL_ID_MAX_LENGTH, shape: 'known model id or other' }, description: 'most used model' },
+    { key: 'provider', type: PROVIDER, description: 'observer provider' },
+    { key: 'rollup_reason', type: { kind: 'enum', values: ROLLUP_REASONS }, description: 'why this rollup was sent' },
+    { key: 'window_seq', type: { kind: 'int', min: 0, max: 1_000_000 }, description: 'rollup number within the session (safety flushes)' },
+    { key: 'window_start_ts', type: EPOCH_MS, description: 'first turn of the window (epoch ms)' },
+  ],
+};
+
+const CONTEXT_INJECTED_ROLLUP: EventSpec = {
+  name: 'context_injected_rollup',
+  description: 'Counters over context injections in a 5-minute window.',
+  cadence: 'one per 5-minute window with injections',
+  fields: [
+    count('count', 'injections in the window'),
+    count('outcomes_ok', 'injections served'),
+    count('outcomes_error', 'injections that failed'),
+    count('total_tokens', 'tokens injected'),
+    { key: 'avg_tokens', type: { kind: 'number', min: 0, max: 1_000_000 }, description: 'mean tokens per injection' },
+    count('total_observations_injected', 'observations injected'),
+    { key: 'total_tokens_saved_vs_naive', type: { kind: 'int', min: -1_000_000_000, max: 1_000_000_000 }, description: 'discovery tokens of injected observations minus tokens injected (absent if unknown)' },
+    { key: 'window_start_ts', type: EPOCH_MS, description: 'window start (epoch ms)' },
+  ],
+};
+
+const WORKER_STARTED: EventSpec = {
+  name: 'worker_started',
+  description: 'The worker started.',
+  cadence: 'once per start',
+  fields: [
+    { key: 'previous_shutdown', type: { kind: 'enum', values: ['clean', 'crash', 'unknown'] }, description: 'how the previous run ended' },
+    { key: 'provider', type: PROVIDER, description: 'observer provider' },
+    count('outbox_dropped', 'events dropped because the outbox was full since the last report'),
+    count('recovered_messages', 'messages returned to pending after an unclean stop'),
+  ],
+};
+
+const WORKER_STOPPED: EventSpec = {
+  name: 'worker_stopped',
+  description: 'The worker stopped cleanly.',
+  cadence: 'once per clean stop',
+  fields: [
+    { key: 'uptime_s', type: { kind: 'int', min: 0, max: 100_000_000 }, description: 'seconds since start' },
+    count('outbox_dropped', 'events dropped because the outbox was full since the last report'),
+  ],
+};
+
+const EXCEPTION: EventSpec = {
+  name: '$exception',
+  description: 'An unexpected error, redacted; at most one per fingerprint per minute. Off with MEMTRACE_TELEMETRY_ERRORS=0.',
+  cadence: 'rate-limited',
+  fields: [
+    { key: '$exception_type', type: { kind: 'pattern', pattern: /^[A-Za-z_$][\w$]{0,63}$/, maxLength: 64, shape: 'error class name' }, description: 'error class' },
+    { key: '$exception_message', type: { kind: 'pattern', pattern: /^[^\u0000-\u0008\u000b-\u001f]*$/, maxLength: 1024, shape: 'redacted message' }, description: 'message after redaction (paths, secrets, emails, IPs removed)' },
+    { key: '$exception_fingerprint', type: { kind: 'pattern', pattern: /^[0-9a-f]{16}$/, maxLength: 16, shape: '16 hex' }, description: 'stable id of the error kind' },
+    count('occurrences', 'occurrences since the last report of this fingerprint'),
+    { key: 'stage', type: { kind: 'enum', values: ['worker', 'server', 'provider', 'telemetry', 'store', 'cli'] }, description: 'where it happened' },
+  ],
+};
+
+// compaction_rollup and mining_rollup join this list with SPEC §4.8 and §4.9.
+export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
+
+export function eventSpec(name: string): EventSpec | undefined {
+  return TELEMETRY_EVENTS.find((e) => e.name === name);
+}
