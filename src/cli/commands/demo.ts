@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, type CliIO, type Command } from '../command.js';
+import { loadWorkerConfig } from '../../config.js';
+import { createReplayProvider } from '../../providers/index.js';
+import { createFileLogger } from '../file-logger.js';
+import { startWorker, type RunningWorker } from '../../worker/runtime.js';
+import { hookCommand } from './hook.js';
+import { runCommand } from '../command.js';
+
+const DEMO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../demo');
+
+interface DemoSession {
+  session_id: string;
+  cwd: string;
+  prompt: string;
+  events: Array<{ tool_use_id: string; tool_name: string; tool_input: unknown; tool_response: unknown }>;
+  last_assistant_message: string;
+}
+
+const USAGE = `usage: memtrace demo [--data-dir DIR] [--keep]
+
+The end-to-end demo on embedded defaults: a worker with SQLite and the replay provider (recorded
+observer replies, no keys, no network), a sample Claude Code session played through the hook API,
+then what was stored and the context the next session would get.
+
+options:
+  --data-dir DIR   where to keep the database (default: a fresh temporary directory)
+  --keep           keep the temporary directory afterwards (its path is printed)
+  -h, --help       show this help`;
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'the end-to-end demo on embedded defaults (SQLite, replay provider)',
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, { 'data-dir': { type: 'string' }, keep: { type: 'boolean' } });
+    const dataDir = values['data-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'memtrace-demo-'));
+    const say = (line: string) => io.stdout.write(`${line}\n`);
+    const session = JSON.parse(fs.readFileSync(path.join(DEMO_DIR, 'session.json'), 'utf8')) as DemoSession;
+    const loaded = loadWorkerConfig({ ...io.env, MEMTRACE_PORT: '0' }, os.homedir(), { dataDir });
+    if (!loaded.ok) {
+      io.stderr.write(`memtrace demo: ${loaded.errors.join('; ')}\n`);
+      return EXIT_FAILURE;
+    }
+    // The demo never sends anywhere: no PostHog key, whatever the shell has.
+    const env: Record<string, string | undefined> = { ...io.env, MEMTRACE_PROVIDER: 'replay', MEMTRACE_POSTHOG_KEY: undefined };
+    say(`[1/5] starting a worker (SQLite in ${dataDir}, replay provider)`);
+    let worker: RunningWorker | undefined;
+    try {
+      worker = await startWorker({
+        config: loaded.config,
+        env,
+        provider: createReplayProvider({ file: path.join(DEMO_DIR, 'replay.jsonl') }),
+        log: createFileLogger(dataDir, { write: () => true }),
+        stderr: io.stderr,
+        loop: { concurrency: 2 },
+      });
+      say(`      listening on ${worker.url}`);
+      const hook = hookRunner(io, worker.port);
+
+      say(`[2/5] playing session ${session.session_id}: "${session.prompt}" (${session.events.length} tool events)`);
+      await hook('session-start', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'SessionStart', source: 'startup' });
+      await hook('user-prompt-submit', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'UserPromptSubmit', prompt: session.prompt });
+      for (const [i, event] of session.events.entries()) {
+        await hook('post-tool-use', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'PostToolUse', ...event });
+        say(`      ${String(i + 1).padStart(2)}. ${event.tool_name.padEnd(5)} ${summarizeInput(event.tool_input)}`);
+      }
+      await hook('stop', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'Stop', last_assistant_message: session.last_assistant_message });
+
+      say('[3/5] the observer works through the queue');
+      await waitForDrain(worker, (depth) => say(`      ${depth} message(s) left`));
+      await hook('session-end', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'SessionEnd', reason: 'exit' });
+
+      say('[4/5] stored memory');
+      const observations = worker.store.observations.recentForProject(path.basename(session.cwd), 50).reverse();
+      for (const o of observations) say(`      [${o.type}] ${o.title}  (model ${o.model}, from message ${o.sourceMessageIds.join(',')})`);
+      const summary = worker.store.summaries.latestForProject(path.basename(session.cwd));
+      if (summary) say(`      summary: ${summary.completed}`);
+      say(`      ${observations.length} observation(s), ${summary ? 1 : 0} summary; prose and empty replies were dropped (see ${path.join(dataDir, 'logs', 'worker.log')})`);
+
+      say('[5/5] context the next session in this project starts with:');
+      const context = await fetch(`${worker.url}/api/context/inject?project=${encodeURIComponent(path.basename(session.cwd))}&budget_tokens=1200`).then((r) => r.text());
+      say(context.replace(/^/gm, '      | '));
+
+      const rollup = worker.telemetry.preview().find((e) => e.event === 'observer_turn_rollup');
+      if (rollup) {
+        const p = rollup.properties;
+        say('telemetry: the one observer_turn_rollup this session produced (scrubbed; stays local without MEMTRACE_POSTHOG_KEY):');
+        say(`      turns ${p.count}: parsed ${p.turns_parsed}, dropped ${p.turns_dropped} (idle ${p.invalid_class_idle}, prose ${p.invalid_class_prose}); observations ${p.observations_created}; tokens in/out ${p.total_tokens_input ?? 'unknown'}/${p.total_tokens_output ?? 'unknown'}; usage unknown on ${p.turns_usage_unknown} turn(s)`);
+      } else say(`telemetry: off (${worker.telemetry.consent.reason}); nothing was accumulated`);
+    } catch (error) {
+      io.stderr.write(`memtrace demo: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT_FAILURE;
+    } finally {
+      await worker?.stop();
+    }
+    if (values['data-dir'] || values.keep) say(`kept ${dataDir}: MEMTRACE_DATA_DIR=${dataDir} npx telemetry preview`);
+    if (!values['data-dir'] && !values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
+    return EXIT_OK;
+  },
+};
+
+function hookRunner(io: CliIO, port: number) {
+  return async (name: string, input: Record<string, unknown>) => {
+    let stderr = '';
+    const code = await runCommand(hookCommand, [name], {
+      ...io,
+      stdin: (await import('node:stream')).Readable.from([Buffer.from(JSON.stringify(input))]),
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => ((stderr += s), true) },
+      env: { ...io.env, MEMTRACE_PORT: String(port), MEMTRACE_HOOK_TIMEOUT_MS: '5000' },
+    });
+    if (code !== 0 || stderr !== '') throw new Error(`hook ${name} failed: ${stderr.trim()}`);
+  };
+}
+
+async function waitForDrain(worker: RunningWorker, progress: (depth: number) => void): Promise<void> {
+  let last = -1;
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    const depth = worker.store.queue.depth();
+    if (depth !== last) progress(depth);
+    last = depth;
+    if (depth === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the observer did not finish the queue within 30 s');
+}
+
+function summarizeInput(input: unknown): string {
+  const record = (input ?? {}) as Record<string, unknown>;
+  const value = record.command ?? record.file_path ?? record.pattern ?? '';
+  return String(value).slice(0, 70);
+}
