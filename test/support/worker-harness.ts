@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { createMemoryLogger } from '../../src/log.js';
+import { loadWorkerConfig } from '../../src/config.js';
+import type { ObserverProvider } from '../../src/providers/types.js';
+import { startWorker, type RunningWorker, type WorkerOptions } from '../../src/worker/runtime.js';
+import { makeTempDir } from './temp-dir.js';
+
+export interface Harness {
+  worker: RunningWorker;
+  dataDir: string;
+  log: ReturnType<typeof createMemoryLogger>;
+  stderr: () => string;
+  post(route: string, body: unknown): Promise<{ status: number; json: any }>;
+  get(route: string): Promise<{ status: number; text: string }>;
+  /** Polls (real time, bounded) until the queue is empty and nothing is in flight. */
+  drained(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A real worker on a loopback port with a temp SQLite file. */
+export async function startHarness(provider: ObserverProvider, options: Partial<WorkerOptions> & { env?: Record<string, string | undefined>; dataDir?: string } = {}): Promise<Harness> {
+  const temp = options.dataDir ? null : makeTempDir();
+  const dataDir = options.dataDir ?? temp!.dir;
+  const loaded = loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/nonexistent', { dataDir });
+  if (!loaded.ok) throw new Error(loaded.errors.join());
+  const log = createMemoryLogger();
+  let stderr = '';
+  const worker = await startWorker({
+    config: loaded.config,
+    env: options.env ?? { MEMTRACE_TELEMETRY: '0' },
+    provider,
+    log,
+    stderr: { write: (s: string) => ((stderr += s), true) },
+    ...(options.loop ? { loop: options.loop } : {}),
+    ...(options.telemetrySink !== undefined ? { telemetrySink: options.telemetrySink } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  return {
+    worker,
+    dataDir,
+    log,
+    stderr: () => stderr,
+    async post(route, body) {
+      const res = await fetch(`${worker.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, json: await res.json().catch(() => null) };
+    },
+    async get(route) {
+      const res = await fetch(`${worker.url}${route}`);
+      return { status: res.status, text: await res.text() };
+    },
+    async drained(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const health = (await (await fetch(`${worker.url}/health`)).json()) as { queue_depth: number; in_flight: number };
+        if (health.queue_depth === 0 && health.in_flight === 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`queue not drained within ${timeoutMs} ms`);
+    },
+    async stop() {
+      await worker.stop();
+      temp?.cleanup();
+    },
+  };
+}
+
+export function toolEvent(sessionId: string, n: number, extra: Record<string, unknown> = {}) {
+  return { session_id: sessionId, tool_use_id: `toolu_${n}`, tool_name: 'Read', tool_input: { file_path: `src/file${n}.ts` }, tool_response: { content: `contents ${n}` }, cwd: '/work/app', ...extra };
+}
+
+export const unusedPath = path.join('/nonexistent');
