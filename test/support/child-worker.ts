@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/memtrace.mjs');
+
+export interface ChildWorker {
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+  kill9(): Promise<void>;
+  stop(): Promise<number | null>;
+}
+
+/** `memtrace worker --port 0` as a real child process; resolves once it prints its URL. */
+export function startChildWorker(env: Record<string, string>): Promise<ChildWorker> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'worker', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1]!,
+          process: child,
+          output: () => output,
+          async kill9() {
+            child.kill('SIGKILL');
+            await exited;
+          },
+          async stop() {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}) before starting:\n${output}`));
+    });
+  });
+}
