@@ -5,6 +5,8 @@ import { CORE_MIGRATIONS, runMigrations, type Migration } from './migrations.js'
 
 export interface OpenOptions {
   extraMigrations?: readonly Migration[];
+  /** Turn off SQLite's inline checkpoints; the caller must run startCheckpointer. */
+  backgroundCheckpoints?: boolean;
 }
 
 /** Opens (creating if needed) the one SQLite file with WAL and the current schema. */
@@ -16,6 +18,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // The worker checkpoints from a background timer so no request pays for it (see checkpointer.ts).
+    if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
     runMigrations(db, [...CORE_MIGRATIONS, ...(options.extraMigrations ?? [])]);
   } catch (error) {
     db.close();

@@ -54,7 +54,9 @@ export function createQueue(db: Database.Database) {
   const sessionsDue = db.prepare(
     "SELECT session_id, min(id) AS first FROM queue WHERE status = 'pending' AND not_before <= ? GROUP BY session_id ORDER BY first",
   );
+  const sessionsAny = db.prepare('SELECT session_id, min(id) AS first FROM queue GROUP BY session_id ORDER BY first');
   const nextDueAtStmt = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending'");
+  const nextDueForSession = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending' AND session_id = ?");
   const sessionWork = db.prepare('SELECT 1 FROM queue WHERE session_id = ? LIMIT 1');
   const releaseAll = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'");
 
@@ -89,8 +91,13 @@ export function createQueue(db: Database.Database) {
     release: (id: number, notBeforeMs: number) => releaseStmt.run(notBeforeMs, id).changes === 1,
     releaseAllClaimed: () => releaseAll.run().changes,
     depth: () => (depthStmt.get() as { n: number }).n,
+    /** Sessions with due work, oldest first (scans the pending rows: for tools, not the hot path). */
     pendingSessions: (nowMs: number) => (sessionsDue.all(nowMs) as Array<{ session_id: string }>).map((r) => r.session_id),
-    nextDueAt: () => (nextDueAtStmt.get() as { at: number | null }).at,
+    /** Every session with a queued message, oldest first: read once when the loop starts. */
+    sessionsWithWork: () => (sessionsAny.all() as Array<{ session_id: string }>).map((r) => r.session_id),
+    /** When the next pending message (of one session, or of any) is due. */
+    nextDueAt: (sessionId?: string) =>
+      ((sessionId === undefined ? nextDueAtStmt.get() : nextDueForSession.get(sessionId)) as { at: number | null }).at,
     sessionHasWork: (sessionId: string) => sessionWork.get(sessionId) !== undefined,
   };
 }

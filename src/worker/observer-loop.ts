@@ -14,11 +14,13 @@ export interface LoopMessage {
 
 /** The queue operations the loop needs; the SQLite queue implements them. */
 export interface LoopQueue {
-  pendingSessions(nowMs: number): string[];
+  /** Sessions with any queued message; read once at start. */
+  sessionsWithWork(): string[];
   claimNext(sessionId: string, nowMs: number): LoopMessage | null;
   release(id: number, notBeforeMs: number): boolean;
   confirm(id: number): boolean;
-  nextDueAt(): number | null;
+  /** When the session's next pending message is due; null if it has none. */
+  nextDueAt(sessionId: string): number | null;
   sessionHasWork(sessionId: string): boolean;
   /** Runs fn in one transaction so a failure and its count commit together. */
   transaction(fn: () => void): void;
@@ -61,8 +63,8 @@ export interface ObserverLoopDeps {
 }
 
 export interface ObserverLoop {
-  /** Something was enqueued or became due: look for work. */
-  wake(): void;
+  /** Something was enqueued for the session (or, without one, may have become due): look for work. */
+  wake(sessionId?: string): void;
   /** The session ended: its rollup is flushed once its queued work is done. */
   sessionEnded(sessionId: string): void;
   status(): { inFlight: number; pausedSessions: string[] };
@@ -78,36 +80,64 @@ export interface ObserverLoop {
 export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoopDeps): ObserverLoop {
   const { queue, clock, log, telemetry } = deps;
   const busy = new Map<string, AbortController>();
-  const paused = new Map<string, { attempts: number }>();
+  const paused = new Map<string, { attempts: number; untilMs: number }>();
   const ending = new Set<string>();
   const settling = new Set<Promise<void>>();
+  /** Sessions that may have work, in arrival order: a pass costs O(active sessions), not O(queue). */
+  const withWork = new Set<string>();
+  let loaded = false;
   let timer: { cancel(): void } | null = null;
   let timerAt = Number.POSITIVE_INFINITY;
+  let passQueued = false;
   let stopping = false;
+
+  function wake(sessionId?: string): void {
+    if (sessionId !== undefined) withWork.add(sessionId);
+    if (passQueued || stopping) return;
+    // Many events arriving together share one pass.
+    passQueued = true;
+    setImmediate(() => {
+      passQueued = false;
+      pump();
+    });
+  }
 
   function pump(): void {
     if (stopping) return;
     try {
-      const nowMs = clock.now();
-      while (busy.size < config.concurrency) {
-        const sessionId = queue.pendingSessions(nowMs).find((id) => !busy.has(id));
-        if (sessionId === undefined) break;
-        const message = queue.claimNext(sessionId, nowMs);
-        if (!message) continue;
-        start(message);
+      if (!loaded) {
+        for (const id of queue.sessionsWithWork()) withWork.add(id);
+        loaded = true;
       }
-      scheduleNextDue(nowMs);
+      const nowMs = clock.now();
+      let nextDue = Number.POSITIVE_INFINITY;
+      for (const sessionId of withWork) {
+        if (busy.size >= config.concurrency) break;
+        if (busy.has(sessionId)) continue;
+        const pause = paused.get(sessionId);
+        if (pause && pause.untilMs > nowMs) {
+          nextDue = Math.min(nextDue, pause.untilMs);
+          continue;
+        }
+        const message = queue.claimNext(sessionId, nowMs);
+        if (message) {
+          // Round-robin: the session goes to the back of the line.
+          withWork.delete(sessionId);
+          withWork.add(sessionId);
+          start(message);
+          continue;
+        }
+        const due = queue.nextDueAt(sessionId);
+        if (due === null) withWork.delete(sessionId);
+        else nextDue = Math.min(nextDue, due);
+      }
+      if (Number.isFinite(nextDue) && nextDue > nowMs) arm(nextDue);
     } catch (error) {
       // A background loop never throws; retry the pass later.
       log.error('observer loop pass failed', { error: String(error) });
       telemetry.captureException(error, 'worker', clock.now());
       arm(clock.now() + config.backoff.baseMs);
     }
-  }
-
-  function scheduleNextDue(nowMs: number): void {
-    const next = queue.nextDueAt();
-    if (next !== null && next > nowMs) arm(next);
   }
 
   function arm(atMs: number): void {
@@ -128,7 +158,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       busy.delete(message.sessionId);
       settling.delete(done);
       finishIfEnded(message.sessionId);
-      if (!stopping) pump();
+      wake(message.sessionId);
     });
     settling.add(done);
   }
@@ -154,9 +184,10 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       abortReason = 'shutdown';
       outcome = 'aborted';
     } else if (decision.action === 'pause') {
-      const state = paused.get(message.sessionId) ?? { attempts: 0 };
+      const state = paused.get(message.sessionId) ?? { attempts: 0, untilMs: 0 };
       notBefore = nowMs + retryDelayMs(state.attempts, config.authProbe, decision.retryAfterMs);
-      paused.set(message.sessionId, { attempts: state.attempts + 1 });
+      // The whole session waits, not just this message: one probe call at notBefore.
+      paused.set(message.sessionId, { attempts: state.attempts + 1, untilMs: notBefore });
       log.warn('session paused: the provider refused our credentials; messages are kept', {
         session_id: message.sessionId,
         probe_at: new Date(notBefore).toISOString(),
@@ -218,7 +249,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   }
 
   return {
-    wake: pump,
+    wake,
     sessionEnded(sessionId) {
       ending.add(sessionId);
       finishIfEnded(sessionId);

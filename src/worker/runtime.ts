@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { WorkerConfig } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
+import { startCheckpointer } from '../store/checkpointer.js';
 import { TELEMETRY_MIGRATIONS, createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
 import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
@@ -45,7 +46,8 @@ const SHUTDOWN_TELEMETRY_MS = 3_000;
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const clock = options.clock ?? systemClock;
   const { config, log } = options;
-  const store = openStore(config.dbFile, { extraMigrations: TELEMETRY_MIGRATIONS });
+  const store = openStore(config.dbFile, { extraMigrations: TELEMETRY_MIGRATIONS, backgroundCheckpoints: true });
+  const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
 
   const telemetry = createTelemetry(
@@ -100,7 +102,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         store.sessions.init({ sessionId: input.sessionId, project: projectFromCwd(input.cwd), prompt: null, platform: null, nowMs: input.nowMs });
       }
       const result = store.queue.enqueue(input);
-      if (result.status === 'queued') queueMicrotask(loop.wake);
+      if (result.status === 'queued') loop.wake(input.sessionId);
       return result;
     },
     injectContext: ({ project, budgetRaw, nowMs }) => {
@@ -143,6 +145,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         await server.close();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
+        await checkpointer.stop();
         store.close();
       })();
       return stopped;

@@ -18,7 +18,7 @@ describe('scrubProperties', () => {
     ['a negative count', -1],
     ['a float for an integer', 1.5],
     ['a string for a number', '3'],
-    ['an object', { valueOf: () => 3 }],
+    ['an object', { valueOf: (): number => 3 }],
     ['a bigint', 3n],
     ['a symbol', Symbol('x')],
   ])('drops %s', (_, value) => {
@@ -35,7 +35,7 @@ describe('scrubProperties', () => {
   });
 
   it('never throws on hostile objects', () => {
-    const throwing = Object.defineProperty({}, 'count', {
+    const throwing: object = Object.defineProperty({}, 'count', {
       enumerable: true,
       get() {
         throw new Error('boom');
