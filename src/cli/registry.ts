@@ -6,6 +6,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   worker: { summary: 'run the worker in the foreground (HTTP API, observer loop, telemetry)', load: async () => (await import('./commands/worker.js')).workerCommand },
   telemetry: { summary: 'status, enable, disable, preview, flush, schema', load: async () => (await import('./commands/telemetry.js')).telemetryCommand },
   hook: { summary: 'forward a Claude Code hook event to the worker', load: async () => (await import('./commands/hook.js')).hookCommand },
+  collector: { summary: 'local PostHog-compatible capture endpoint + fleet dashboard', load: async () => (await import('./commands/collector.js')).collectorCommand },
+  dashboards: { summary: 'dashboards as code: export, push, report', load: async () => (await import('./commands/dashboards.js')).dashboardsCommand },
   parse: { summary: 'read one observer output on stdin, print the decision as JSON', load: async () => (await import('./commands/parse.js')).parseCommand },
 };
 

@@ -57,14 +57,4 @@ export const LEGACY_CLOSURE_PHRASES = [
   'this session has ended',
 ] as const;
 
-/** A small seeded PRNG (mulberry32) so fuzz cases are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../src/telemetry/dashboards/prng.js';

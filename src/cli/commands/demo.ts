@@ -9,6 +9,8 @@ import { createFileLogger } from '../file-logger.js';
 import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { hookCommand } from './hook.js';
 import { runCommand } from '../command.js';
+import { startCollector, type RunningCollector } from '../../telemetry/collector/index.js';
+import { simulateFleet } from '../../telemetry/dashboards/index.js';
 
 const DEMO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../demo');
 
@@ -20,15 +22,18 @@ interface DemoSession {
   last_assistant_message: string;
 }
 
-const USAGE = `usage: memtrace demo [--data-dir DIR] [--keep]
+const USAGE = `usage: memtrace demo [--data-dir DIR] [--keep] [--serve | --no-serve]
 
-The end-to-end demo on embedded defaults: a worker with SQLite and the replay provider (recorded
-observer replies, no keys, no network), a sample Claude Code session played through the hook API,
-then what was stored and the context the next session would get.
+The end-to-end demo on embedded defaults: a local collector (the fleet dashboard) and a worker
+with SQLite and the replay provider (recorded observer replies, no keys, no network); a sample
+Claude Code session played through the hook API; then what was stored, the context the next
+session would get, and the rollup the worker sent to the local collector.
 
 options:
-  --data-dir DIR   where to keep the database (default: a fresh temporary directory)
+  --data-dir DIR   where to keep the databases (default: a fresh temporary directory)
   --keep           keep the temporary directory afterwards (its path is printed)
+  --serve          keep the dashboard up until Ctrl+C (default when stdout is a terminal)
+  --no-serve       exit when the demo is done
   -h, --help       show this help`;
 
 export const demoCommand: Command = {
@@ -36,7 +41,8 @@ export const demoCommand: Command = {
   summary: 'the end-to-end demo on embedded defaults (SQLite, replay provider)',
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { 'data-dir': { type: 'string' }, keep: { type: 'boolean' } });
+    const { values } = parseCommandArgs(args, { 'data-dir': { type: 'string' }, keep: { type: 'boolean' }, serve: { type: 'boolean' }, 'no-serve': { type: 'boolean' } });
+    const serve = values['no-serve'] ? false : (values.serve ?? Boolean((io.stdout as { isTTY?: boolean }).isTTY));
     const dataDir = values['data-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'memtrace-demo-'));
     const say = (line: string) => io.stdout.write(`${line}\n`);
     const session = JSON.parse(fs.readFileSync(path.join(DEMO_DIR, 'session.json'), 'utf8')) as DemoSession;
@@ -45,11 +51,22 @@ export const demoCommand: Command = {
       io.stderr.write(`memtrace demo: ${loaded.errors.join('; ')}\n`);
       return EXIT_FAILURE;
     }
-    // The demo never sends anywhere: no PostHog key, whatever the shell has.
-    const env: Record<string, string | undefined> = { ...io.env, MEMTRACE_PROVIDER: 'replay', MEMTRACE_POSTHOG_KEY: undefined };
-    say(`[1/5] starting a worker (SQLite in ${dataDir}, replay provider)`);
     let worker: RunningWorker | undefined;
+    let collector: RunningCollector | undefined;
     try {
+      say('[1/6] starting the local collector and filling it with a simulated mixed-version fleet');
+      collector = await startCollector({ dbFile: path.join(dataDir, 'collector.db'), port: 0 });
+      collector.store.insert(simulateFleet({ seed: 42 }));
+      say(`      dashboard: ${collector.url}/dashboard`);
+      // Telemetry goes to the local collector only, whatever the shell has configured.
+      const env: Record<string, string | undefined> = {
+        ...io.env,
+        MEMTRACE_PROVIDER: 'replay',
+        MEMTRACE_TELEMETRY: io.env.DO_NOT_TRACK ? undefined : '1',
+        MEMTRACE_POSTHOG_KEY: 'local-demo',
+        MEMTRACE_POSTHOG_HOST: collector.url,
+      };
+      say(`[2/6] starting a worker (SQLite in ${dataDir}, replay provider)`);
       worker = await startWorker({
         config: loaded.config,
         env,
@@ -61,7 +78,7 @@ export const demoCommand: Command = {
       say(`      listening on ${worker.url}`);
       const hook = hookRunner(io, worker.port);
 
-      say(`[2/5] playing session ${session.session_id}: "${session.prompt}" (${session.events.length} tool events)`);
+      say(`[3/6] playing session ${session.session_id}: "${session.prompt}" (${session.events.length} tool events)`);
       await hook('session-start', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'SessionStart', source: 'startup' });
       await hook('user-prompt-submit', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'UserPromptSubmit', prompt: session.prompt });
       for (const [i, event] of session.events.entries()) {
@@ -70,38 +87,59 @@ export const demoCommand: Command = {
       }
       await hook('stop', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'Stop', last_assistant_message: session.last_assistant_message });
 
-      say('[3/5] the observer works through the queue');
+      say('[4/6] the observer works through the queue');
       await waitForDrain(worker, (depth) => say(`      ${depth} message(s) left`));
       await hook('session-end', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'SessionEnd', reason: 'exit' });
 
-      say('[4/5] stored memory');
+      say('[5/6] stored memory');
       const observations = worker.store.observations.recentForProject(path.basename(session.cwd), 50).reverse();
       for (const o of observations) say(`      [${o.type}] ${o.title}  (model ${o.model}, from message ${o.sourceMessageIds.join(',')})`);
       const summary = worker.store.summaries.latestForProject(path.basename(session.cwd));
       if (summary) say(`      summary: ${summary.completed}`);
       say(`      ${observations.length} observation(s), ${summary ? 1 : 0} summary; prose and empty replies were dropped (see ${path.join(dataDir, 'logs', 'worker.log')})`);
 
-      say('[5/5] context the next session in this project starts with:');
+      say('[6/6] context the next session in this project starts with:');
       const context = await fetch(`${worker.url}/api/context/inject?project=${encodeURIComponent(path.basename(session.cwd))}&budget_tokens=1200`).then((r) => r.text());
       say(context.replace(/^/gm, '      | '));
 
-      const rollup = worker.telemetry.preview().find((e) => e.event === 'observer_turn_rollup');
-      if (rollup) {
-        const p = rollup.properties;
-        say('telemetry: the one observer_turn_rollup this session produced (scrubbed; stays local without MEMTRACE_POSTHOG_KEY):');
+      const stopping = worker;
+      worker = undefined;
+      await stopping.stop(); // flushes the rollups and drains them to the collector
+      const sent = collector.store.db.prepare("SELECT json(properties) AS p FROM events WHERE event = 'observer_turn_rollup' AND json_extract(properties, '$.provider') = 'replay'").get() as { p: string } | undefined;
+      if (sent) {
+        const p = JSON.parse(sent.p) as Record<string, number | string>;
+        say('telemetry: the one observer_turn_rollup this session sent to the local collector (scrubbed, typed, no text):');
         say(`      turns ${p.count}: parsed ${p.turns_parsed}, dropped ${p.turns_dropped} (idle ${p.invalid_class_idle}, prose ${p.invalid_class_prose}); observations ${p.observations_created}; tokens in/out ${p.total_tokens_input ?? 'unknown'}/${p.total_tokens_output ?? 'unknown'}; usage unknown on ${p.turns_usage_unknown} turn(s)`);
-      } else say(`telemetry: off (${worker.telemetry.consent.reason}); nothing was accumulated`);
+      } else say('telemetry: off (DO_NOT_TRACK); nothing was accumulated or sent');
+      say(`dashboard (the fleet's poisoned slice decaying as installs upgrade): ${collector.url}/dashboard`);
+      if (serve) {
+        say('serving the dashboard — press Ctrl+C to stop');
+        await waitForSignal();
+      }
     } catch (error) {
       io.stderr.write(`memtrace demo: ${error instanceof Error ? error.message : String(error)}\n`);
       return EXIT_FAILURE;
     } finally {
       await worker?.stop();
+      await collector?.close();
     }
-    if (values['data-dir'] || values.keep) say(`kept ${dataDir}: MEMTRACE_DATA_DIR=${dataDir} npx telemetry preview`);
+    if (values['data-dir'] || values.keep) say(`kept ${dataDir}: MEMTRACE_DATA_DIR=${dataDir} npx telemetry preview; memtrace dashboards report --db ${path.join(dataDir, 'collector.db')}`);
     if (!values['data-dir'] && !values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
     return EXIT_OK;
   },
 };
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
 
 function hookRunner(io: CliIO, port: number) {
   return async (name: string, input: Record<string, unknown>) => {

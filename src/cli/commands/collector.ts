@@ -1,0 +1,81 @@
+import os from 'node:os';
+import path from 'node:path';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, type Command } from '../command.js';
+import { loadWorkerConfig } from '../../config.js';
+import { startCollector } from '../../telemetry/collector/index.js';
+import { simulateFleet } from '../../telemetry/dashboards/index.js';
+
+export const DEFAULT_COLLECTOR_PORT = 37878;
+
+const USAGE = `usage: memtrace collector [--port N] [--db FILE] [--simulate [--seed N] [--installs N] [--weeks N]] [--exit]
+
+A local PostHog-compatible capture endpoint (POST /batch/, /capture/, /e/, /i/v0/e/; gzip or
+plain) that stores events in SQLite, and the fleet dashboard at /dashboard. Point a worker at it
+with MEMTRACE_POSTHOG_HOST=<url> MEMTRACE_POSTHOG_KEY=local.
+
+options:
+  --port N        port on 127.0.0.1 (default 37878; 0 picks a free one)
+  --db FILE       the collector's SQLite file (default DATA_DIR/collector.db)
+  --simulate      first fill the store with a simulated mixed-version fleet
+  --seed N        simulator seed (default 42)
+  --installs N    simulated installs (default 120)
+  --weeks N       simulated weeks (default 12)
+  --exit          exit after simulating instead of serving
+  -h, --help      show this help`;
+
+export const collectorCommand: Command = {
+  name: 'collector',
+  summary: 'local PostHog-compatible capture endpoint + fleet dashboard',
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      port: { type: 'string' },
+      db: { type: 'string' },
+      simulate: { type: 'boolean' },
+      seed: { type: 'string' },
+      installs: { type: 'string' },
+      weeks: { type: 'string' },
+      exit: { type: 'boolean' },
+    });
+    const port = parseIntegerFlag('port', values.port, { min: 0, max: 65535 }) ?? DEFAULT_COLLECTOR_PORT;
+    const seed = parseIntegerFlag('seed', values.seed, { min: 0, max: 2 ** 31 }) ?? 42;
+    const installs = parseIntegerFlag('installs', values.installs, { min: 1, max: 100_000 }) ?? 120;
+    const weeks = parseIntegerFlag('weeks', values.weeks, { min: 2, max: 104 }) ?? 12;
+    const loaded = loadWorkerConfig(io.env, os.homedir());
+    if (!loaded.ok) {
+      io.stderr.write(`memtrace collector: ${loaded.errors.join('; ')}\n`);
+      return EXIT_FAILURE;
+    }
+    const dbFile = values.db ?? path.join(loaded.config.dataDir, 'collector.db');
+    let collector;
+    try {
+      collector = await startCollector({ dbFile, port: values.exit ? 0 : port });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      io.stderr.write(`memtrace collector: could not start: ${code === 'EADDRINUSE' ? `port ${port} is in use (try --port 0)` : String(error)}\n`);
+      return EXIT_FAILURE;
+    }
+    if (values.simulate) {
+      io.stdout.write(`simulating ${installs} installs over ${weeks} weeks (seed ${seed})…\n`);
+      const events = simulateFleet({ seed, installs, weeks });
+      const stored = collector.store.insert(events);
+      io.stdout.write(`stored ${stored} new event(s) (${events.length - stored} already present) in ${dbFile}\n`);
+    }
+    if (values.exit) {
+      await collector.close();
+      return EXIT_OK;
+    }
+    io.stdout.write(`memtrace collector listening on ${collector.url} — dashboard: ${collector.url}/dashboard (Ctrl+C to stop)\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await collector.close();
+    return EXIT_OK;
+  },
+};
