@@ -6,11 +6,18 @@ const H = 240;
 const PAD = { left: 56, right: 12, top: 12, bottom: 48 };
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const fmt = (v: number) => (Math.abs(v) >= 1000 ? `${(v / 1000).toFixed(v >= 10_000 ? 0 : 1)}k` : Math.abs(v) < 1 && v !== 0 ? v.toPrecision(2) : String(Math.round(v * 100) / 100));
+const fmt = (v: number) => (Math.abs(v) >= 1000 ? `${Math.round(v / 100) / 10}k` : Math.abs(v) < 1 && v !== 0 ? String(Number(v.toPrecision(2))) : String(Math.round(v * 100) / 100));
 
 interface Series {
   name: string;
   values: Map<string, number>;
+}
+
+/** The smallest 1, 2, 2.5 or 5 × 10ⁿ at or above the value, so the four grid lines read as round numbers. */
+function niceCeiling(value: number): number {
+  if (!(value > 0)) return 1;
+  const magnitude = 10 ** Math.floor(Math.log10(value));
+  return ([1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((v) => v >= value) ?? 10 * magnitude);
 }
 
 /** Turns a tile's rows into named series over an ordered x axis. */
@@ -38,7 +45,7 @@ export function renderChart(result: TileResult): string {
   }
   const stacked = result.tile.chart === 'stacked-bars';
   const totals = xs.map((x) => (stacked ? series.reduce((n, s) => n + Math.max(0, s.values.get(x) ?? 0), 0) : Math.max(...series.map((s) => s.values.get(x) ?? 0))));
-  const max = Math.max(...totals, 0) || 1;
+  const max = niceCeiling(Math.max(...totals, 0));
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const step = plotW / xs.length;
@@ -49,8 +56,9 @@ export function renderChart(result: TileResult): string {
     parts.push(`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e2e8f0"/><text x="${PAD.left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="10" fill="#64748b">${fmt(v)}</text>`);
   }
   const labelEvery = Math.ceil(xs.length / 8);
+  const maxChars = Math.max(4, Math.floor((step * labelEvery) / 6) - 1);
   xs.forEach((x, i) => {
-    if (i % labelEvery === 0) parts.push(`<text x="${PAD.left + step * (i + 0.5)}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10" fill="#475569">${esc(x.length > 12 ? `${x.slice(0, 11)}…` : x)}</text>`);
+    if (i % labelEvery === 0) parts.push(`<text x="${PAD.left + step * (i + 0.5)}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10" fill="#475569"><title>${esc(x)}</title>${esc(x.length > maxChars ? `${x.slice(0, maxChars - 1)}…` : x)}</text>`);
   });
   if (result.tile.chart === 'lines') {
     series.forEach((s, k) => {
@@ -84,7 +92,7 @@ export function renderDashboardPage(results: TileResult[], meta: { events: numbe
   const tiles = results
     .map((r) => `<section class="tile" data-tile="${r.tile.id}"><h2>${esc(r.tile.name)}</h2>${renderChart(r)}<p class="caption">${esc(r.tile.caption)}</p></section>`)
     .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>memtrace fleet dashboard</title><style>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>memtrace fleet dashboard</title><style>
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;background:#f8fafc;color:#0f172a}
 h1{font-size:20px;margin:0 0 4px}.meta{color:#64748b;font-size:13px;margin-bottom:16px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:16px}
