@@ -7,15 +7,8 @@ import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { observationXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { toolEvent } from '../support/worker-harness.js';
+import { waitFor } from '../support/wait-for.js';
 
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
-}
 
 const post = (url: string, route: string, body: unknown) =>
   fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -56,7 +49,7 @@ describe('kill -9 while messages are claimed', () => {
       if (res.status === 202) accepted += 1;
     }
     expect(accepted).toBe(9);
-    await waitFor(() => fake.requests.length >= 4);
+    await waitFor(() => fake.requests.length >= 4, 15_000);
     await worker.kill9();
 
     const db = new Database(path.join(temp.dir, 'memtrace.db'), { readonly: true });
@@ -68,7 +61,7 @@ describe('kill -9 while messages are claimed', () => {
 
     fake.setFallback(reply);
     worker = await startChildWorker(env);
-    await waitFor(async () => ((await (await fetch(`${worker!.url}/health`)).json()) as { queue_depth: number }).queue_depth === 0);
+    await waitFor(async () => ((await (await fetch(`${worker!.url}/health`)).json()) as { queue_depth: number }).queue_depth === 0, 15_000);
     for (const s of sessions) await post(worker.url, '/api/sessions/end', { session_id: s });
     await worker.stop();
     worker = undefined;

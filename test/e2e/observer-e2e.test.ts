@@ -3,17 +3,10 @@ import { createAnthropicProvider, createOpenAICompatibleProvider } from '../../s
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { observationXml } from '../support/replies.js';
 import { startHarness, toolEvent, type Harness } from '../support/worker-harness.js';
+import { waitFor } from '../support/wait-for.js';
 
 const FAST_LOOP = { concurrency: 2, backoff: { baseMs: 150, capMs: 600 }, authProbe: { baseMs: 200, capMs: 400 } };
 
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not met in time');
-}
 
 describe.each(['anthropic', 'openai'] as const)('worker end to end against a fake %s server', (wire) => {
   let fake: FakeLlm;

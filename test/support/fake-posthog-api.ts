@@ -31,7 +31,7 @@ export async function startFakePostHogApi(expectedKey: string) {
         return send(200, { results: list.filter((i) => i.name.includes(search)) });
       }
       if (req.method === 'POST' && id === null) {
-        const item = { tags: [], ...body, id: nextId++ } as Item;
+        const item = { tags: [], ...body, id: nextId++ } as unknown as Item;
         list.push(item);
         return send(201, item);
       }

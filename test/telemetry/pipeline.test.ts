@@ -7,15 +7,8 @@ import { startCaptureServer, type CaptureServer } from '../support/capture-serve
 import { observationXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { startHarness, toolEvent, type Harness } from '../support/worker-harness.js';
+import { waitFor } from '../support/wait-for.js';
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not met in time');
-}
 
 const REPLAY = [
   JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'a' }), usage: { input_tokens: 1000, output_tokens: 100 }, cost_usd: 0.01, model: 'claude-haiku-4-5' }),

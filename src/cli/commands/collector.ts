@@ -4,6 +4,7 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, type Command
 import { loadWorkerConfig } from '../../config.js';
 import { startCollector } from '../../telemetry/collector/index.js';
 import { simulateFleet } from '../../telemetry/dashboards/index.js';
+import { waitForStopSignal } from '../stop-signal.js';
 
 export const DEFAULT_COLLECTOR_PORT = 37878;
 
@@ -66,15 +67,7 @@ export const collectorCommand: Command = {
       return EXIT_OK;
     }
     io.stdout.write(`memtrace collector listening on ${collector.url} — dashboard: ${collector.url}/dashboard (Ctrl+C to stop)\n`);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await waitForStopSignal();
     await collector.close();
     return EXIT_OK;
   },

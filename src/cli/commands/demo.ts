@@ -9,6 +9,7 @@ import { createFileLogger } from '../file-logger.js';
 import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { hookCommand } from './hook.js';
 import { runCommand } from '../command.js';
+import { waitForStopSignal } from '../stop-signal.js';
 import { startCollector, type RunningCollector } from '../../telemetry/collector/index.js';
 import { simulateFleet } from '../../telemetry/dashboards/index.js';
 
@@ -114,7 +115,7 @@ export const demoCommand: Command = {
       say(`dashboard (the fleet's poisoned slice decaying as installs upgrade): ${collector.url}/dashboard`);
       if (serve) {
         say('serving the dashboard — press Ctrl+C to stop');
-        await waitForSignal();
+        await waitForStopSignal();
       }
     } catch (error) {
       io.stderr.write(`memtrace demo: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -128,18 +129,6 @@ export const demoCommand: Command = {
     return EXIT_OK;
   },
 };
-
-function waitForSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
 
 function hookRunner(io: CliIO, port: number) {
   return async (name: string, input: Record<string, unknown>) => {

@@ -4,6 +4,7 @@ import { loadWorkerConfig } from '../../config.js';
 import { createProviderFromEnv } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker } from '../../worker/runtime.js';
+import { waitForStopSignal } from '../stop-signal.js';
 
 const USAGE = `usage: memtrace worker [--port N] [--concurrency N]
 
@@ -59,16 +60,7 @@ export const workerCommand: Command = {
     );
     if (worker.recoveredClaimed > 0) io.stdout.write(`recovered ${worker.recoveredClaimed} message(s) left in flight by an unclean stop\n`);
 
-    await new Promise<void>((resolve) => {
-      const onSignal = (signal: NodeJS.Signals) => {
-        io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`);
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        resolve();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-    });
+    await waitForStopSignal((signal) => io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`));
     await worker.stop();
     io.stdout.write('memtrace worker stopped\n');
     return EXIT_OK;
