@@ -6,8 +6,6 @@ export interface WorkerConfig {
   dataDir: string;
   dbFile: string;
   port: number;
-  /** Where each value came from, for `status` output. */
-  sources: { dataDir: 'env' | 'default'; port: 'env' | 'flag' | 'default' };
 }
 
 export const DEFAULT_PORT = 37877;
@@ -24,17 +22,11 @@ export function loadWorkerConfig(
   const dataDir = rawDir !== undefined && rawDir !== '' ? expandHome(rawDir, homeDir) : joinPath(homeDir, '.memtrace');
 
   let port = DEFAULT_PORT;
-  let portSource: WorkerConfig['sources']['port'] = 'default';
-  if (overrides.port !== undefined) {
-    port = overrides.port;
-    portSource = 'flag';
-  } else if (env.MEMTRACE_PORT !== undefined && env.MEMTRACE_PORT !== '') {
+  if (overrides.port !== undefined) port = overrides.port;
+  else if (env.MEMTRACE_PORT !== undefined && env.MEMTRACE_PORT !== '') {
     const parsed = parsePort(env.MEMTRACE_PORT);
     if (parsed === null) errors.push(`MEMTRACE_PORT=${env.MEMTRACE_PORT} is not a port number (0-65535; 0 picks a free port)`);
-    else {
-      port = parsed;
-      portSource = 'env';
-    }
+    else port = parsed;
   }
   if (errors.length > 0) return { ok: false, errors };
   return {
@@ -43,7 +35,6 @@ export function loadWorkerConfig(
       dataDir,
       dbFile: joinPath(dataDir, 'memtrace.db'),
       port,
-      sources: { dataDir: rawDir ? 'env' : 'default', port: portSource },
     },
   };
 }

@@ -51,9 +51,6 @@ export function createQueue(db: Database.Database) {
     "UPDATE queue SET status = 'pending', claimed_at = NULL, attempts = attempts + 1, not_before = ? WHERE id = ? AND status = 'claimed'",
   );
   const depthStmt = db.prepare('SELECT count(*) AS n FROM queue');
-  const sessionsDue = db.prepare(
-    "SELECT session_id, min(id) AS first FROM queue WHERE status = 'pending' AND not_before <= ? GROUP BY session_id ORDER BY first",
-  );
   const sessionsAny = db.prepare('SELECT session_id, min(id) AS first FROM queue GROUP BY session_id ORDER BY first');
   const nextDueAtStmt = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending'");
   const nextDueForSession = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending' AND session_id = ?");
@@ -91,8 +88,6 @@ export function createQueue(db: Database.Database) {
     release: (id: number, notBeforeMs: number) => releaseStmt.run(notBeforeMs, id).changes === 1,
     releaseAllClaimed: () => releaseAll.run().changes,
     depth: () => (depthStmt.get() as { n: number }).n,
-    /** Sessions with due work, oldest first (scans the pending rows: for tools, not the hot path). */
-    pendingSessions: (nowMs: number) => (sessionsDue.all(nowMs) as Array<{ session_id: string }>).map((r) => r.session_id),
     /** Every session with a queued message, oldest first: read once when the loop starts. */
     sessionsWithWork: () => (sessionsAny.all() as Array<{ session_id: string }>).map((r) => r.session_id),
     /** When the next pending message (of one session, or of any) is due. */

@@ -76,10 +76,11 @@ describe('queue', () => {
     expect(store.queue.depth()).toBe(1);
   });
 
-  it('lists sessions with due work, oldest first', () => {
+  it('lists sessions with work, oldest first, and when each is next due', () => {
     enqueue('s2', 'x', 1);
     enqueue('s1', 'y', 2);
-    expect(store.queue.pendingSessions(5)).toEqual(['s2', 's1']);
+    expect(store.queue.sessionsWithWork()).toEqual(['s2', 's1']);
+    expect(store.queue.nextDueAt('s1')).toBe(0);
     expect(store.queue.sessionHasWork('s1')).toBe(true);
     expect(store.queue.sessionHasWork('s3')).toBe(false);
   });

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { createMemoryLogger } from '../../src/log.js';
 import { loadWorkerConfig } from '../../src/config.js';
 import type { ObserverProvider } from '../../src/providers/types.js';
@@ -67,5 +66,3 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
 export function toolEvent(sessionId: string, n: number, extra: Record<string, unknown> = {}) {
   return { session_id: sessionId, tool_use_id: `toolu_${n}`, tool_name: 'Read', tool_input: { file_path: `src/file${n}.ts` }, tool_response: { content: `contents ${n}` }, cwd: '/work/app', ...extra };
 }
-
-export const unusedPath = path.join('/nonexistent');

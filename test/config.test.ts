@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { loadWorkerConfig } from '../src/config.js';
+
+describe('loadWorkerConfig', () => {
+  it('defaults to ~/.memtrace and port 37877', () => {
+    expect(loadWorkerConfig({}, '/home/u')).toEqual({ ok: true, config: { dataDir: '/home/u/.memtrace', dbFile: '/home/u/.memtrace/memtrace.db', port: 37877 } });
+  });
+
+  it('reads MEMTRACE_DATA_DIR with ~ and MEMTRACE_PORT, and a flag wins over the env', () => {
+    const r = loadWorkerConfig({ MEMTRACE_DATA_DIR: '~/mt', MEMTRACE_PORT: '0' }, '/home/u', { port: 5000 });
+    expect(r).toEqual({ ok: true, config: { dataDir: '/home/u/mt', dbFile: '/home/u/mt/memtrace.db', port: 5000 } });
+    expect(loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/h')).toMatchObject({ config: { port: 0 } });
+  });
+
+  it('names the variable when the port is not a port', () => {
+    expect(loadWorkerConfig({ MEMTRACE_PORT: '99999' }, '/h')).toEqual({ ok: false, errors: ['MEMTRACE_PORT=99999 is not a port number (0-65535; 0 picks a free port)'] });
+  });
+});
