@@ -2,7 +2,7 @@ import path from 'node:path';
 import { silentLogger } from '../src/log.js';
 import { openStore } from '../src/store/index.js';
 import { finalizeTurnRollup, foldTurn, newTurnAccumulator, scrubProperties } from '../src/telemetry/index.js';
-import { TELEMETRY_MIGRATIONS, createTelemetry } from '../src/telemetry/runtime.js';
+import { createTelemetry } from '../src/telemetry/runtime.js';
 import type { TurnRecord } from '../src/worker/turn-record.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 
@@ -75,7 +75,7 @@ export async function run(): Promise<Record<string, unknown>> {
 
   // The durable path as the worker runs it: one SQLite row read + write per turn inside a transaction.
   const temp = makeTempDir('memtrace-bench-');
-  const store = openStore(path.join(temp.dir, 'memtrace.db'), { extraMigrations: TELEMETRY_MIGRATIONS });
+  const store = openStore(path.join(temp.dir, 'memtrace.db'));
   const telemetry = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' }, { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null });
   const sessions = 10;
   const turnsDurable = 5_000;

@@ -3,7 +3,7 @@ import { silentLogger } from '../src/log.js';
 import { buildObservationPrompt } from '../src/observer/prompts.js';
 import { openStore } from '../src/store/index.js';
 import { startCheckpointer } from '../src/store/checkpointer.js';
-import { TELEMETRY_MIGRATIONS, createTelemetry } from '../src/telemetry/runtime.js';
+import { createTelemetry } from '../src/telemetry/runtime.js';
 import { processTurn } from '../src/worker/turn-processor.js';
 import { realisticCorpus } from './corpus.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
@@ -16,7 +16,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
   const file = path.join(temp.dir, 'memtrace.db');
   // As the worker runs it: checkpoints on a background thread, not inside a turn's commit.
-  const store = openStore(file, { extraMigrations: TELEMETRY_MIGRATIONS, backgroundCheckpoints: true });
+  const store = openStore(file, { backgroundCheckpoints: true });
   const checkpointer = startCheckpointer(file, { intervalMs: 2_000, onError: () => undefined });
   const telemetry = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' }, { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null });
   try {

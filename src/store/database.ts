@@ -1,17 +1,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { CORE_MIGRATIONS, runMigrations, type Migration } from './migrations.js';
+import { APP_VERSION } from '../version.js';
+import { checkSchema, runMigrations, StoreTooNewError, type Migration } from './migrate.js';
+import { MIGRATIONS } from './migrations/index.js';
 
 export interface OpenOptions {
-  extraMigrations?: readonly Migration[];
+  /** The schema steps; every caller but a test uses the full list. */
+  migrations?: readonly Migration[];
   /** Turn off SQLite's inline checkpoints; the caller must run startCheckpointer. */
   backgroundCheckpoints?: boolean;
 }
 
-/** Opens (creating if needed) the one SQLite file with WAL and the current schema. */
+/**
+ * Opens (creating if needed) the one SQLite file with WAL and the current schema. A file from a
+ * newer memtrace is refused before anything is written to it (StoreTooNewError).
+ */
 export function openDatabase(file: string, options: OpenOptions = {}): Database.Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const migrations = options.migrations ?? MIGRATIONS;
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    if (fs.existsSync(file)) refuseIfNewer(file, migrations);
+    // SQLite gives the -wal and -shm files the database file's mode, so 0600 here covers all three.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    fs.chmodSync(file, 0o600);
+  }
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
@@ -20,12 +33,38 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     db.pragma('busy_timeout = 5000');
     // The worker checkpoints from a background timer so no request pays for it (see checkpointer.ts).
     if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
-    runMigrations(db, [...CORE_MIGRATIONS, ...(options.extraMigrations ?? [])]);
+    // Another process may have migrated since the read-only check; check again under the write lock.
+    db.transaction(() => {
+      const check = checkSchema(db, migrations);
+      if (!check.compatible) throw new StoreTooNewError(file, check.writtenBy, check.unknownSteps);
+    }).immediate();
+    runMigrations(db, migrations);
+    if (migrations.some((m) => m.id === '0002_store_meta')) {
+      db.prepare("INSERT INTO store_meta (key, value) VALUES ('written_by', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value").run(APP_VERSION);
+    }
   } catch (error) {
     db.close();
     throw error;
   }
   return db;
+}
+
+/** Read-only look at the ledger: closing a read-only connection never checkpoints into the file. */
+function refuseIfNewer(file: string, migrations: readonly Migration[]): void {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch {
+    return; // unreadable here; the read-write open reports the real reason
+  }
+  try {
+    const check = checkSchema(db, migrations);
+    if (!check.compatible) throw new StoreTooNewError(file, check.writtenBy, check.unknownSteps);
+  } catch (error) {
+    if (error instanceof StoreTooNewError) throw error;
+  } finally {
+    db.close();
+  }
 }
 
 /** Crash recovery: a message claimed when the process died was never confirmed, so it is pending again. */

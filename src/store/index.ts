@@ -31,7 +31,8 @@ export function openStore(file: string, options: OpenOptions = {}): Store {
 }
 
 export { openDatabase, recoverClaimed } from './database.js';
-export { runMigrations, CORE_MIGRATIONS, type Migration } from './migrations.js';
+export { runMigrations, checkSchema, StoreTooNewError, type Migration } from './migrate.js';
+export { MIGRATIONS } from './migrations/index.js';
 export type { QueueMessage, MessageKind, EnqueueInput } from './queue.js';
 export type { SessionRow } from './sessions.js';
 export type { StoredObservation, Provenance } from './observations.js';

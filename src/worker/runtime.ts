@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { WorkerConfig } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
-import { TELEMETRY_MIGRATIONS, createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
+import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
 import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
 import { createApp } from '../server/app.js';
@@ -46,7 +46,7 @@ const SHUTDOWN_TELEMETRY_MS = 3_000;
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const clock = options.clock ?? systemClock;
   const { config, log } = options;
-  const store = openStore(config.dbFile, { extraMigrations: TELEMETRY_MIGRATIONS, backgroundCheckpoints: true });
+  const store = openStore(config.dbFile, { backgroundCheckpoints: true });
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/index.js';
-import { createTelemetry, NOTICE, TELEMETRY_MIGRATIONS } from '../../src/telemetry/runtime.js';
+import { createTelemetry, NOTICE } from '../../src/telemetry/runtime.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 describe('first-run notice', () => {
@@ -10,7 +10,7 @@ describe('first-run notice', () => {
     const temp = makeTempDir();
     let stderr = '';
     for (let run = 0; run < 2; run += 1) {
-      const store = openStore(path.join(temp.dir, 'memtrace.db'), { extraMigrations: TELEMETRY_MIGRATIONS });
+      const store = openStore(path.join(temp.dir, 'memtrace.db'));
       const t = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'none' }, { db: store.db, clock: { now: () => 1 }, log: silentLogger, stderr: { write: (s: string) => ((stderr += s), true) }, sink: null });
       t.start(1);
       await t.shutdown(2);

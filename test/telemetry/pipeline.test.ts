@@ -97,8 +97,8 @@ describe('telemetry pipeline through real posthog-node', () => {
     capture = await startCaptureServer();
     const temp = makeTempDir();
     const { openStore } = await import('../../src/store/index.js');
-    const { TELEMETRY_MIGRATIONS, createTelemetry } = await import('../../src/telemetry/runtime.js');
-    const store = openStore(path.join(temp.dir, 'memtrace.db'), { extraMigrations: TELEMETRY_MIGRATIONS });
+    const { createTelemetry } = await import('../../src/telemetry/runtime.js');
+    const store = openStore(path.join(temp.dir, 'memtrace.db'));
     const t = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'replay' }, { db: store.db, clock: { now: () => 1_000 }, log: (await import('../../src/log.js')).silentLogger, stderr: { write: () => true }, sink: null, outboxLimit: 5 });
     t.start(1_000);
     for (let i = 0; i < 10; i += 1) t.captureException(new Error(`distinct failure kind ${String.fromCharCode(97 + i)}`), 'worker', 1_000);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { commandGroup, EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { openStore } from '../../store/index.js';
-import { createTelemetry, readTelemetryConfig, recordChoice, TELEMETRY_MIGRATIONS } from '../../telemetry/runtime.js';
+import { createTelemetry, readTelemetryConfig, recordChoice } from '../../telemetry/runtime.js';
 import { renderSchemaJson, renderSchemaMarkdown, renderSchemaText } from '../../telemetry/schema-docs.js';
 import { resolveConsent } from '../../telemetry/consent.js';
 import { silentLogger } from '../../log.js';
@@ -19,7 +19,7 @@ function dataDirOf(io: CliIO): string {
 /** Opens the worker's database (WAL: safe while a worker runs) and a telemetry view of it. */
 async function withTelemetry<T>(io: CliIO, fn: (t: ReturnType<typeof createTelemetry>) => Promise<T> | T): Promise<T> {
   const dataDir = dataDirOf(io);
-  const store = openStore(path.join(dataDir, 'memtrace.db'), { extraMigrations: TELEMETRY_MIGRATIONS });
+  const store = openStore(path.join(dataDir, 'memtrace.db'));
   try {
     const telemetry = createTelemetry({ dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db: store.db, clock: systemClock, log: silentLogger, stderr: io.stderr });
     return await fn(telemetry);
