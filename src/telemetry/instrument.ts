@@ -91,6 +91,12 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
       if (!consent.enabled) return;
       guard('fold injection', () => book.foldInjection(injection, nowMs));
     },
+    /** Windowed counters (hook_rollup, mining_rollup, compaction_rollup): summed per 5-minute window and dimension set. */
+    recordCounters(event: string, dims: Readonly<Record<string, string>>, increments: Readonly<Record<string, number>>, nowMs: number): void {
+      log.debug('counters', { event, ...dims, ...increments });
+      if (!consent.enabled) return;
+      guard(`fold ${event}`, () => book.foldCounters(event, dims, increments, nowMs));
+    },
     sessionEnded(sessionId: string, nowMs: number): void {
       if (!consent.enabled) return;
       guard('session end', () => {

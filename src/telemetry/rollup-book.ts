@@ -9,6 +9,7 @@ import {
   type Injection,
   type InjectionAccumulator,
 } from './rollups/context-injection.js';
+import { addCounters, COUNTER_WINDOW_MS, counterWindowKey, finalizeCounterWindow, isCounterWindowKey, newCounterWindow, type CounterWindow } from './rollups/counter-window.js';
 import { finalizeTurnRollup, foldTurn, newTurnAccumulator, turnRollupDue, type ObserverTurnAccumulator } from './rollups/observer-turn.js';
 import { scrubProperties } from './scrub.js';
 import type { TelemetryStore } from './telemetry-store.js';
@@ -62,8 +63,29 @@ export function createRollupBook(deps: {
     return true;
   }
 
+  function closeCounters(key: string, nowMs: number): boolean {
+    const row = store.accumulator<CounterWindow>(key);
+    if (!row?.state) return false;
+    emit(row.event, `${key}@${row.state.windowStartMs}`, 0, finalizeCounterWindow(row.state), nowMs);
+    store.saveAccumulator({ ...row, state: null }, nowMs);
+    return true;
+  }
+
   return {
     emit,
+    /** Adds counters to the current window of `event` for these dimensions; a new window closes the old one. */
+    foldCounters(event: string, dims: Readonly<Record<string, string>>, increments: Readonly<Record<string, number>>, nowMs: number): void {
+      const key = counterWindowKey(event, dims);
+      const windowStart = windowStartFor(nowMs, COUNTER_WINDOW_MS);
+      let row = store.accumulator<CounterWindow>(key);
+      if (row?.state && row.state.windowStartMs !== windowStart) {
+        closeCounters(key, nowMs);
+        row = store.accumulator<CounterWindow>(key);
+      }
+      const acc = row?.state ?? newCounterWindow(windowStart, dims);
+      addCounters(acc, increments);
+      store.saveAccumulator({ key, event, state: acc, windowSeq: 0, openedAt: row?.state ? row.openedAt : nowMs }, nowMs);
+    },
     foldTurn(turn: TurnRecord, nowMs: number): void {
       const key = `${TURN_EVENT}:${turn.sessionId}`;
       const row = store.accumulator<ObserverTurnAccumulator>(key) ?? { key, event: TURN_EVENT, state: null, windowSeq: 0, openedAt: nowMs };
@@ -86,15 +108,21 @@ export function createRollupBook(deps: {
     tick(nowMs: number): void {
       const row = store.accumulator<InjectionAccumulator>(INJECTION_KEY);
       if (row?.state && windowStartFor(nowMs, INJECTION_WINDOW_MS) !== row.state.windowStartMs) closeInjection(nowMs);
-      for (const open of store.openAccumulators<ObserverTurnAccumulator>()) {
-        if (open.event === TURN_EVENT && open.state && turnRollupDue(open.state, nowMs)) closeTurn(open.key, 'safety_flush', nowMs);
+      const currentWindow = windowStartFor(nowMs, COUNTER_WINDOW_MS);
+      for (const open of store.openAccumulators<ObserverTurnAccumulator | CounterWindow>()) {
+        if (isCounterWindowKey(open.key)) {
+          if (open.state && open.state.windowStartMs !== currentWindow) closeCounters(open.key, nowMs);
+        } else if (open.event === TURN_EVENT && open.state && turnRollupDue(open.state as ObserverTurnAccumulator, nowMs)) {
+          closeTurn(open.key, 'safety_flush', nowMs);
+        }
       }
     },
     /** Every open accumulator out: at shutdown, or on start for what a crash left open. */
     closeAll(reason: RollupReason, nowMs: number): number {
       let closed = 0;
       for (const open of store.openAccumulators()) {
-        if (open.event === TURN_EVENT) closed += closeTurn(open.key, reason, nowMs) ? 1 : 0;
+        if (isCounterWindowKey(open.key)) closed += closeCounters(open.key, nowMs) ? 1 : 0;
+        else if (open.event === TURN_EVENT) closed += closeTurn(open.key, reason, nowMs) ? 1 : 0;
         else if (open.event === INJECTION_EVENT) closed += closeInjection(nowMs) ? 1 : 0;
       }
       return closed;

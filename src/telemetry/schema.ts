@@ -1,37 +1,15 @@
 import { OBSERVATION_TYPES } from '../observer/types.js';
 import { ABORT_REASONS } from '../worker/turn-record.js';
 import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
+import { count, COUNT, EPOCH_MS, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
+import { HOOK_ROLLUP } from './events/hook-rollup.js';
+
+export type { EventSpec, FieldSpec, FieldType } from './field-types.js';
 
 /**
  * The event catalogue as data: the one source of truth for the scrubber, `telemetry schema`
  * and docs/telemetry.md. Every value is typed; there is no free-text type.
  */
-export type FieldType =
-  | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'int'; min: number; max: number }
-  | { kind: 'number'; min: number; max: number }
-  | { kind: 'bool' }
-  | { kind: 'pattern'; pattern: RegExp; maxLength: number; shape: string };
-
-export interface FieldSpec {
-  key: string;
-  type: FieldType;
-  description: string;
-}
-
-export interface EventSpec {
-  name: string;
-  description: string;
-  cadence: string;
-  fields: readonly FieldSpec[];
-}
-
-const COUNT: FieldType = { kind: 'int', min: 0, max: 1_000_000_000 };
-const EPOCH_MS: FieldType = { kind: 'int', min: 0, max: 8_640_000_000_000 };
-const SEMVER: FieldType = { kind: 'pattern', pattern: /^v?\d{1,4}\.\d{1,4}\.\d{1,4}(?:-[0-9A-Za-z.-]{1,32})?$/, maxLength: 48, shape: 'semver' };
-const PROVIDER: FieldType = { kind: 'enum', values: ['anthropic', 'openai', 'replay', 'none'] };
-const count = (key: string, description: string): FieldSpec => ({ key, type: COUNT, description });
-
 export const BASE_FIELDS: readonly FieldSpec[] = [
   { key: 'app_version', type: SEMVER, description: 'memtrace version' },
   { key: 'os', type: { kind: 'enum', values: ['linux', 'darwin', 'win32', 'freebsd', 'openbsd', 'sunos', 'aix', 'android', 'other'] }, description: 'operating system family' },
@@ -125,8 +103,8 @@ const EXCEPTION: EventSpec = {
   ],
 };
 
-// compaction_rollup and mining_rollup join this list with SPEC §4.8 and §4.9.
-export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
+/** Every event memtrace can send. A new event is a file in events/ and one entry here. */
+export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, HOOK_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
 
 export function eventSpec(name: string): EventSpec | undefined {
   return TELEMETRY_EVENTS.find((e) => e.name === name);

@@ -1,0 +1,38 @@
+import { count, windowStart, type EventSpec } from '../field-types.js';
+
+/** Claude Code hook events memtrace handles, as telemetry names them. */
+export const HOOK_EVENTS = ['session_start', 'user_prompt_submit', 'post_tool_use', 'post_tool_use_failure', 'stop', 'session_end'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+/** How the hooks were installed: the plugin, `memtrace install` into settings.json, or unknown (hand-written). */
+export const HOOK_INSTALL_MODES = ['plugin', 'settings', 'unknown'] as const;
+export type HookInstallMode = (typeof HOOK_INSTALL_MODES)[number];
+
+/**
+ * Exclusive duration buckets (upper bounds in ms; the last is open). Buckets, unlike
+ * percentiles, add up across windows and installs.
+ */
+export const HOOK_DURATION_BOUNDS_MS = [50, 100, 250, 500, 1000, 2500] as const;
+export const HOOK_DURATION_BUCKETS = [...HOOK_DURATION_BOUNDS_MS.map((b) => `ms_le_${b}` as const), 'ms_gt_2500'] as const;
+export type HookDurationBucket = (typeof HOOK_DURATION_BUCKETS)[number];
+
+export function hookDurationBucket(durationMs: number): HookDurationBucket {
+  for (const bound of HOOK_DURATION_BOUNDS_MS) if (durationMs <= bound) return `ms_le_${bound}`;
+  return 'ms_gt_2500';
+}
+
+export const HOOK_ROLLUP: EventSpec = {
+  name: 'hook_rollup',
+  description: 'The hook path’s own cost to the agent: each hook process’s time from start to reply, folded by the worker.',
+  cadence: 'one per 5-minute window with hook calls, per hook event and install mode',
+  fields: [
+    { key: 'hook_event', type: { kind: 'enum', values: HOOK_EVENTS }, description: 'which Claude Code hook' },
+    { key: 'install_mode', type: { kind: 'enum', values: HOOK_INSTALL_MODES }, description: 'plugin, settings (memtrace install) or unknown' },
+    count('count', 'hook calls that reached the worker'),
+    count('total_ms', 'sum of hook process durations, start to reply (ms)'),
+    ...HOOK_DURATION_BUCKETS.map((b) => count(b, b === 'ms_gt_2500' ? 'calls that took over 2500 ms' : `calls that took at most ${b.slice(6)} ms (and more than the bucket below)`)),
+    count('timeouts', 'hook calls that gave up waiting for the worker (reported by a later call)'),
+    count('payloads_shortened', 'events whose largest fields the hook shortened to fit the body limit'),
+    windowStart,
+  ],
+};
