@@ -6,9 +6,12 @@ export interface WorkerConfig {
   dataDir: string;
   dbFile: string;
   port: number;
+  /** One observer call's limit; past it the message is released (MEMTRACE_PROVIDER_TIMEOUT_MS). */
+  providerTimeoutMs: number;
 }
 
 export const DEFAULT_PORT = 37877;
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 60_000;
 
 export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; errors: string[] };
 
@@ -28,6 +31,8 @@ export function loadWorkerConfig(
     if (parsed === null) errors.push(`MEMTRACE_PORT=${env.MEMTRACE_PORT} is not a port number (0-65535; 0 picks a free port)`);
     else port = parsed;
   }
+  const timeout = parseProviderTimeout(env.MEMTRACE_PROVIDER_TIMEOUT_MS);
+  if (typeof timeout === 'string') errors.push(timeout);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -35,8 +40,17 @@ export function loadWorkerConfig(
       dataDir,
       dbFile: joinPath(dataDir, 'memtrace.db'),
       port,
+      providerTimeoutMs: typeof timeout === 'number' ? timeout : DEFAULT_PROVIDER_TIMEOUT_MS,
     },
   };
+}
+
+/** MEMTRACE_PROVIDER_TIMEOUT_MS: 1 s to 1 h; the number, or the error naming the variable. */
+export function parseProviderTimeout(raw: string | undefined): number | string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || value < 1_000 || value > 3_600_000) return `MEMTRACE_PROVIDER_TIMEOUT_MS=${raw} must be a whole number of milliseconds between 1000 and 3600000`;
+  return value;
 }
 
 export function parsePort(raw: string): number | null {

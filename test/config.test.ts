@@ -3,13 +3,18 @@ import { loadWorkerConfig } from '../src/config.js';
 
 describe('loadWorkerConfig', () => {
   it('defaults to ~/.memtrace and port 37877', () => {
-    expect(loadWorkerConfig({}, '/home/u')).toEqual({ ok: true, config: { dataDir: '/home/u/.memtrace', dbFile: '/home/u/.memtrace/memtrace.db', port: 37877 } });
+    expect(loadWorkerConfig({}, '/home/u')).toEqual({ ok: true, config: { dataDir: '/home/u/.memtrace', dbFile: '/home/u/.memtrace/memtrace.db', port: 37877, providerTimeoutMs: 60_000 } });
   });
 
   it('reads MEMTRACE_DATA_DIR with ~ and MEMTRACE_PORT, and a flag wins over the env', () => {
     const r = loadWorkerConfig({ MEMTRACE_DATA_DIR: '~/mt', MEMTRACE_PORT: '0' }, '/home/u', { port: 5000 });
-    expect(r).toEqual({ ok: true, config: { dataDir: '/home/u/mt', dbFile: '/home/u/mt/memtrace.db', port: 5000 } });
+    expect(r).toEqual({ ok: true, config: { dataDir: '/home/u/mt', dbFile: '/home/u/mt/memtrace.db', port: 5000, providerTimeoutMs: 60_000 } });
     expect(loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/h')).toMatchObject({ config: { port: 0 } });
+  });
+
+  it('reads MEMTRACE_PROVIDER_TIMEOUT_MS and names it when it is out of range', () => {
+    expect(loadWorkerConfig({ MEMTRACE_PROVIDER_TIMEOUT_MS: '5000' }, '/h')).toMatchObject({ config: { providerTimeoutMs: 5000 } });
+    expect(loadWorkerConfig({ MEMTRACE_PROVIDER_TIMEOUT_MS: '10' }, '/h')).toEqual({ ok: false, errors: ['MEMTRACE_PROVIDER_TIMEOUT_MS=10 must be a whole number of milliseconds between 1000 and 3600000'] });
   });
 
   it('names the variable when the port is not a port', () => {

@@ -4,6 +4,7 @@ import { pricesFromEnv } from './pricing.js';
 import { createReplayProvider, ReplayFileError } from './replay.js';
 import { ProviderError, type ObserverProvider } from './types.js';
 import type { HttpDeps } from './http-call.js';
+import { DEFAULT_PROVIDER_TIMEOUT_MS, parseProviderTimeout } from '../config.js';
 
 const NAMES = ['anthropic', 'openai', 'replay', 'none'] as const;
 
@@ -15,14 +16,17 @@ export function createProviderFromEnv(env: Record<string, string | undefined>, d
   const prices = pricesFromEnv(env.MEMTRACE_PRICES);
   if ('error' in prices) return prices;
   const model = env.MEMTRACE_MODEL?.trim() || undefined;
+  const timeout = parseProviderTimeout(env.MEMTRACE_PROVIDER_TIMEOUT_MS);
+  if (typeof timeout === 'string') return { error: timeout };
+  const timeoutMs = timeout ?? DEFAULT_PROVIDER_TIMEOUT_MS;
   switch (name) {
     case 'anthropic':
       if (!env.ANTHROPIC_API_KEY) return { error: 'MEMTRACE_PROVIDER=anthropic needs ANTHROPIC_API_KEY' };
-      return { provider: createAnthropicProvider({ apiKey: env.ANTHROPIC_API_KEY, ...(env.ANTHROPIC_BASE_URL ? { baseUrl: env.ANTHROPIC_BASE_URL } : {}), ...(model ? { model } : {}), prices: prices.prices }, deps) };
+      return { provider: createAnthropicProvider({ apiKey: env.ANTHROPIC_API_KEY, ...(env.ANTHROPIC_BASE_URL ? { baseUrl: env.ANTHROPIC_BASE_URL } : {}), ...(model ? { model } : {}), prices: prices.prices, timeoutMs }, deps) };
     case 'openai':
       // Local servers (Ollama, vLLM) take no key, so only a base URL or a key is needed.
       if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) return { error: 'MEMTRACE_PROVIDER=openai needs OPENAI_API_KEY or OPENAI_BASE_URL' };
-      return { provider: createOpenAICompatibleProvider({ apiKey: env.OPENAI_API_KEY ?? '', ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}), ...(model ? { model } : {}), prices: prices.prices }, deps) };
+      return { provider: createOpenAICompatibleProvider({ apiKey: env.OPENAI_API_KEY ?? '', ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}), ...(model ? { model } : {}), prices: prices.prices, timeoutMs }, deps) };
     case 'replay':
       if (!env.MEMTRACE_REPLAY_FILE) return { error: 'MEMTRACE_PROVIDER=replay needs MEMTRACE_REPLAY_FILE' };
       try {

@@ -1,13 +1,14 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { ZodType } from 'zod';
-import { apiError, fromZodIssues } from './api-error.js';
-import { isAllowedHost } from './host-guard.js';
+import { apiError, bodyTooLarge, findExcessiveNesting, fromZodIssues, loopbackGuards } from '../http-edge/index.js';
+import { storageFaultOf } from '../store/storage-fault.js';
 import { endBody, initBody, observationBody, summarizeBody } from './schemas.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Hook payloads are shallow; anything deeper is refused before it is parsed into objects. */
+export const MAX_JSON_DEPTH = 64;
 
 /** What the routes need from the rest of the worker; each piece is passed in. */
 export interface WorkerServices {
@@ -17,6 +18,8 @@ export interface WorkerServices {
   providerName: string;
   /** The bound port (known only after listen when 0 was asked for). */
   port(): number;
+  /** The install's API token (DATA_DIR/auth-token). */
+  token(): string;
   sessions: {
     init(input: { sessionId: string; project: string | null; prompt: string | null; platform: string | null; nowMs: number }): void;
     end(sessionId: string, nowMs: number): boolean;
@@ -33,7 +36,8 @@ export interface WorkerServices {
   injectContext(input: { project: string | null; budgetRaw: string | undefined; nowMs: number }):
     | { ok: true; markdown: string }
     | { ok: false; field: string; message: string };
-  health(): { queue_depth: number; paused_sessions: number; in_flight: number };
+  /** /health: status, queue depth, degraded reasons; nothing private (no ids, paths or content). */
+  health(): { status: 'ok' | 'degraded' } & Record<string, unknown>;
   telemetryStatus(nowMs: number): unknown;
   reportError(error: unknown, stage: 'server'): void;
 }
@@ -41,20 +45,7 @@ export interface WorkerServices {
 export function createApp(services: WorkerServices): Hono {
   const app = new Hono();
 
-  app.use('*', async (c, next) => {
-    if (!isAllowedHost(c.req.header('host'), services.port())) {
-      return c.json(apiError('misdirected_request', 'Host must be 127.0.0.1, localhost or [::1] with the worker port', 'Host'), 421);
-    }
-    await next();
-  });
-
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json(apiError('body_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`), 413),
-    }),
-  );
+  app.use('*', ...loopbackGuards({ port: services.port, token: { prefix: '/api/', value: services.token }, maxBodyBytes: MAX_BODY_BYTES, requireJson: true }));
 
   app.post('/api/sessions/init', async (c) => {
     const body = await readBody(c, initBody);
@@ -122,25 +113,18 @@ export function createApp(services: WorkerServices): Hono {
     return c.body(result.markdown, 200, { 'content-type': 'text/markdown; charset=utf-8' });
   });
 
-  app.get('/health', (c) => {
-    const h = services.health();
-    return c.json({
-      status: h.paused_sessions > 0 ? 'degraded' : 'ok',
-      version: services.version,
-      queue_depth: h.queue_depth,
-      provider: services.providerName,
-      paused_sessions: h.paused_sessions,
-      in_flight: h.in_flight,
-    });
-  });
+  app.get('/health', (c) => c.json({ version: services.version, provider: services.providerName, ...services.health() }));
 
   app.get('/api/telemetry/status', (c) => c.json(services.telemetryStatus(services.clock.now()) as object));
 
   app.notFound((c) => c.json(apiError('not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 
   app.onError((error, c) => {
-    services.reportError(error, 'server');
+    const fault = storageFaultOf(error);
     services.log.error('request failed', { path: new URL(c.req.url).pathname, error: String(error) });
+    // A full or failing disk is the server's fault, reported as such; the event was not accepted.
+    if (fault) return c.json(apiError('insufficient_storage', `the worker cannot write to its data dir (${fault}); the event was not stored — free disk space and retry`), 507);
+    services.reportError(error, 'server');
     return c.json(apiError('internal', 'the worker could not handle this request; it was logged'), 500);
   });
 
@@ -156,10 +140,13 @@ async function readBody<T>(c: Context, schema: ZodType<T>): Promise<BodyResult<T
     text = await c.req.text();
   } catch (error) {
     // bodyLimit aborts the stream when a chunked body grows past the limit.
-    if (error instanceof Error && /size|limit/i.test(error.name + error.message)) {
-      return { ok: false, response: c.json(apiError('body_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`), 413) };
-    }
+    if (error instanceof Error && /size|limit/i.test(error.name + error.message)) return { ok: false, response: bodyTooLarge(c, MAX_BODY_BYTES) };
     return { ok: false, response: c.json(apiError('unreadable_body', 'the request body could not be read'), 400) };
+  }
+  const tooDeep = findExcessiveNesting(text, MAX_JSON_DEPTH);
+  if (tooDeep) {
+    const where = tooDeep.field ?? null;
+    return { ok: false, response: c.json(apiError('too_deep', `${where ?? 'the body'}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, where), 400) };
   }
   let json: unknown;
   try {

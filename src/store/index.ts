@@ -13,12 +13,15 @@ export interface Store {
   summaries: Summaries;
   /** Messages a previous process left claimed, now pending again. */
   recoveredClaimed: number;
+  /** A tiny durable write: proves the disk takes writes again after a fault. */
+  probeWrite(nowMs: number): void;
   close(): void;
 }
 
 export function openStore(file: string, options: OpenOptions = {}): Store {
   const db = openDatabase(file, options);
   const recovered = recoverClaimed(db);
+  const probe = db.prepare("INSERT INTO store_meta (key, value) VALUES ('last_write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   return {
     db,
     queue: createQueue(db),
@@ -26,6 +29,7 @@ export function openStore(file: string, options: OpenOptions = {}): Store {
     observations: createObservations(db),
     summaries: createSummaries(db),
     recoveredClaimed: recovered,
+    probeWrite: (nowMs) => void probe.run(String(nowMs)),
     close: () => db.close(),
   };
 }

@@ -3,37 +3,40 @@ import type { AbortReason } from './turn-record.js';
 
 /**
  * What the loop does with a failed observer call, decided from the typed error only.
- * pause: keep the message and stop calling for this session until a probe succeeds (auth).
- * release: put the message back with backoff (quota, rate limit, overloaded, transport).
+ * provider: the provider said "wait" (auth, quota, rate limit, overload) — every session waits,
+ *   the message is kept, and one probe call goes first when the wait is over.
+ * release: this message goes back with backoff (transport trouble, a timeout, our own bug).
  * confirm: the request can never succeed; drop the message and count it (bad request).
  */
-export type FailureAction = 'pause' | 'release' | 'confirm';
+export type FailureDecision =
+  | { action: 'provider_wait'; reason: ProviderWaitReason; abortReason: AbortReason; retryAfterMs: number | null }
+  | { action: 'release'; abortReason: AbortReason; retryAfterMs: number | null }
+  | { action: 'confirm'; abortReason: AbortReason };
 
-export interface FailureDecision {
-  action: FailureAction;
-  abortReason: AbortReason;
-  retryAfterMs: number | null;
-}
+export type ProviderWaitReason = 'auth' | 'quota' | 'rate_limit' | 'overloaded';
 
-const ACTIONS: Record<ProviderErrorKind, FailureAction> = {
-  auth: 'pause',
-  quota: 'release',
-  rate_limit: 'release',
-  overloaded: 'release',
-  transport: 'release',
-  bad_request: 'confirm',
-};
+const PROVIDER_WIDE: ReadonlySet<ProviderErrorKind> = new Set(['auth', 'quota', 'rate_limit', 'overloaded']);
 
 export function decideFailure(error: unknown): FailureDecision {
   if (error instanceof ProviderError) {
-    return { action: ACTIONS[error.kind], abortReason: error.kind, retryAfterMs: error.retryAfterMs };
+    if (PROVIDER_WIDE.has(error.kind)) return { action: 'provider_wait', reason: error.kind as ProviderWaitReason, abortReason: error.kind, retryAfterMs: error.retryAfterMs };
+    if (error.kind === 'bad_request') return { action: 'confirm', abortReason: 'bad_request' };
+    return { action: 'release', abortReason: error.kind, retryAfterMs: error.retryAfterMs };
   }
   // An unexpected error is our bug, not the message's fault: keep the message and retry later.
   return { action: 'release', abortReason: 'transport', retryAfterMs: null };
 }
 
-/** Backoff as data: base × 2^attempt, capped; a larger Retry-After wins. */
-export function retryDelayMs(attempt: number, schedule: { baseMs: number; capMs: number }, retryAfterMs: number | null): number {
+export interface BackoffSchedule {
+  baseMs: number;
+  capMs: number;
+}
+
+/** The longest a provider's Retry-After is honoured (documented in docs/architecture.md). */
+export const RETRY_AFTER_CAP_MS = 3_600_000;
+
+/** Backoff as data: base × 2^attempt, capped; a longer Retry-After wins, up to RETRY_AFTER_CAP_MS. */
+export function retryDelayMs(attempt: number, schedule: BackoffSchedule, retryAfterMs: number | null): number {
   const exponential = Math.min(schedule.capMs, schedule.baseMs * 2 ** Math.min(Math.max(attempt, 0), 30));
-  return retryAfterMs !== null && retryAfterMs > exponential ? Math.min(retryAfterMs, schedule.capMs * 4) : exponential;
+  return retryAfterMs !== null && retryAfterMs > exponential ? Math.min(retryAfterMs, RETRY_AFTER_CAP_MS) : exponential;
 }

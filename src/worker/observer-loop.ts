@@ -1,55 +1,32 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { ObserverProvider } from '../providers/types.js';
-import { decideFailure, retryDelayMs } from './failure-policy.js';
-import type { AbortReason, TurnRecord } from './turn-record.js';
+import { storageFaultOf, type StorageFault } from '../store/storage-fault.js';
+import { createFailureHandler } from './failure-handling.js';
+import type { BackoffSchedule } from './failure-policy.js';
+import { createProviderGate, type ProviderWaitStatus } from './provider-gate.js';
+import { CallTimeoutError, type LoopMessage, type LoopQueue, type LoopTelemetry, type LoopTimers, type RunTurn } from './loop-types.js';
 
-/** A claimed queue message as the loop sees it. */
-export interface LoopMessage {
-  id: number;
-  sessionId: string;
-  kind: 'observation' | 'summary';
-  attempts: number;
-}
-
-/** The queue operations the loop needs; the SQLite queue implements them. */
-export interface LoopQueue {
-  /** Sessions with any queued message; read once at start. */
-  sessionsWithWork(): string[];
-  claimNext(sessionId: string, nowMs: number): LoopMessage | null;
-  release(id: number, notBeforeMs: number): boolean;
-  confirm(id: number): boolean;
-  /** When the session's next pending message is due; null if it has none. */
-  nextDueAt(sessionId: string): number | null;
-  sessionHasWork(sessionId: string): boolean;
-  /** Runs fn in one transaction so a failure and its count commit together. */
-  transaction(fn: () => void): void;
-}
-
-/** One observer call and the handling of its reply; returns the turn it recorded. */
-export type RunTurn = (message: LoopMessage, signal: AbortSignal) => Promise<TurnRecord>;
-
-export interface LoopTelemetry {
-  recordTurn(turn: TurnRecord, nowMs: number): void;
-  sessionEnded(sessionId: string, nowMs: number): void;
-  captureException(error: unknown, stage: string, nowMs: number): void;
-}
-
-export interface LoopTimers {
-  /** Must not keep the process alive (unref'd). */
-  setTimeout(fn: () => void, ms: number): { cancel(): void };
-}
+export type { LoopMessage, LoopQueue, LoopTelemetry, LoopTimers, RunTurn } from './loop-types.js';
 
 export interface ObserverLoopConfig {
   concurrency: number;
-  backoff: { baseMs: number; capMs: number };
-  authProbe: { baseMs: number; capMs: number };
+  /** Per-message backoff (transport trouble), and the provider-wide wait when it is busy (429, 529). */
+  backoff: BackoffSchedule;
+  /** Provider-wide wait when it refuses us (auth, quota): probe rarely. */
+  authProbe: BackoffSchedule;
+  /** A call that has not ended after this long is abandoned and its message released. */
+  callTimeoutMs: number;
+  /** While the store cannot write, how often to try again. */
+  storeProbeMs: number;
 }
 
 export const DEFAULT_LOOP_CONFIG: ObserverLoopConfig = {
   concurrency: 2,
   backoff: { baseMs: 5_000, capMs: 300_000 },
   authProbe: { baseMs: 30_000, capMs: 300_000 },
+  callTimeoutMs: 60_000,
+  storeProbeMs: 5_000,
 };
 
 export interface ObserverLoopDeps {
@@ -62,29 +39,43 @@ export interface ObserverLoopDeps {
   timers: LoopTimers;
 }
 
+export interface LoopStatus {
+  inFlight: Array<{ messageId: number; ageMs: number; probe: boolean }>;
+  providerWait: ProviderWaitStatus | null;
+  storeFault: { reason: StorageFault; since: string; unreleased: number } | null;
+}
+
 export interface ObserverLoop {
   /** Something was enqueued for the session (or, without one, may have become due): look for work. */
   wake(sessionId?: string): void;
   /** The session ended: its rollup is flushed once its queued work is done. */
   sessionEnded(sessionId: string): void;
-  status(): { inFlight: number; pausedSessions: string[] };
+  /** A write elsewhere (the HTTP API) failed for lack of space: hold claiming until a write succeeds. */
+  storeFailed(reason: StorageFault): void;
+  /** A write elsewhere succeeded: the store is usable again. */
+  storeRecovered(): void;
+  status(): LoopStatus;
   /** Stops claiming, aborts calls in flight (their messages are released), waits at most deadlineMs. */
   stop(deadlineMs: number): Promise<void>;
 }
 
 /**
- * Claims one message at a time per session, at most `concurrency` observer calls at once
- * across sessions. Every claimed message ends confirmed (handled, or impossible) or released
- * (retry later); none is left claimed except by a crash, which the store undoes on start.
+ * Scheduling: which session's message goes next. One message at a time per session, at most
+ * `concurrency` calls at once, round-robin across sessions; nothing is claimed while the
+ * provider asked us to wait or the store cannot write. What a failure does is decided in
+ * failure-handling.ts. Every claimed message ends confirmed or released; none is left claimed
+ * except by a crash (undone on start) or while the disk is full (released once it frees).
  */
 export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoopDeps): ObserverLoop {
   const { queue, clock, log, telemetry } = deps;
-  const busy = new Map<string, AbortController>();
-  const paused = new Map<string, { attempts: number; untilMs: number }>();
+  const gate = createProviderGate({ busy: config.backoff, refused: config.authProbe });
+  const failures = createFailureHandler({ queue, gate, telemetry, log, provider: deps.provider, backoff: config.backoff });
+  const busy = new Map<string, { controller: AbortController; messageId: number; startedMs: number; probe: boolean }>();
   const ending = new Set<string>();
   const settling = new Set<Promise<void>>();
   /** Sessions that may have work, in arrival order: a pass costs O(active sessions), not O(queue). */
   const withWork = new Set<string>();
+  let storeFault: { reason: StorageFault; sinceMs: number } | null = null;
   let loaded = false;
   let timer: { cancel(): void } | null = null;
   let timerAt = Number.POSITIVE_INFINITY;
@@ -105,28 +96,30 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   function pump(): void {
     if (stopping) return;
     try {
+      const nowMs = clock.now();
+      if (storeFault && !probeStore(nowMs)) return arm(nowMs + config.storeProbeMs);
       if (!loaded) {
         for (const id of queue.sessionsWithWork()) withWork.add(id);
         loaded = true;
       }
-      const nowMs = clock.now();
       let nextDue = Number.POSITIVE_INFINITY;
       for (const sessionId of withWork) {
         if (busy.size >= config.concurrency) break;
         if (busy.has(sessionId)) continue;
-        const pause = paused.get(sessionId);
-        if (pause && pause.untilMs > nowMs) {
-          nextDue = Math.min(nextDue, pause.untilMs);
-          continue;
+        const admission = gate.admit(nowMs);
+        if (!admission.go) {
+          if (admission.untilMs !== null) nextDue = Math.min(nextDue, admission.untilMs);
+          break;
         }
         const message = queue.claimNext(sessionId, nowMs);
         if (message) {
           // Round-robin: the session goes to the back of the line.
           withWork.delete(sessionId);
           withWork.add(sessionId);
-          start(message);
+          start(message, admission.probe, nowMs);
           continue;
         }
+        if (admission.probe) gate.probeEnded();
         const due = queue.nextDueAt(sessionId);
         if (due === null) withWork.delete(sessionId);
         else nextDue = Math.min(nextDue, due);
@@ -134,9 +127,13 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       if (Number.isFinite(nextDue) && nextDue > nowMs) arm(nextDue);
     } catch (error) {
       // A background loop never throws; retry the pass later.
-      log.error('observer loop pass failed', { error: String(error) });
-      telemetry.captureException(error, 'worker', clock.now());
-      arm(clock.now() + config.backoff.baseMs);
+      const fault = storageFaultOf(error);
+      if (fault) enterStoreFault(fault);
+      else {
+        log.error('observer loop pass failed', { error: String(error) });
+        telemetry.captureException(error, 'worker', clock.now());
+      }
+      arm(clock.now() + (fault ? config.storeProbeMs : config.backoff.baseMs));
     }
   }
 
@@ -151,10 +148,10 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     }, Math.max(0, atMs - clock.now()));
   }
 
-  function start(message: LoopMessage): void {
+  function start(message: LoopMessage, probe: boolean, startedMs: number): void {
     const controller = new AbortController();
-    busy.set(message.sessionId, controller);
-    const done = run(message, controller.signal).finally(() => {
+    busy.set(message.sessionId, { controller, messageId: message.id, startedMs, probe });
+    const done = run(message, controller, probe, startedMs).finally(() => {
       busy.delete(message.sessionId);
       settling.delete(done);
       finishIfEnded(message.sessionId);
@@ -163,78 +160,52 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     settling.add(done);
   }
 
-  async function run(message: LoopMessage, signal: AbortSignal): Promise<void> {
-    const startedMs = clock.now();
+  /**
+   * The call gets callTimeoutMs; past it the message is released and the slot freed even if a
+   * provider ignores the abort. The turn processor checks the signal before its transaction, so
+   * a late reply can never confirm a message that was released.
+   */
+  async function run(message: LoopMessage, controller: AbortController, probe: boolean, startedMs: number): Promise<void> {
+    let expire: { cancel(): void } | null = null;
+    const timedOut = new Promise<never>((_, reject) => {
+      expire = deps.timers.setTimeout(() => {
+        const error = new CallTimeoutError(config.callTimeoutMs);
+        controller.abort(error);
+        reject(error);
+      }, config.callTimeoutMs);
+    });
+    const stopped = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+    const turn = deps.runTurn(message, controller.signal);
+    turn.catch(() => undefined); // a late failure after the deadline has nowhere to go
     try {
-      await deps.runTurn(message, signal);
-      if (paused.delete(message.sessionId)) log.info('session resumed: observer calls succeed again', { session_id: message.sessionId });
+      await Promise.race([turn, timedOut, stopped]);
+      if (gate.succeeded()) log.info('provider calls succeed again; every session resumes');
     } catch (error) {
-      fail(message, error, startedMs, signal.aborted && stopping);
+      const shutdown = stopping && controller.signal.aborted && !(controller.signal.reason instanceof CallTimeoutError);
+      const outcome = failures.handle(message, error, { startedMs, nowMs: clock.now(), shutdown, probe });
+      if (outcome.storeFault) enterStoreFault(outcome.storeFault);
+    } finally {
+      (expire as { cancel(): void } | null)?.cancel();
     }
   }
 
-  function fail(message: LoopMessage, error: unknown, startedMs: number, shutdown: boolean): void {
-    const nowMs = clock.now();
-    const decision = decideFailure(error);
-    let abortReason: AbortReason = decision.abortReason;
-    let outcome: TurnRecord['outcome'] = 'error';
-    let notBefore = nowMs;
-    let confirm = false;
-    if (shutdown) {
-      abortReason = 'shutdown';
-      outcome = 'aborted';
-    } else if (decision.action === 'pause') {
-      const state = paused.get(message.sessionId) ?? { attempts: 0, untilMs: 0 };
-      notBefore = nowMs + retryDelayMs(state.attempts, config.authProbe, decision.retryAfterMs);
-      // The whole session waits, not just this message: one probe call at notBefore.
-      paused.set(message.sessionId, { attempts: state.attempts + 1, untilMs: notBefore });
-      log.warn('session paused: the provider refused our credentials; messages are kept', {
-        session_id: message.sessionId,
-        probe_at: new Date(notBefore).toISOString(),
-      });
-    } else if (decision.action === 'release') {
-      notBefore = nowMs + retryDelayMs(message.attempts, config.backoff, decision.retryAfterMs);
-      log.warn('observer call failed; message released for retry', {
-        session_id: message.sessionId,
-        message_id: message.id,
-        reason: abortReason,
-        retry_at: new Date(notBefore).toISOString(),
-      });
-    } else {
-      confirm = true;
-      log.warn('observer call can never succeed; message dropped', { session_id: message.sessionId, message_id: message.id, reason: abortReason });
-    }
-    if (!(error instanceof Error && error.name === 'ProviderError') && !shutdown) {
-      telemetry.captureException(error, 'worker', nowMs);
-    }
-    const turn: TurnRecord = {
-      sessionId: message.sessionId,
-      messageId: message.id,
-      kind: message.kind,
-      outcome,
-      parse: null,
-      outputClass: null,
-      abortReason,
-      observationsByType: {},
-      observationsCreated: 0,
-      summaryCreated: false,
-      claimsRejected: 0,
-      tokens: null,
-      costUsd: null,
-      durationMs: Math.max(0, nowMs - startedMs),
-      provider: deps.provider.name,
-      model: deps.provider.model,
-    };
+  function enterStoreFault(reason: StorageFault): void {
+    if (!storeFault) log.error('the store cannot write (disk full or failing); claiming paused until a write succeeds', { reason });
+    storeFault ??= { reason, sinceMs: clock.now() };
+  }
+
+  /** Releases what a failed write left claimed and proves the store writes again. */
+  function probeStore(nowMs: number): boolean {
     try {
-      queue.transaction(() => {
-        if (confirm) queue.confirm(message.id);
-        else queue.release(message.id, notBefore);
-        telemetry.recordTurn(turn, nowMs);
-      });
-    } catch (storeError) {
-      // The message stays claimed; the next start returns it to pending. Nothing is lost.
-      log.error('could not release a failed message', { message_id: message.id, error: String(storeError) });
+      failures.releaseUnreleased(nowMs);
+      queue.probeWrite(nowMs);
+    } catch (error) {
+      if (!storageFaultOf(error)) log.warn('store probe failed', { error: String(error) });
+      return false;
     }
+    log.info('the store writes again; observing resumes', { after_ms: nowMs - (storeFault?.sinceMs ?? nowMs) });
+    storeFault = null;
+    return true;
   }
 
   function finishIfEnded(sessionId: string): void {
@@ -254,12 +225,28 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       ending.add(sessionId);
       finishIfEnded(sessionId);
     },
-    status: () => ({ inFlight: busy.size, pausedSessions: [...paused.keys()] }),
+    storeFailed(reason) {
+      enterStoreFault(reason);
+      arm(clock.now() + config.storeProbeMs);
+    },
+    storeRecovered() {
+      if (!storeFault || failures.unreleasedCount() > 0) return;
+      storeFault = null;
+      wake();
+    },
+    status() {
+      const nowMs = clock.now();
+      return {
+        inFlight: [...busy.values()].map((b) => ({ messageId: b.messageId, ageMs: Math.max(0, nowMs - b.startedMs), probe: b.probe })),
+        providerWait: gate.status(),
+        storeFault: storeFault ? { reason: storeFault.reason, since: new Date(storeFault.sinceMs).toISOString(), unreleased: failures.unreleasedCount() } : null,
+      };
+    },
     async stop(deadlineMs) {
       stopping = true;
       timer?.cancel();
       timer = null;
-      for (const controller of busy.values()) controller.abort();
+      for (const b of busy.values()) b.controller.abort();
       if (settling.size === 0) return;
       let expire: { cancel(): void } | null = null;
       await Promise.race([

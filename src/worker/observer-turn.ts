@@ -53,6 +53,8 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
           );
     const startedMs = deps.clock.now();
     const reply = await deps.provider.complete({ ...prompt, maxOutputTokens: MAX_OUTPUT_TOKENS, signal });
+    // A reply that arrives after the loop gave up on the call must not confirm a released message.
+    signal.throwIfAborted();
     const nowMs = deps.clock.now();
     return processTurn(
       {

@@ -7,10 +7,12 @@ import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } f
 import type { ObserverProvider } from '../providers/types.js';
 import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
 import { createApp } from '../server/app.js';
-import { listenLoopback } from '../server/listen.js';
+import { listenLoopback } from '../http-edge/index.js';
 import { createGitCommitChecker } from '../observer/git-commit-checker.js';
+import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, type WorkerLock } from '../data-dir/index.js';
+import { storageFaultOf } from '../store/storage-fault.js';
 import { APP_VERSION } from '../version.js';
-import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
+import { DEFAULT_LOOP_CONFIG, createObserverLoop, type LoopStatus, type ObserverLoopConfig } from './observer-loop.js';
 import { createRunTurn } from './observer-turn.js';
 import { nodeTimers } from './node-timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
@@ -45,7 +47,21 @@ const SHUTDOWN_TELEMETRY_MS = 3_000;
 /** Composes the worker: store, telemetry, observer loop and HTTP API. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const clock = options.clock ?? systemClock;
+  const { config } = options;
+  preparePrivateDataDir(config.dataDir);
+  // The lock comes before the store: recovering claimed messages is only safe for the one owner.
+  const lock = acquireWorkerLock(config.dataDir, { pid: process.pid, port: null, version: APP_VERSION, started_at: new Date(clock.now()).toISOString() });
+  try {
+    return await startLocked(options, clock, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLock): Promise<RunningWorker> {
   const { config, log } = options;
+  const token = ensureAuthToken(config.dataDir);
   const store = openStore(config.dbFile, { backgroundCheckpoints: true });
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
@@ -63,7 +79,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   );
   const { previousShutdown } = telemetry.start(clock.now());
 
-  const loopConfig = { ...DEFAULT_LOOP_CONFIG, ...options.loop };
+  const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const loop = createObserverLoop(loopConfig, {
     queue: storeLoopQueue(store),
     runTurn: createRunTurn({
@@ -83,25 +99,40 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   const contextQuery = createContextQuery(store.db);
   let port = config.port;
+  /** A write on the request path: a full disk pauses the loop too, a success lets it resume. */
+  const write = <T>(fn: () => T): T => {
+    try {
+      const result = fn();
+      loop.storeRecovered();
+      return result;
+    } catch (error) {
+      const fault = storageFaultOf(error);
+      if (fault) loop.storeFailed(fault);
+      throw error;
+    }
+  };
   const app = createApp({
     clock,
     log,
     version: APP_VERSION,
     providerName: options.provider.name,
     port: () => port,
+    token: () => token,
     sessions: {
-      init: (input) => store.sessions.init(input),
+      init: (input) => write(() => store.sessions.init(input)),
       end: (sessionId, nowMs) => {
-        const known = store.sessions.end(sessionId, nowMs);
+        const known = write(() => store.sessions.end(sessionId, nowMs));
         if (known) loop.sessionEnded(sessionId);
         return known;
       },
     },
     enqueue: (input) => {
-      if (!store.sessions.get(input.sessionId)) {
-        store.sessions.init({ sessionId: input.sessionId, project: projectFromCwd(input.cwd), prompt: null, platform: null, nowMs: input.nowMs });
-      }
-      const result = store.queue.enqueue(input);
+      const result = write(() => {
+        if (!store.sessions.get(input.sessionId)) {
+          store.sessions.init({ sessionId: input.sessionId, project: projectFromCwd(input.cwd), prompt: null, platform: null, nowMs: input.nowMs });
+        }
+        return store.queue.enqueue(input);
+      });
       if (result.status === 'queued') loop.wake(input.sessionId);
       return result;
     },
@@ -117,16 +148,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         throw error;
       }
     },
-    health: () => {
-      const s = loop.status();
-      return { queue_depth: store.queue.depth(), paused_sessions: s.pausedSessions.length, in_flight: s.inFlight };
-    },
+    health: () => healthReport(loop.status(), store.queue.depth()),
     telemetryStatus: (nowMs) => telemetry.status(nowMs),
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   });
 
   const server = await listenLoopback(app, config.port);
   port = server.port;
+  lock.update({ port });
   const ticker = setInterval(() => telemetry.tick(clock.now()), 30_000);
   ticker.unref();
   loop.wake();
@@ -147,9 +176,24 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
         await checkpointer.stop();
         store.close();
+        lock.release();
       })();
       return stopped;
     },
+  };
+}
+
+/** /health: why the worker is degraded and when it tries again; counts and ages only, nothing private. */
+export function healthReport(loop: LoopStatus, queueDepth: number): { status: 'ok' | 'degraded' } & Record<string, unknown> {
+  const degraded: Array<Record<string, unknown>> = [];
+  if (loop.providerWait) degraded.push({ reason: loop.providerWait.reason, next_attempt_at: loop.providerWait.next_attempt_at, failures: loop.providerWait.failures });
+  if (loop.storeFault) degraded.push({ reason: loop.storeFault.reason, since: loop.storeFault.since, messages_to_release: loop.storeFault.unreleased });
+  return {
+    status: degraded.length > 0 ? 'degraded' : 'ok',
+    queue_depth: queueDepth,
+    degraded,
+    in_flight: loop.inFlight.length,
+    in_flight_age_ms: loop.inFlight.map((c) => c.ageMs),
   };
 }
 

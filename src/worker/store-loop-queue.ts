@@ -11,5 +11,6 @@ export function storeLoopQueue(store: Store): LoopQueue {
     nextDueAt: (sessionId) => store.queue.nextDueAt(sessionId),
     sessionHasWork: (sessionId) => store.queue.sessionHasWork(sessionId),
     transaction: (fn) => store.db.transaction(fn)(),
+    probeWrite: (nowMs) => store.probeWrite(nowMs),
   };
 }

@@ -10,8 +10,8 @@ import { toolEvent } from '../support/worker-harness.js';
 import { waitFor } from '../support/wait-for.js';
 
 
-const post = (url: string, route: string, body: unknown) =>
-  fetch(`${url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (worker: ChildWorker, route: string, body: unknown) =>
+  fetch(`${worker.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...worker.auth }, body: JSON.stringify(body) });
 
 describe('kill -9 while messages are claimed', () => {
   let fake: FakeLlm;
@@ -45,7 +45,7 @@ describe('kill -9 while messages are claimed', () => {
     const sessions = ['a', 'b', 'c'];
     let accepted = 0;
     for (let i = 1; i <= 9; i += 1) {
-      const res = await post(worker.url, '/api/sessions/observations', toolEvent(sessions[i % 3]!, i, { cwd: '/w/app' }));
+      const res = await post(worker, '/api/sessions/observations', toolEvent(sessions[i % 3]!, i, { cwd: '/w/app' }));
       if (res.status === 202) accepted += 1;
     }
     expect(accepted).toBe(9);
@@ -62,7 +62,7 @@ describe('kill -9 while messages are claimed', () => {
     fake.setFallback(reply);
     worker = await startChildWorker(env);
     await waitFor(async () => ((await (await fetch(`${worker!.url}/health`)).json()) as { queue_depth: number }).queue_depth === 0, 15_000);
-    for (const s of sessions) await post(worker.url, '/api/sessions/end', { session_id: s });
+    for (const s of sessions) await post(worker, '/api/sessions/end', { session_id: s });
     await worker.stop();
     worker = undefined;
 

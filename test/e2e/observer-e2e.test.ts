@@ -54,17 +54,18 @@ describe.each(['anthropic', 'openai'] as const)('worker end to end against a fak
     expect(fake.requests).toHaveLength(4);
   });
 
-  it('pauses the session on 401, keeps its messages, and resumes when the provider recovers', async () => {
+  it('waits on 401, keeps the messages, says why in /health, and resumes when the provider recovers', async () => {
     await start();
     fake.setFallback({ kind: 'status', status: 401, errorType: 'authentication_error' });
     await h.post('/api/sessions/observations', toolEvent('s2', 1, { cwd: '/x/app2' }));
-    await waitFor(async () => JSON.parse((await h.get('/health')).text).paused_sessions === 1);
+    await waitFor(async () => JSON.parse((await h.get('/health')).text).status === 'degraded');
     const health = JSON.parse((await h.get('/health')).text);
-    expect(health).toMatchObject({ status: 'degraded', queue_depth: 1 });
+    expect(health).toMatchObject({ status: 'degraded', queue_depth: 1, degraded: [{ reason: 'auth' }] });
+    expect(Date.parse(health.degraded[0].next_attempt_at)).toBeGreaterThan(Date.now() - 1_000);
     fake.setFallback({ kind: 'text', text: observationXml({ type: 'feature', title: 'After recovery' }) });
     await h.drained();
     expect(h.worker.store.observations.recentForProject('app2', 5).map((o) => o.title)).toEqual(['After recovery']);
-    expect(JSON.parse((await h.get('/health')).text).paused_sessions).toBe(0);
+    expect(JSON.parse((await h.get('/health')).text)).toMatchObject({ status: 'ok', degraded: [] });
   });
 
   it.each([

@@ -15,7 +15,7 @@ describe('HTTP API with garbage input', () => {
   afterAll(() => h.stop());
 
   const post = (route: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    rawRequest(`${base}${route}`, { method: 'POST', headers: { host, 'content-type': 'application/json', ...headers }, body });
+    rawRequest(`${base}${route}`, { method: 'POST', headers: { host, 'content-type': 'application/json', authorization: `Bearer ${h.token}`, ...headers }, body });
 
   const routes = ['/api/sessions/init', '/api/sessions/observations', '/api/sessions/summarize', '/api/sessions/end'];
 
@@ -80,13 +80,13 @@ describe('HTTP API with garbage input', () => {
   });
 
   it('answers an unknown route with 404 JSON', async () => {
-    const res = await rawRequest(`${base}/api/nope`, { headers: { host } });
+    const res = await rawRequest(`${base}/api/nope`, { headers: { host, authorization: `Bearer ${h.token}` } });
     expect(res.status).toBe(404);
     expect(JSON.parse(res.body).error.code).toBe('not_found');
   });
 
   it('names a bad budget_tokens', async () => {
-    const res = await rawRequest(`${base}/api/context/inject?budget_tokens=lots`, { headers: { host } });
+    const res = await rawRequest(`${base}/api/context/inject?budget_tokens=lots`, { headers: { host, authorization: `Bearer ${h.token}` } });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error.field).toBe('budget_tokens');
   });

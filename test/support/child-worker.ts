@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { readAuthToken } from '../../src/data-dir/index.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/memtrace.mjs');
 
 export interface ChildWorker {
   url: string;
+  /** Headers that authorize API calls (the install token from the data dir). */
+  auth: Record<string, string>;
   process: ChildProcess;
   output: () => string;
   kill9(): Promise<void>;
@@ -23,8 +26,10 @@ export function startChildWorker(env: Record<string, string>): Promise<ChildWork
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
+        const token = env.MEMTRACE_DATA_DIR ? readAuthToken(env.MEMTRACE_DATA_DIR) : null;
         resolve({
           url: match[1]!,
+          auth: token ? { authorization: `Bearer ${token}` } : {},
           process: child,
           output: () => output,
           async kill9() {

@@ -3,12 +3,15 @@ import { loadWorkerConfig } from '../../src/config.js';
 import type { ObserverProvider } from '../../src/providers/types.js';
 import { startWorker, type RunningWorker, type WorkerOptions } from '../../src/worker/runtime.js';
 import { makeTempDir } from './temp-dir.js';
+import { readAuthToken } from '../../src/data-dir/index.js';
 
 export interface Harness {
   worker: RunningWorker;
   dataDir: string;
   log: ReturnType<typeof createMemoryLogger>;
   stderr: () => string;
+  /** The install's API token, sent by post/get. */
+  token: string;
   post(route: string, body: unknown): Promise<{ status: number; json: any }>;
   get(route: string): Promise<{ status: number; text: string }>;
   /** Polls (real time, bounded) until the queue is empty and nothing is in flight. */
@@ -34,17 +37,20 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
     ...(options.telemetrySink !== undefined ? { telemetrySink: options.telemetrySink } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  const token = readAuthToken(dataDir)!;
+  const auth = { authorization: `Bearer ${token}` };
   return {
     worker,
     dataDir,
     log,
+    token,
     stderr: () => stderr,
     async post(route, body) {
-      const res = await fetch(`${worker.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${worker.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
       return { status: res.status, json: await res.json().catch(() => null) };
     },
     async get(route) {
-      const res = await fetch(`${worker.url}${route}`);
+      const res = await fetch(`${worker.url}${route}`, { headers: auth });
       return { status: res.status, text: await res.text() };
     },
     async drained(timeoutMs = 10_000) {

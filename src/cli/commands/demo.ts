@@ -8,6 +8,7 @@ import { createReplayProvider } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { hookCommand } from './hook.js';
+import { readAuthToken } from '../../data-dir/index.js';
 import { runCommand } from '../command.js';
 import { waitForStopSignal } from '../stop-signal.js';
 import { startCollector, type RunningCollector } from '../../telemetry/collector/index.js';
@@ -77,7 +78,7 @@ export const demoCommand: Command = {
         loop: { concurrency: 2 },
       });
       say(`      listening on ${worker.url}`);
-      const hook = hookRunner(io, worker.port);
+      const hook = hookRunner(io, worker.port, dataDir);
 
       say(`[3/6] playing session ${session.session_id}: "${session.prompt}" (${session.events.length} tool events)`);
       await hook('session-start', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'SessionStart', source: 'startup' });
@@ -100,7 +101,7 @@ export const demoCommand: Command = {
       say(`      ${observations.length} observation(s), ${summary ? 1 : 0} summary; prose and empty replies were dropped (see ${path.join(dataDir, 'logs', 'worker.log')})`);
 
       say('[6/6] context the next session in this project starts with:');
-      const context = await fetch(`${worker.url}/api/context/inject?project=${encodeURIComponent(path.basename(session.cwd))}&budget_tokens=1200`).then((r) => r.text());
+      const context = await fetch(`${worker.url}/api/context/inject?project=${encodeURIComponent(path.basename(session.cwd))}&budget_tokens=1200`, { headers: { authorization: `Bearer ${readAuthToken(dataDir)}` } }).then((r) => r.text());
       say(context.replace(/^/gm, '      | '));
 
       const stopping = worker;
@@ -130,7 +131,7 @@ export const demoCommand: Command = {
   },
 };
 
-function hookRunner(io: CliIO, port: number) {
+function hookRunner(io: CliIO, port: number, dataDir: string) {
   return async (name: string, input: Record<string, unknown>) => {
     let stderr = '';
     const code = await runCommand(hookCommand, [name], {
@@ -138,7 +139,7 @@ function hookRunner(io: CliIO, port: number) {
       stdin: (await import('node:stream')).Readable.from([Buffer.from(JSON.stringify(input))]),
       stdout: { write: () => true },
       stderr: { write: (s: string) => ((stderr += s), true) },
-      env: { ...io.env, MEMTRACE_PORT: String(port), MEMTRACE_HOOK_TIMEOUT_MS: '5000' },
+      env: { ...io.env, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), MEMTRACE_HOOK_TIMEOUT_MS: '5000' },
     });
     if (code !== 0 || stderr !== '') throw new Error(`hook ${name} failed: ${stderr.trim()}`);
   };

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import { EXIT_OK, parseCommandArgs, UsageError, type Command } from '../command.js';
 import { HOOK_NAMES, lastAssistantText, planHook, type HookName } from '../hook-events.js';
 import { readAll } from '../read-stdin.js';
-import { DEFAULT_PORT, parsePort } from '../../config.js';
+import os from 'node:os';
+import { DEFAULT_PORT, loadWorkerConfig, parsePort } from '../../config.js';
+import { readAuthToken } from '../../data-dir/index.js';
 
 const MAX_HOOK_INPUT = 4 * 1024 * 1024;
 const TRANSCRIPT_TAIL_BYTES = 256 * 1024;
@@ -23,6 +25,8 @@ export const hookCommand: Command = {
     if (name === undefined) throw new UsageError('which hook? give one of ' + HOOK_NAMES.join(', '));
     if (!(HOOK_NAMES as readonly string[]).includes(name)) throw new UsageError(`unknown hook '${name}'`);
     const port = parsePort(io.env.MEMTRACE_PORT ?? '') ?? DEFAULT_PORT;
+    const loaded = loadWorkerConfig(io.env, os.homedir());
+    const token = loaded.ok ? readAuthToken(loaded.config.dataDir) : null;
     const base = `http://127.0.0.1:${port}`;
     const timeoutMs = Number(io.env.MEMTRACE_HOOK_TIMEOUT_MS) > 0 ? Number(io.env.MEMTRACE_HOOK_TIMEOUT_MS) : 2_000;
     const warn = (line: string) => io.stderr.write(`memtrace: ${line}\n`);
@@ -47,7 +51,7 @@ export const hookCommand: Command = {
       try {
         response = await fetch(`${base}${call.path}`, {
           method: call.method,
-          headers: call.body ? { 'content-type': 'application/json' } : {},
+          headers: { ...(call.body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
           ...(call.body ? { body: JSON.stringify(call.body) } : {}),
           signal: deadline,
         });

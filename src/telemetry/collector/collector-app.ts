@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { isAllowedHost } from '../../server/host-guard.js';
+import { isAllowedHost } from '../../http-edge/index.js';
 import { renderDashboardPage } from '../dashboards/svg-chart.js';
 import { runTiles } from '../dashboards/run-tiles.js';
 import { decodeCaptureBody, MAX_CAPTURE_BYTES } from './capture-body.js';

@@ -1,4 +1,4 @@
-import { listenLoopback } from '../../server/listen.js';
+import { listenLoopback } from '../../http-edge/index.js';
 import { createCollectorApp } from './collector-app.js';
 import { openCollectorStore, type CollectorStore } from './collector-store.js';
 

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+/**
+ * One worker per data dir. The lock is SQLite's exclusive file lock on DATA_DIR/worker.lock,
+ * which the OS releases when the process dies, so a kill -9 never leaves a stale lock.
+ * DATA_DIR/worker.json says who holds it (pid, port) for the one-line refusal and `worker status`.
+ */
+export interface WorkerInfo {
+  pid: number;
+  port: number | null;
+  version: string;
+  started_at: string;
+}
+
+export interface WorkerLock {
+  /** Records the bound port once the server listens. */
+  update(info: Partial<WorkerInfo>): void;
+  release(): void;
+}
+
+export class WorkerRunningError extends Error {
+  constructor(readonly dataDir: string, readonly holder: WorkerInfo | null) {
+    super(
+      holder
+        ? `another memtrace worker is running on ${dataDir} (pid ${holder.pid}${holder.port ? `, port ${holder.port}` : ''}); stop it with 'memtrace worker stop'`
+        : `another memtrace worker is running on ${dataDir}; stop it with 'memtrace worker stop'`,
+    );
+    this.name = 'WorkerRunningError';
+  }
+}
+
+const LOCK_FILE = 'worker.lock';
+const INFO_FILE = 'worker.json';
+
+export function acquireWorkerLock(dataDir: string, info: WorkerInfo): WorkerLock {
+  const file = path.join(dataDir, LOCK_FILE);
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  const db = new Database(file);
+  db.pragma('locking_mode = EXCLUSIVE');
+  // Waits out a `worker status` probe; a running worker holds the lock for good.
+  db.pragma('busy_timeout = 300');
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('COMMIT');
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new WorkerRunningError(dataDir, readWorkerInfo(dataDir));
+    throw error;
+  }
+  let current = info;
+  writeInfo(dataDir, current);
+  return {
+    update(partial) {
+      current = { ...current, ...partial };
+      writeInfo(dataDir, current);
+    },
+    release() {
+      try {
+        fs.rmSync(path.join(dataDir, INFO_FILE), { force: true });
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+/** Who holds the lock, or null when no worker runs on this data dir. Never takes the lock. */
+export function runningWorker(dataDir: string): WorkerInfo | null {
+  const file = path.join(dataDir, LOCK_FILE);
+  if (!fs.existsSync(file)) return null;
+  let probe: Database.Database;
+  try {
+    probe = new Database(file, { readonly: true, fileMustExist: true });
+  } catch {
+    return null;
+  }
+  try {
+    probe.pragma('busy_timeout = 0');
+    probe.prepare('SELECT count(*) FROM sqlite_master').get();
+    return null;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') return null;
+    return readWorkerInfo(dataDir) ?? { pid: 0, port: null, version: 'unknown', started_at: '' };
+  } finally {
+    probe.close();
+  }
+}
+
+export function readWorkerInfo(dataDir: string): WorkerInfo | null {
+  try {
+    const value = JSON.parse(fs.readFileSync(path.join(dataDir, INFO_FILE), 'utf8')) as WorkerInfo;
+    return typeof value.pid === 'number' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeInfo(dataDir: string, info: WorkerInfo): void {
+  const target = path.join(dataDir, INFO_FILE);
+  const temp = `${target}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
+  fs.renameSync(temp, target);
+}
