@@ -24,7 +24,7 @@ export function readTelemetryConfig(dataDir: string): ConfigRead {
     text = fs.readFileSync(configPath(dataDir), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: { status: 'missing' }, config: null };
-    return { state: { status: 'corrupt', reason: `cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})` }, config: null };
+    return { state: { status: 'corrupt', reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` }, config: null };
   }
   let value: unknown;
   try {

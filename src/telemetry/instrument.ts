@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
+import type { Timers } from '../timers.js';
 import type { Logger } from '../log.js';
 import type { TurnRecord } from '../worker/turn-record.js';
 import { baseProperties } from './base-properties.js';
@@ -24,6 +25,8 @@ export interface TelemetryConfig {
 export interface TelemetryDeps {
   db: Database.Database;
   clock: Clock;
+  /** Delivery's timers (tests run them by hand); real unref'd timers by default. */
+  timers?: Timers;
   log: Logger;
   stderr: { write(chunk: string): unknown };
   /** Overrides the PostHog sink (tests); by default built from MEMTRACE_POSTHOG_KEY/HOST. */
@@ -64,7 +67,7 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
     if (debug) deps.stderr.write(`[telemetry debug] would send ${JSON.stringify(event)}\n`);
   };
   const book = createRollupBook({ store, installId, provider: config.provider, base, onEmit });
-  const delivery = createDelivery({ store, sink, installId, clock, log, noticeRecorded: () => readTelemetryConfig(config.dataDir).config?.notice_shown_at != null });
+  const delivery = createDelivery({ store, sink, installId, clock, log, ...(deps.timers ? { timers: deps.timers } : {}), noticeRecorded: () => readTelemetryConfig(config.dataDir).config?.notice_shown_at != null });
   const limiter = createExceptionLimiter();
   let startedAtMs = clock.now();
 
@@ -124,6 +127,10 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
       startedAtMs = nowMs;
       const marker = store.state.get('run_state');
       const previousShutdown = marker === 'running' ? 'crash' : marker === 'stopped' ? 'clean' : 'unknown';
+      if (consent.layer === 'config_error') {
+        // Off without a word would look like a choice the user never made.
+        deps.stderr.write(`memtrace: telemetry is off — ${configPath(config.dataDir)}: ${read.state.status === 'corrupt' ? read.state.reason : consent.reason}; fix the file, or run 'memtrace telemetry enable' or 'disable' to rewrite it\n`);
+      }
       guard('start', () => {
         store.state.set('run_state', 'running');
         if (!consent.enabled) return;
@@ -149,7 +156,9 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
       await delivery.stop(options.drainMs ?? 3_000);
       await deps.otel?.shutdown().catch(() => undefined);
     },
-    flush: (nowMs: number): Promise<FlushResult> => delivery.flushNow(nowMs),
+    flush: (_nowMs?: number): Promise<FlushResult> => delivery.flushNow(),
+    /** Resolves once no delivery is running (tests that drive time by hand). */
+    deliveryIdle: () => delivery.idle(),
     preview(limit = 50) {
       return store.peek(limit).map((e) => ({ event: e.event, uuid: e.uuid, timestamp: new Date(e.timestamp).toISOString(), distinct_id: installId, properties: e.properties }));
     },
@@ -161,6 +170,7 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
         install_id: read.config?.install_id ?? null,
         config_path: configPath(config.dataDir),
         sink: debug ? 'debug (prints payloads, sends nothing)' : sink ? sink.host : 'local only',
+        sink_state: delivery.sinkState(),
         outbox_depth: store.outboxDepth(),
         pending_rollups: store.pendingRollups(),
         last_flush_at: store.state.get('last_flush_at'),

@@ -33,7 +33,7 @@ export function createTelemetryStore(db: Database.Database, options: { outboxLim
   const due = db.prepare('SELECT uuid, event, properties, timestamp, attempts FROM telemetry_outbox WHERE next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?');
   const all = db.prepare('SELECT uuid, event, properties, timestamp, attempts FROM telemetry_outbox ORDER BY created_at, rowid LIMIT ?');
   const sent = db.prepare('DELETE FROM telemetry_outbox WHERE uuid = ?');
-  const failed = db.prepare('UPDATE telemetry_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE uuid = ?');
+  const failed = db.prepare('UPDATE telemetry_outbox SET attempts = attempts + 1 WHERE uuid = ?');
   const getState = db.prepare('SELECT value FROM telemetry_state WHERE key = ?');
   const putState = db.prepare('INSERT INTO telemetry_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   const toEvent = (r: { uuid: string; event: string; properties: string; timestamp: number; attempts: number }): OutboxEvent => ({
@@ -86,8 +86,9 @@ export function createTelemetryStore(db: Database.Database, options: { outboxLim
     markSent: db.transaction((uuids: string[]) => {
       for (const uuid of uuids) sent.run(uuid);
     }),
-    markFailed: db.transaction((uuids: string[], nextAttemptAt: number) => {
-      for (const uuid of uuids) failed.run(nextAttemptAt, uuid);
+    /** Counts the attempt; when to retry is the sink's backoff, not the row's. */
+    markFailed: db.transaction((uuids: string[]) => {
+      for (const uuid of uuids) failed.run(uuid);
     }),
     /** Reads and resets the dropped-events counter, for the next worker_started/stopped. */
     takeDropped(): number {

@@ -33,10 +33,7 @@ export interface LoopTelemetry {
   captureException(error: unknown, stage: string, nowMs: number): void;
 }
 
-export interface LoopTimers {
-  /** Must not keep the process alive (unref'd). */
-  setTimeout(fn: () => void, ms: number): { cancel(): void };
-}
+export type { Timers as LoopTimers } from '../timers.js';
 
 /** The loop gave up on a call that did not end within the configured timeout. */
 export class CallTimeoutError extends Error {

@@ -14,7 +14,7 @@ import { storageFaultOf } from '../store/storage-fault.js';
 import { APP_VERSION } from '../version.js';
 import { DEFAULT_LOOP_CONFIG, createObserverLoop, type LoopStatus, type ObserverLoopConfig } from './observer-loop.js';
 import { createRunTurn } from './observer-turn.js';
-import { nodeTimers } from './node-timers.js';
+import { nodeTimers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
 
 export interface WorkerOptions {
@@ -149,7 +149,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       }
     },
     health: () => healthReport(loop.status(), store.queue.depth()),
-    telemetryStatus: (nowMs) => telemetry.status(nowMs),
+    telemetryStatus: (nowMs) => ({ ...telemetry.status(nowMs), worker: { running: true, pid: process.pid, port, ...healthReport(loop.status(), store.queue.depth()) } }),
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   });
 

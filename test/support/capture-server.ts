@@ -16,8 +16,10 @@ export interface CaptureServer {
   raw: Buffer[];
   events: CapturedEvent[];
   requests: number;
-  /** 'ok' answers 200; 'error' answers 500; 'down' closes connections. */
-  mode: 'ok' | 'error' | 'down';
+  /** 'ok' answers 200; 'error' answers 500; 'down' closes connections; 'hang' never answers. */
+  mode: 'ok' | 'error' | 'down' | 'hang';
+  /** Closes the connections parked by 'hang'. */
+  releaseHung(): void;
   close(): Promise<void>;
 }
 
@@ -31,12 +33,21 @@ export async function startCaptureServer(): Promise<CaptureServer> {
     requests: 0,
     mode: 'ok',
     close: async () => undefined,
+    releaseHung: () => {
+      for (const s of hung) s.destroy();
+      hung.clear();
+    },
   };
+  const hung = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       state.requests += 1;
+      if (state.mode === 'hang') {
+        hung.add(req.socket);
+        return;
+      }
       if (state.mode === 'down') {
         req.socket.destroy();
         return;

@@ -9,6 +9,7 @@ import { resolveConsent } from '../../telemetry/consent.js';
 import { silentLogger } from '../../log.js';
 import { systemClock } from '../../clock.js';
 import { APP_VERSION } from '../../version.js';
+import { describeDegraded, workerHealth } from '../worker-health.js';
 
 function dataDirOf(io: CliIO): string {
   const loaded = loadWorkerConfig(io.env, os.homedir());
@@ -37,15 +38,17 @@ const status: Command = {
   async run(args, io) {
     const { values } = parseCommandArgs(args, jsonFlag);
     const s = await withTelemetry(io, (t) => t.status(Date.now()));
+    const worker = await workerHealth(dataDirOf(io));
     if (values.json) {
-      io.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ ...s, worker }, null, 2)}\n`);
       return EXIT_OK;
     }
     const rows: Array<[string, string]> = [
       ['telemetry', `${s.enabled ? 'on' : 'off'} — ${s.reason} (decided by ${s.decided_by})`],
       ['install id', s.install_id ?? '(none yet)'],
       ['config', s.config_path],
-      ['sink', s.sink],
+      ['worker', !worker.running ? 'not running' : `running (pid ${worker.pid}, port ${worker.port ?? '?'}) — ${worker.status}${worker.degraded && worker.degraded.length > 0 ? `: ${describeDegraded(worker.degraded)}` : ''}`],
+      ['sink', `${s.sink}${s.sink_state.state === 'down' ? ` — down after ${s.sink_state.failures} failure(s), next try ${s.sink_state.retry_at}` : ''}`],
       ['outbox', `${s.outbox_depth} event(s) waiting`],
       ['pending rollups', String(s.pending_rollups)],
       ['last flush', s.last_flush_at ? `${s.last_flush_at} — ${s.last_flush_result}` : 'never'],

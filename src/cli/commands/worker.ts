@@ -5,6 +5,8 @@ import { createProviderFromEnv } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker } from '../../worker/runtime.js';
 import { waitForStopSignal } from '../stop-signal.js';
+import { DataDirError, preparePrivateDataDir, WorkerRunningError } from '../../data-dir/index.js';
+import { StoreTooNewError } from '../../store/index.js';
 
 const USAGE = `usage: memtrace worker [--port N] [--concurrency N]
 
@@ -20,6 +22,13 @@ options:
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY,
 MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, telemetry switches (see 'memtrace telemetry status').`;
+
+/** One line a user can act on, for the ways a start fails. */
+export function startFailure(error: unknown, port: number): string {
+  if (error instanceof WorkerRunningError || error instanceof DataDirError || error instanceof StoreTooNewError) return error.message;
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return `port ${port} is already in use by another program; set MEMTRACE_PORT or --port`;
+  return `could not start: ${error instanceof Error ? error.message : String(error)}`;
+}
 
 export const workerCommand: Command = {
   name: 'worker',
@@ -46,13 +55,13 @@ export const workerCommand: Command = {
       return EXIT_FAILURE;
     }
     const { config } = loaded;
-    const log = createFileLogger(config.dataDir, io.stderr);
     let worker;
     try {
+      preparePrivateDataDir(config.dataDir);
+      const log = createFileLogger(config.dataDir, io.stderr);
       worker = await startWorker({ config, env: io.env, provider: selected.provider, log, stderr: io.stderr, loop: { concurrency } });
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `port ${config.port} is already in use (is another worker running? set MEMTRACE_PORT or --port)` : String(error);
-      io.stderr.write(`memtrace worker: could not start: ${reason}\n`);
+      io.stderr.write(`memtrace worker: ${startFailure(error, config.port)}\n`);
       return EXIT_FAILURE;
     }
     io.stdout.write(
