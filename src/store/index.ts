@@ -1,3 +1,5 @@
+import { statfsSync } from 'node:fs';
+import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase, recoverClaimed, type OpenOptions } from './database.js';
 import { createObservations, type Observations } from './observations.js';
@@ -18,6 +20,9 @@ export interface Store {
   close(): void;
 }
 
+/** Free space the store wants before it calls itself writable again after a full disk. */
+export const PROBE_HEADROOM_BYTES = 2 * 1024 * 1024;
+
 export function openStore(file: string, options: OpenOptions = {}): Store {
   const db = openDatabase(file, options);
   const recovered = recoverClaimed(db);
@@ -29,7 +34,14 @@ export function openStore(file: string, options: OpenOptions = {}): Store {
     observations: createObservations(db),
     summaries: createSummaries(db),
     recoveredClaimed: recovered,
-    probeWrite: (nowMs) => void probe.run(String(nowMs)),
+    probeWrite(nowMs) {
+      // A small write can succeed on a nearly full disk; resuming needs room for real turns.
+      if (file !== ':memory:') {
+        const fs = statfsSync(path.dirname(file));
+        if (fs.bavail * fs.bsize < PROBE_HEADROOM_BYTES) throw Object.assign(new Error(`less than ${PROBE_HEADROOM_BYTES} bytes free`), { code: 'ENOSPC' });
+      }
+      probe.run(String(nowMs));
+    },
     close: () => db.close(),
   };
 }

@@ -6,6 +6,7 @@ const BIN = path.resolve(import.meta.dirname, '../../bin/memtrace.mjs');
 
 export interface ChildWorker {
   url: string;
+  pid: number;
   /** Headers that authorize API calls (the install token from the data dir). */
   auth: Record<string, string>;
   process: ChildProcess;
@@ -14,10 +15,36 @@ export interface ChildWorker {
   stop(): Promise<number | null>;
 }
 
-/** `memtrace worker --port 0` as a real child process; resolves once it prints its URL. */
-export function startChildWorker(env: Record<string, string>): Promise<ChildWorker> {
+/** The worker command line, optionally under a given umask (through /bin/sh). */
+function spawnWorker(env: Record<string, string>, options: { umask?: string } = {}) {
+  const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env };
+  if (options.umask === undefined) return spawn(process.execPath, [BIN, 'worker', '--port', '0'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, 'worker', '--port', '0'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A worker start that is expected to fail: its exit code and what it printed. */
+export function runWorkerToExit(env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnWorker(env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not exit within ${timeoutMs} ms:\n${stdout}${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** `memtrace worker --port 0` as a real child process; resolves once it prints its URL. */
+export function startChildWorker(env: Record<string, string>, options: { umask?: string } = {}): Promise<ChildWorker> {
+  return new Promise((resolve, reject) => {
+    const child = spawnWorker(env, options);
     let output = '';
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
@@ -29,6 +56,7 @@ export function startChildWorker(env: Record<string, string>): Promise<ChildWork
         const token = env.MEMTRACE_DATA_DIR ? readAuthToken(env.MEMTRACE_DATA_DIR) : null;
         resolve({
           url: match[1]!,
+          pid: child.pid!,
           auth: token ? { authorization: `Bearer ${token}` } : {},
           process: child,
           output: () => output,

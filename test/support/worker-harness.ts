@@ -23,7 +23,7 @@ export interface Harness {
 export async function startHarness(provider: ObserverProvider, options: Partial<WorkerOptions> & { env?: Record<string, string | undefined>; dataDir?: string } = {}): Promise<Harness> {
   const temp = options.dataDir ? null : makeTempDir();
   const dataDir = options.dataDir ?? temp!.dir;
-  const loaded = loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/nonexistent', { dataDir });
+  const loaded = loadWorkerConfig({ ...options.env, MEMTRACE_PORT: '0' }, '/nonexistent', { dataDir });
   if (!loaded.ok) throw new Error(loaded.errors.join());
   const log = createMemoryLogger();
   let stderr = '';
