@@ -15,7 +15,7 @@ export async function run(): Promise<Record<string, unknown>> {
     new Promise<number>((resolve, reject) => {
       const body = JSON.stringify(toolEvent(`s${i % 8}`, i, { tool_response: { content: 'x'.repeat(2_000) } }));
       const started = performance.now();
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${h.token}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
         res.resume();
         res.on('end', () => (res.statusCode === 202 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
       });
