@@ -1,0 +1,70 @@
+/**
+ * memtrace's Claude Code hooks, defined once: the plugin's hooks/hooks.json is generated from
+ * this (a test fails on drift) and `memtrace install` writes the same entries into settings.json.
+ * Pure: how to run the hook command comes in as a value.
+ */
+export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd'] as const;
+export type ClaudeHookEvent = (typeof CLAUDE_HOOK_EVENTS)[number];
+
+/** The `memtrace hook <name>` argument for each Claude Code event. */
+export const HOOK_COMMAND_NAMES: Readonly<Record<ClaudeHookEvent, string>> = {
+  SessionStart: 'session-start',
+  UserPromptSubmit: 'user-prompt-submit',
+  PostToolUse: 'post-tool-use',
+  PostToolUseFailure: 'post-tool-use-failure',
+  Stop: 'stop',
+  SessionEnd: 'session-end',
+};
+
+export type InstallMode = 'plugin' | 'settings';
+
+export interface CommandHook {
+  type: 'command';
+  command: string;
+  async?: boolean;
+  timeout?: number;
+}
+
+export interface HookMatcherGroup {
+  matcher?: string;
+  hooks: CommandHook[];
+}
+
+export type HooksBlock = Partial<Record<ClaudeHookEvent, HookMatcherGroup[]>>;
+
+/**
+ * Which hooks may run in the background. Per-tool and per-prompt hooks never block the agent;
+ * SessionStart must answer with context, and Stop / SessionEnd run once per turn or session and
+ * carry what a summary needs, so they stay in the foreground (they take one node start).
+ */
+const ASYNC: ReadonlySet<ClaudeHookEvent> = new Set(['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure']);
+const TOOL_EVENTS: ReadonlySet<ClaudeHookEvent> = new Set(['PostToolUse', 'PostToolUseFailure']);
+
+/** Claude Code's own per-hook limit, in seconds: a safety net above the hook's own 2 s budget. */
+const TIMEOUT_S: Readonly<Record<ClaudeHookEvent, number>> = { SessionStart: 15, UserPromptSubmit: 15, PostToolUse: 30, PostToolUseFailure: 30, Stop: 10, SessionEnd: 5 };
+
+/**
+ * `invoke` is the shell prefix that runs memtrace's hook entry, e.g.
+ * `node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs"` for the plugin or absolute paths for settings.
+ */
+export function memtraceHooks(invoke: string, mode: InstallMode): HooksBlock {
+  const block: HooksBlock = {};
+  for (const event of CLAUDE_HOOK_EVENTS) {
+    const hook: CommandHook = { type: 'command', command: `${invoke} hook ${HOOK_COMMAND_NAMES[event]} --via ${mode}`, timeout: TIMEOUT_S[event] };
+    if (ASYNC.has(event)) hook.async = true;
+    block[event] = [{ ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [hook] }];
+  }
+  return block;
+}
+
+export const PLUGIN_INVOKE = 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs"';
+
+/** A command memtrace wrote (either mode): how install finds its own entries again. */
+export function isMemtraceHookCommand(command: unknown): boolean {
+  return typeof command === 'string' && /memtrace\.mjs"? hook [a-z-]+ --via (plugin|settings)$/.test(command);
+}
+
+/** A shell word, quoted only when it needs to be. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.:=@+-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`;
+}
