@@ -9,9 +9,10 @@ export interface InjectionResult {
   tokensSavedVsNaive: number | null;
 }
 
-export function buildContext(query: ContextQuery, request: { project: string | null; budgetTokens: number; nowMs: number }): InjectionResult {
+/** `project` is the key memory is stored under (a repository root); `label` is how it is shown. */
+export function buildContext(query: ContextQuery, request: { project: string | null; label?: string | null; budgetTokens: number; nowMs: number }): InjectionResult {
   const selection = selectContext({
-    project: request.project,
+    project: request.label ?? request.project,
     candidates: query.candidates(request.project),
     summary: query.lastSummary(request.project),
     budgetTokens: request.budgetTokens,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -23,23 +22,3 @@ export function readAuthToken(dataDir: string): string | null {
   }
 }
 
-/** Creates the token on first start (exclusively, 0600), or returns the existing one. */
-export function ensureAuthToken(dataDir: string): string {
-  const existing = readAuthToken(dataDir);
-  if (existing) return existing;
-  const file = authTokenPath(dataDir);
-  const token = randomBytes(32).toString('base64url');
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'w' });
-  try {
-    // link() fails if another process created the token first; then theirs wins.
-    fs.linkSync(temp, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    fs.rmSync(temp, { force: true });
-  }
-  const token2 = readAuthToken(dataDir);
-  if (!token2) throw new Error(`${file} exists but holds no token; remove it and start the worker again`);
-  return token2;
-}

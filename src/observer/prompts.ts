@@ -10,6 +10,8 @@ export interface ToolEvent {
   toolName: string;
   toolInput: unknown;
   toolResponse: unknown;
+  /** Set when the call failed (PostToolUseFailure): a failing test or build is worth remembering. */
+  failure?: { error: string; interrupted: boolean } | null;
   cwd: string | null;
   atMs: number;
 }
@@ -52,7 +54,9 @@ export function buildObservationPrompt(event: ToolEvent, session: SessionContext
     `time: ${new Date(event.atMs).toISOString()}`,
     `cwd: ${capField(event.cwd ?? 'unknown', FIELD_CAP_CHARS)}`,
     `input:\n${capField(asText(event.toolInput), FIELD_CAP_CHARS)}`,
-    `output:\n${capField(asText(event.toolResponse), FIELD_CAP_CHARS)}`,
+    event.failure
+      ? `result: FAILED${event.failure.interrupted ? ' (interrupted by the user)' : ''}\nerror:\n${capField(event.failure.error, FIELD_CAP_CHARS)}`
+      : `output:\n${capField(asText(event.toolResponse), FIELD_CAP_CHARS)}`,
     `</tool_call>`,
   ].join('\n');
   return { system: OBSERVATION_SYSTEM, messages: [{ role: 'user', content }] };

@@ -1,14 +1,23 @@
-import { Hono, type Context } from 'hono';
-import type { ZodType } from 'zod';
-import { apiError, bodyTooLarge, findExcessiveNesting, fromZodIssues, loopbackGuards } from '../http-edge/index.js';
+import { Hono } from 'hono';
+import { apiError, loopbackGuards } from '../http-edge/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
-import { endBody, initBody, observationBody, summarizeBody } from './schemas.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
+import { MAX_BODY_BYTES, readBody } from './read-body.js';
+import { endBody, initBody, observationBody, summarizeBody, type EndBody, type InitBody } from './schemas.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-/** Hook payloads are shallow; anything deeper is refused before it is parsed into objects. */
-export const MAX_JSON_DEPTH = 64;
+export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './read-body.js';
+
+/** A call made by `memtrace hook`, as its headers describe it; the worker folds its cost. */
+export interface HookCallInfo {
+  event: string;
+  via: string;
+  /** When the hook process started (epoch ms), or null if it did not say. */
+  startedAtMs: number | null;
+  shortened: boolean;
+  status: number;
+  nowMs: number;
+}
 
 /** What the routes need from the rest of the worker; each piece is passed in. */
 export interface WorkerServices {
@@ -21,91 +30,114 @@ export interface WorkerServices {
   /** The install's API token (DATA_DIR/auth-token). */
   token(): string;
   sessions: {
-    init(input: { sessionId: string; project: string | null; prompt: string | null; platform: string | null; nowMs: number }): void;
-    end(sessionId: string, nowMs: number): boolean;
+    init(input: InitBody & { nowMs: number }): void;
+    end(input: EndBody & { nowMs: number }): boolean;
   };
   /** Commits the event before returning; the reply is sent only after. */
   enqueue(input: {
     sessionId: string;
     kind: 'observation' | 'summary';
-    toolUseId: string | null;
-    payload: unknown;
+    /** Same key, same session: a duplicate (tool_use_id for tool events). */
+    dedupKey: string | null;
+    payload: Record<string, unknown>;
     cwd: string | null;
+    transcriptPath: string | null;
     nowMs: number;
   }): { status: 'queued' | 'duplicate'; id: number };
-  injectContext(input: { project: string | null; budgetRaw: string | undefined; nowMs: number }):
+  injectContext(input: { project: string | null; cwd: string | null; budgetRaw: string | undefined; nowMs: number }):
     | { ok: true; markdown: string }
     | { ok: false; field: string; message: string };
+  hookCall(info: HookCallInfo): void;
   /** /health: status, queue depth, degraded reasons; nothing private (no ids, paths or content). */
   health(): { status: 'ok' | 'degraded' } & Record<string, unknown>;
   telemetryStatus(nowMs: number): unknown;
   reportError(error: unknown, stage: 'server'): void;
 }
 
+const MAX_QUERY_PATH = 4096;
+
 export function createApp(services: WorkerServices): Hono {
   const app = new Hono();
 
+  // Outermost: sees every hook call's final status, refusals included.
+  app.use('*', async (c, next) => {
+    await next();
+    const event = c.req.header('x-memtrace-hook-event');
+    if (!event) return;
+    const started = Number(c.req.header('x-memtrace-hook-started'));
+    services.hookCall({
+      event,
+      via: c.req.header('x-memtrace-hook-via') ?? 'unknown',
+      startedAtMs: Number.isFinite(started) && started > 0 ? started : null,
+      shortened: c.req.header('x-memtrace-hook-shortened') === '1',
+      status: c.res.status,
+      nowMs: services.clock.now(),
+    });
+  });
   app.use('*', ...loopbackGuards({ port: services.port, token: { prefix: '/api/', value: services.token }, maxBodyBytes: MAX_BODY_BYTES, requireJson: true }));
 
   app.post('/api/sessions/init', async (c) => {
     const body = await readBody(c, initBody);
     if (!body.ok) return body.response;
-    const { session_id, project, prompt, platform } = body.value;
-    services.sessions.init({
-      sessionId: session_id,
-      project: project ?? null,
-      prompt: prompt ?? null,
-      platform: platform ?? null,
-      nowMs: services.clock.now(),
-    });
+    services.sessions.init({ ...body.value, nowMs: services.clock.now() });
     return c.json({ status: 'ok' }, 200);
   });
 
   app.post('/api/sessions/observations', async (c) => {
     const body = await readBody(c, observationBody);
     if (!body.ok) return body.response;
-    const { session_id, tool_use_id, tool_name, tool_input, tool_response, cwd } = body.value;
+    const v = body.value;
     const nowMs = services.clock.now();
-    const result = services.enqueue({
-      sessionId: session_id,
-      kind: 'observation',
-      toolUseId: tool_use_id ?? null,
-      payload: { tool_name, tool_input, tool_response, cwd: cwd ?? null, at: nowMs },
-      cwd: cwd ?? null,
-      nowMs,
+    const failed = v.error !== undefined && v.error !== null;
+    const payload = withoutNulls({
+      tool_name: v.tool_name,
+      tool_input: v.tool_input,
+      ...(failed ? { error: v.error, is_interrupt: v.is_interrupt ?? false } : { tool_response: v.tool_response }),
+      duration_ms: v.duration_ms,
+      agent_id: v.agent_id,
+      prompt_id: v.prompt_id,
+      transcript_path: v.transcript_path,
+      cwd: v.cwd ?? null,
+      at: nowMs,
     });
+    const result = services.enqueue({ sessionId: v.session_id, kind: 'observation', dedupKey: v.tool_use_id ?? null, payload, cwd: v.cwd ?? null, transcriptPath: v.transcript_path ?? null, nowMs });
     return result.status === 'duplicate' ? c.json({ status: 'duplicate' }, 200) : c.json({ status: 'queued', id: result.id }, 202);
   });
 
   app.post('/api/sessions/summarize', async (c) => {
     const body = await readBody(c, summarizeBody);
     if (!body.ok) return body.response;
+    const v = body.value;
     const nowMs = services.clock.now();
     const result = services.enqueue({
-      sessionId: body.value.session_id,
+      sessionId: v.session_id,
       kind: 'summary',
-      toolUseId: null,
-      payload: { last_assistant_message: body.value.last_assistant_message ?? null, at: nowMs },
+      // One summary per prompt: a Stop replayed from the spool is the same Stop.
+      dedupKey: v.prompt_id ? `summary:${v.prompt_id}` : null,
+      payload: withoutNulls({ last_assistant_message: v.last_assistant_message ?? null, prompt_id: v.prompt_id, transcript_path: v.transcript_path, at: nowMs }),
       cwd: null,
+      transcriptPath: v.transcript_path ?? null,
       nowMs,
     });
-    return c.json({ status: 'queued', id: result.id }, 202);
+    return result.status === 'duplicate' ? c.json({ status: 'duplicate' }, 200) : c.json({ status: 'queued', id: result.id }, 202);
   });
 
   app.post('/api/sessions/end', async (c) => {
     const body = await readBody(c, endBody);
     if (!body.ok) return body.response;
-    const known = services.sessions.end(body.value.session_id, services.clock.now());
+    const known = services.sessions.end({ ...body.value, nowMs: services.clock.now() });
     return c.json({ status: known ? 'ok' : 'unknown_session' }, 200);
   });
 
   app.get('/api/context/inject', (c) => {
     const project = c.req.query('project');
-    if (project !== undefined && project.length > 512) {
-      return c.json(apiError('invalid_field', 'project: must be at most 512 characters', 'project'), 400);
+    const cwd = c.req.query('cwd');
+    for (const [field, value] of [['project', project], ['cwd', cwd]] as const) {
+      if (value !== undefined && value.length > MAX_QUERY_PATH) return c.json(apiError('invalid_field', `${field}: must be at most ${MAX_QUERY_PATH} characters`, field), 400);
     }
     const result = services.injectContext({
       project: project === undefined || project === '' ? null : project,
+      cwd: cwd === undefined || cwd === '' ? null : cwd,
       budgetRaw: c.req.query('budget_tokens'),
       nowMs: services.clock.now(),
     });
@@ -131,33 +163,6 @@ export function createApp(services: WorkerServices): Hono {
   return app;
 }
 
-type BodyResult<T> = { ok: true; value: T } | { ok: false; response: Response };
-
-/** Reads and validates a JSON body; every failure is a 4xx naming the field, never a 500. */
-async function readBody<T>(c: Context, schema: ZodType<T>): Promise<BodyResult<T>> {
-  let text: string;
-  try {
-    text = await c.req.text();
-  } catch (error) {
-    // bodyLimit aborts the stream when a chunked body grows past the limit.
-    if (error instanceof Error && /size|limit/i.test(error.name + error.message)) return { ok: false, response: bodyTooLarge(c, MAX_BODY_BYTES) };
-    return { ok: false, response: c.json(apiError('unreadable_body', 'the request body could not be read'), 400) };
-  }
-  const tooDeep = findExcessiveNesting(text, MAX_JSON_DEPTH);
-  if (tooDeep) {
-    const where = tooDeep.field ?? null;
-    return { ok: false, response: c.json(apiError('too_deep', `${where ?? 'the body'}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, where), 400) };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false, response: c.json(apiError('invalid_json', 'the request body is not valid JSON'), 400) };
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    return { ok: false, response: c.json(apiError('invalid_body', 'the request body must be a JSON object'), 400) };
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) return { ok: false, response: c.json(fromZodIssues(parsed.error.issues), 400) };
-  return { ok: true, value: parsed.data };
+function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([k, v]) => v !== undefined && (v !== null || k === 'cwd' || k === 'last_assistant_message')));
 }

@@ -30,7 +30,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     const claimed = deps.store.queue.get(message.id);
     if (!claimed) throw new Error(`claimed message ${message.id} vanished from the queue`);
     const session = deps.store.sessions.get(message.sessionId);
-    const sessionInfo = { project: session?.project ?? null, userPrompt: session?.prompt ?? null };
+    const sessionInfo = { project: session?.project ?? null, userPrompt: deps.store.sessions.latestPrompt(message.sessionId) ?? session?.prompt ?? null };
     const payload = (claimed.payload ?? {}) as Record<string, unknown>;
     const prompt =
       claimed.kind === 'observation'
@@ -39,6 +39,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
               toolName: typeof payload.tool_name === 'string' ? payload.tool_name : 'unknown',
               toolInput: payload.tool_input,
               toolResponse: payload.tool_response,
+              failure: typeof payload.error === 'string' ? { error: payload.error, interrupted: payload.is_interrupt === true } : null,
               cwd: typeof payload.cwd === 'string' ? payload.cwd : null,
               atMs: typeof payload.at === 'number' ? payload.at : claimed.createdAt,
             },

@@ -5,14 +5,16 @@ import { openStore, type Store } from '../store/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
-import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback } from '../http-edge/index.js';
 import { createGitCommitChecker } from '../observer/git-commit-checker.js';
 import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, type WorkerLock } from '../data-dir/index.js';
-import { storageFaultOf } from '../store/storage-fault.js';
 import { APP_VERSION } from '../version.js';
-import { DEFAULT_LOOP_CONFIG, createObserverLoop, type LoopStatus, type ObserverLoopConfig } from './observer-loop.js';
+import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
+import { createHookAccounting } from './hook-accounting.js';
+import { createProjectResolver } from './project-of.js';
+import { replaySpool } from './spool-replay.js';
+import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
 import { nodeTimers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
@@ -97,67 +99,35 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     timers: nodeTimers,
   });
 
-  const contextQuery = createContextQuery(store.db);
   let port = config.port;
-  /** A write on the request path: a full disk pauses the loop too, a success lets it resume. */
-  const write = <T>(fn: () => T): T => {
-    try {
-      const result = fn();
-      loop.storeRecovered();
-      return result;
-    } catch (error) {
-      const fault = storageFaultOf(error);
-      if (fault) loop.storeFailed(fault);
-      throw error;
-    }
-  };
-  const app = createApp({
-    clock,
-    log,
-    version: APP_VERSION,
-    providerName: options.provider.name,
-    port: () => port,
-    token: () => token,
-    sessions: {
-      init: (input) => write(() => store.sessions.init(input)),
-      end: (sessionId, nowMs) => {
-        const known = write(() => store.sessions.end(sessionId, nowMs));
-        if (known) loop.sessionEnded(sessionId);
-        return known;
-      },
-    },
-    enqueue: (input) => {
-      const result = write(() => {
-        if (!store.sessions.get(input.sessionId)) {
-          store.sessions.init({ sessionId: input.sessionId, project: projectFromCwd(input.cwd), prompt: null, platform: null, nowMs: input.nowMs });
-        }
-        return store.queue.enqueue(input);
-      });
-      if (result.status === 'queued') loop.wake(input.sessionId);
-      return result;
-    },
-    injectContext: ({ project, budgetRaw, nowMs }) => {
-      const budget = parseBudget(budgetRaw);
-      if (typeof budget !== 'number') return { ok: false, field: 'budget_tokens', message: budget.error };
-      try {
-        const result = buildContext(contextQuery, { project, budgetTokens: budget, nowMs });
-        telemetry.recordInjection({ ok: true, tokensInjected: result.tokensInjected, observationsInjected: result.observationsInjected, tokensSavedVsNaive: result.tokensSavedVsNaive }, nowMs);
-        return { ok: true, markdown: result.markdown };
-      } catch (error) {
-        telemetry.recordInjection({ ok: false, tokensInjected: 0, observationsInjected: 0, tokensSavedVsNaive: null }, nowMs);
-        throw error;
-      }
-    },
-    health: () => healthReport(loop.status(), store.queue.depth()),
-    telemetryStatus: (nowMs) => ({ ...telemetry.status(nowMs), worker: { running: true, pid: process.pid, port, ...healthReport(loop.status(), store.queue.depth()) } }),
-    reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
-  });
+  const hooks = createHookAccounting(telemetry);
+  const app = createApp(
+    createWorkerServices({
+      store,
+      loop,
+      telemetry,
+      hooks,
+      projectOf: createProjectResolver(),
+      clock,
+      log,
+      version: APP_VERSION,
+      providerName: options.provider.name,
+      port: () => port,
+      token,
+    }),
+  );
 
   const server = await listenLoopback(app, config.port);
   port = server.port;
   lock.update({ port });
-  const ticker = setInterval(() => telemetry.tick(clock.now()), 30_000);
+  const replay = () =>
+    replaySpool({ dataDir: config.dataDir, app, port, token, hooks, log, nowMs: () => clock.now() }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
+  const ticker = setInterval(() => {
+    telemetry.tick(clock.now());
+    void replay();
+  }, 30_000);
   ticker.unref();
+  await replay();
   loop.wake();
 
   let stopped: Promise<void> | null = null;
@@ -183,22 +153,3 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   };
 }
 
-/** /health: why the worker is degraded and when it tries again; counts and ages only, nothing private. */
-export function healthReport(loop: LoopStatus, queueDepth: number): { status: 'ok' | 'degraded' } & Record<string, unknown> {
-  const degraded: Array<Record<string, unknown>> = [];
-  if (loop.providerWait) degraded.push({ reason: loop.providerWait.reason, next_attempt_at: loop.providerWait.next_attempt_at, failures: loop.providerWait.failures });
-  if (loop.storeFault) degraded.push({ reason: loop.storeFault.reason, since: loop.storeFault.since, messages_to_release: loop.storeFault.unreleased });
-  return {
-    status: degraded.length > 0 ? 'degraded' : 'ok',
-    queue_depth: queueDepth,
-    degraded,
-    in_flight: loop.inFlight.length,
-    in_flight_age_ms: loop.inFlight.map((c) => c.ageMs),
-  };
-}
-
-function projectFromCwd(cwd: string | null): string | null {
-  if (!cwd) return null;
-  const parts = cwd.split(/[\\/]/).filter(Boolean);
-  return parts[parts.length - 1] ?? null;
-}

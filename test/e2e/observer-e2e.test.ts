@@ -64,7 +64,7 @@ describe.each(['anthropic', 'openai'] as const)('worker end to end against a fak
     expect(Date.parse(health.degraded[0].next_attempt_at)).toBeGreaterThan(Date.now() - 1_000);
     fake.setFallback({ kind: 'text', text: observationXml({ type: 'feature', title: 'After recovery' }) });
     await h.drained();
-    expect(h.worker.store.observations.recentForProject('app2', 5).map((o) => o.title)).toEqual(['After recovery']);
+    expect(h.worker.store.observations.recentForProject('/x/app2', 5).map((o) => o.title)).toEqual(['After recovery']);
     expect(JSON.parse((await h.get('/health')).text)).toMatchObject({ status: 'ok', degraded: [] });
   });
 
@@ -79,7 +79,7 @@ describe.each(['anthropic', 'openai'] as const)('worker end to end against a fak
     const sent = Date.now();
     await h.post('/api/sessions/observations', toolEvent('s3', 1, { cwd: '/x/app3' }));
     await h.drained(15_000);
-    expect(h.worker.store.observations.recentForProject('app3', 5).map((o) => o.title)).toEqual(['Second try']);
+    expect(h.worker.store.observations.recentForProject('/x/app3', 5).map((o) => o.title)).toEqual(['Second try']);
     expect(fake.requests).toHaveLength(2);
     expect(Date.now() - sent).toBeGreaterThanOrEqual(FAST_LOOP.backoff.baseMs);
   });

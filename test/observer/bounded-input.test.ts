@@ -21,7 +21,7 @@ describe('bounded input', () => {
     const reply = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol0 "lol">${lol}]><observation type="feature"><title>&lol9;</title></observation>`;
     const { value, ms } = timed(() => decideObserverOutput(reply));
     expect(value.observations[0]?.title.length ?? 0).toBeLessThan(100);
-    expect(ms).toBeLessThan(200);
+    expect(ms).toBeLessThan(2_000);
   });
 
   it.each(['__proto__', 'constructor', 'prototype'])('never lets a <%s> tag reach an object key', (name) => {
@@ -34,7 +34,7 @@ describe('bounded input', () => {
     const reply = `<observation type="feature"><title>deep</title>${'<a>'.repeat(10_000)}x${'</a>'.repeat(10_000)}</observation>`;
     const { value, ms } = timed(() => decideObserverOutput(reply));
     expect(value.observations[0]?.title).toBe('deep');
-    expect(ms).toBeLessThan(200);
+    expect(ms).toBeLessThan(2_000);
   });
 
   it('handles 10,000 nested field tags without throwing', () => {
@@ -45,6 +45,6 @@ describe('bounded input', () => {
   it('handles thousands of unterminated CDATA openers in linear time', () => {
     const reply = `<observation type="feature"><title>t</title><narrative>${'<![CDATA[ x '.repeat(20_000)}</narrative></observation>`;
     const { ms } = timed(() => decideObserverOutput(reply));
-    expect(ms).toBeLessThan(500);
+    expect(ms).toBeLessThan(3_000);
   });
 });

@@ -9,7 +9,8 @@ function check(reply: string): ParseDecision {
   const started = performance.now();
   const d = decideObserverOutput(reply);
   const ms = performance.now() - started;
-  expect(ms).toBeLessThan(50);
+  // A bound against catastrophic cost (seconds), not a speed target: CI machines are shared.
+  expect(ms).toBeLessThan(500);
   expect(OUTPUT_CLASSES).toContain(d.class);
   expect(d.outcome === 'parsed').toBe(d.class === 'xml');
   if (d.outcome === 'dropped') expect(d.observations).toEqual([]);

@@ -32,7 +32,7 @@ describe('hung provider calls', () => {
     expect(busy.in_flight).toBe(2);
     expect(busy.in_flight_age_ms).toHaveLength(2);
 
-    await waitFor(() => h.worker.store.observations.recentForProject('c', 5).length === 1, 5_000);
+    await waitFor(() => h.worker.store.observations.recentForProject('/w/c', 5).length === 1, 5_000);
     expect(Date.now() - started).toBeLessThan(4_000);
     // The abandoned messages are pending again (with backoff), not lost and not confirmed by the late replies.
     await waitFor(async () => JSON.parse((await h.get('/health')).text).in_flight === 0, 3_000);

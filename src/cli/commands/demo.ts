@@ -7,7 +7,8 @@ import { loadWorkerConfig } from '../../config.js';
 import { createReplayProvider } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker, type RunningWorker } from '../../worker/runtime.js';
-import { hookCommand } from './hook.js';
+import { runHook } from '../../hook/hook-entry.js';
+import { createProjectResolver } from '../../worker/project-of.js';
 import { readAuthToken } from '../../data-dir/index.js';
 import { runCommand } from '../command.js';
 import { waitForStopSignal } from '../stop-signal.js';
@@ -94,14 +95,16 @@ export const demoCommand: Command = {
       await hook('session-end', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'SessionEnd', reason: 'exit' });
 
       say('[5/6] stored memory');
-      const observations = worker.store.observations.recentForProject(path.basename(session.cwd), 50).reverse();
+      // Memory is kept per repository root (or the full path outside a repository).
+      const project = createProjectResolver()(session.cwd);
+      const observations = worker.store.observations.recentForProject(project, 50).reverse();
       for (const o of observations) say(`      [${o.type}] ${o.title}  (model ${o.model}, from message ${o.sourceMessageIds.join(',')})`);
-      const summary = worker.store.summaries.latestForProject(path.basename(session.cwd));
+      const summary = worker.store.summaries.latestForProject(project);
       if (summary) say(`      summary: ${summary.completed}`);
       say(`      ${observations.length} observation(s), ${summary ? 1 : 0} summary; prose and empty replies were dropped (see ${path.join(dataDir, 'logs', 'worker.log')})`);
 
       say('[6/6] context the next session in this project starts with:');
-      const context = await fetch(`${worker.url}/api/context/inject?project=${encodeURIComponent(path.basename(session.cwd))}&budget_tokens=1200`, { headers: { authorization: `Bearer ${readAuthToken(dataDir)}` } }).then((r) => r.text());
+      const context = await fetch(`${worker.url}/api/context/inject?cwd=${encodeURIComponent(session.cwd)}&budget_tokens=1200`, { headers: { authorization: `Bearer ${readAuthToken(dataDir)}` } }).then((r) => r.text());
       say(context.replace(/^/gm, '      | '));
 
       const stopping = worker;
@@ -134,7 +137,7 @@ export const demoCommand: Command = {
 function hookRunner(io: CliIO, port: number, dataDir: string) {
   return async (name: string, input: Record<string, unknown>) => {
     let stderr = '';
-    const code = await runCommand(hookCommand, [name], {
+    const code = await runHook([name], {
       ...io,
       stdin: (await import('node:stream')).Readable.from([Buffer.from(JSON.stringify(input))]),
       stdout: { write: () => true },

@@ -1,0 +1,38 @@
+import type { Context } from 'hono';
+import type { ZodType } from 'zod';
+import { apiError, bodyTooLarge, findExcessiveNesting, fromZodIssues } from '../http-edge/index.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Hook payloads are shallow; anything deeper is refused before it is parsed into objects. */
+export const MAX_JSON_DEPTH = 64;
+
+export type BodyResult<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+/** Reads and validates a JSON body; every failure is a 4xx naming the field, never a 500. */
+export async function readBody<T>(c: Context, schema: ZodType<T>): Promise<BodyResult<T>> {
+  let text: string;
+  try {
+    text = await c.req.text();
+  } catch (error) {
+    // bodyLimit aborts the stream when a chunked body grows past the limit.
+    if (error instanceof Error && /size|limit/i.test(error.name + error.message)) return { ok: false, response: bodyTooLarge(c, MAX_BODY_BYTES) };
+    return { ok: false, response: c.json(apiError('unreadable_body', 'the request body could not be read'), 400) };
+  }
+  const tooDeep = findExcessiveNesting(text, MAX_JSON_DEPTH);
+  if (tooDeep) {
+    const where = tooDeep.field ?? null;
+    return { ok: false, response: c.json(apiError('too_deep', `${where ?? 'the body'}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, where), 400) };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, response: c.json(apiError('invalid_json', 'the request body is not valid JSON'), 400) };
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    return { ok: false, response: c.json(apiError('invalid_body', 'the request body must be a JSON object'), 400) };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { ok: false, response: c.json(fromZodIssues(parsed.error.issues), 400) };
+  return { ok: true, value: parsed.data };
+}
