@@ -6,6 +6,7 @@ import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
 import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
+import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback } from '../server/listen.js';
 import { createGitCommitChecker } from '../observer/git-commit-checker.js';
@@ -130,6 +131,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const ticker = setInterval(() => telemetry.tick(clock.now()), 30_000);
   ticker.unref();
   loop.wake();
+  const compactionConfig = loadCompactionConfig(options.env);
+  for (const problem of compactionConfig.errors) log.warn(problem);
+  const compaction = startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
 
   let stopped: Promise<void> | null = null;
   return {
@@ -143,6 +147,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stopped ??= (async () => {
         clearInterval(ticker);
         await server.close();
+        await compaction.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
         await checkpointer.stop();
