@@ -132,6 +132,9 @@ describe('memtrace repair --lcm on a lossless-claw database', () => {
     ]);
     expect(fs.existsSync(report.backup)).toBe(true);
     expect(path.dirname(report.backup)).toBe(temp.dir);
+    const backup = new Database(report.backup, { readonly: true });
+    expect((backup.prepare("SELECT content FROM summaries WHERE summary_id = 'sum_dddddddddddddddd'").get() as { content: string }).content).toContain('[LCM fallback summary;');
+    backup.close();
     expect(read().summaries.get('sum_bbbbbbbbbbbbbbbb')!.content).toBe(before.summaries.get('sum_bbbbbbbbbbbbbbbb')!.content);
 
     const second = await run('repair', 'apply', '--lcm', file, '--json');
