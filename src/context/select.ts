@@ -1,4 +1,4 @@
-import { estimateTokenUnits, unitsToTokens } from './token-estimate.js';
+import { estimateTokenUnits, unitsToTokens, UNITS_PER_TOKEN } from './token-estimate.js';
 import { selectHistory, type ContextHistorySummary } from './history.js';
 import {
   EMPTY_CONTEXT_NOTE,
@@ -67,7 +67,7 @@ export function selectContext(input: {
     if (fits(block, unitsToTokens(units) + input.budgetTokens * SUMMARY_SHARE)) add(block);
   }
   // Budget in units, exactly: the parts' estimates add up to the whole.
-  const budgetUnits = input.budgetTokens * 4;
+  const budgetUnits = input.budgetTokens * UNITS_PER_TOKEN;
   const top = input.history ?? [];
   let history = selectHistory(top, Math.min(budgetUnits - units, Math.floor(budgetUnits * HISTORY_SHARE)));
   const historyAt = parts.length;
@@ -92,7 +92,7 @@ export function selectContext(input: {
       add(block);
       injected.push(observation);
     }
-  } else if (ranked.length === 0 && history.chosen.length === 0 && fits(EMPTY_CONTEXT_NOTE)) {
+  } else if (ranked.length === 0 && top.length === 0 && fits(EMPTY_CONTEXT_NOTE)) {
     add(EMPTY_CONTEXT_NOTE);
   }
   if (top.length > 0) {

@@ -52,7 +52,10 @@ function seed(file: string) {
     // lossless-claw's direction: (summary_id = the condensed summary, parent_summary_id = one of its inputs).
     sources.forEach((s, k) => db.prepare('INSERT INTO summary_parents (summary_id, parent_summary_id, ordinal) VALUES (?, ?, ?)').run(id, s, k));
   }
-  for (const id of Object.keys(contents)) db.prepare('INSERT INTO summaries_fts (summary_id, content) VALUES (?, ?)').run(id, contents[id]);
+  for (const id of Object.keys(contents)) {
+    db.prepare('INSERT INTO summaries_fts (summary_id, content) VALUES (?, ?)').run(id, contents[id]);
+    db.prepare('INSERT INTO summaries_fts_cjk (summary_id, content) VALUES (?, ?)').run(id, contents[id]);
+  }
   const setAgg = db.prepare('UPDATE summaries SET descendant_count = ?, descendant_token_count = ?, source_message_token_count = ? WHERE summary_id = ?');
   for (const [id, a] of expectedAggregates(db)) setAgg.run(a.descendant_count, a.descendant_token_count, a.source_message_token_count, id);
   db.prepare("INSERT INTO context_items (conversation_id, ordinal, item_type, summary_id) VALUES (1, 0, 'summary', 'sum_zzzzzzzzzzzzzzzz')").run();
@@ -93,6 +96,8 @@ describe('memtrace repair --lcm on a lossless-claw database', () => {
       return {
         summaries: new Map((db.prepare('SELECT * FROM summaries').all() as Array<Record<string, any>>).map((r) => [r.summary_id as string, r])),
         fts: new Map((db.prepare('SELECT summary_id, content FROM summaries_fts').all() as Array<{ summary_id: string; content: string }>).map((r) => [r.summary_id, r.content])),
+        ftsCjk: new Map((db.prepare('SELECT summary_id, content FROM summaries_fts_cjk').all() as Array<{ summary_id: string; content: string }>).map((r) => [r.summary_id, r.content])),
+        matches: (db.prepare("SELECT summary_id FROM summaries_fts WHERE summaries_fts MATCH 'repaired' ORDER BY summary_id").all() as Array<{ summary_id: string }>).map((r) => r.summary_id),
         expected: expectedAggregates(db),
         integrity: db.pragma('integrity_check', { simple: true }),
         foreignKeys: db.pragma('foreign_key_check') as unknown[],
@@ -161,7 +166,10 @@ describe('memtrace repair --lcm on a lossless-claw database', () => {
         smtc: after.expected.get(id)!.source_message_token_count,
       });
       expect(after.fts.get(id)).toBe(row.content);
+      expect(after.ftsCjk.get(id)).toBe(row.content);
     }
+    expect(after.fts.size).toBe(after.summaries.size);
+    expect(after.matches).toEqual(['sum_bbbbbbbbbbbbbbbb', 'sum_dddddddddddddddd', 'sum_xxxxxxxxxxxxxxxx']);
     // Z's totals moved with its repaired descendants.
     expect(after.summaries.get('sum_zzzzzzzzzzzzzzzz')!.descendant_token_count).toBeLessThan(before.summaries.get('sum_zzzzzzzzzzzzzzzz')!.descendant_token_count);
     expect(after.integrity).toBe('ok');

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
  * lossless-claw's tables, as its own migration creates them: written for this fixture from
  * Martian-Engineering/lossless-claw src/db/migration.ts (runLcmMigrations at 4214b480) —
  * the same columns, CHECKs, foreign keys (CASCADE / RESTRICT), unique keys and indexes, the
- * `model` column its ensureSummaryModelColumn adds, and the standalone FTS5 table over summary
- * content. Tables repair never reads (message_parts, large_files, bootstrap and telemetry state,
+ * `model` column its ensureSummaryModelColumn adds, and the standalone FTS5 tables over summary
+ * content (summaries_fts, and summaries_fts_cjk where the trigram tokenizer exists). Tables repair never reads (message_parts, large_files, bootstrap and telemetry state,
  * focus briefs) are left out. lossless-claw opens the file with node:sqlite, WAL and
  * foreign_keys = ON; the file format is the same under better-sqlite3.
  */
@@ -85,6 +85,7 @@ export const LCM_DDL = `
   CREATE INDEX summaries_conv_depth_kind_idx ON summaries (conversation_id, depth, kind);
   CREATE VIRTUAL TABLE messages_fts USING fts5(content, tokenize='porter unicode61');
   CREATE VIRTUAL TABLE summaries_fts USING fts5(summary_id UNINDEXED, content, tokenize='porter unicode61');
+  CREATE VIRTUAL TABLE summaries_fts_cjk USING fts5(summary_id UNINDEXED, content, tokenize='trigram');
 `;
 
 export function createLcmDatabase(file: string): Database.Database {
