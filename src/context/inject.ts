@@ -6,6 +6,8 @@ export interface InjectionResult {
   markdown: string;
   tokensInjected: number;
   observationsInjected: number;
+  /** Compacted summaries injected (older history). */
+  summariesInjected: number;
   tokensSavedVsNaive: number | null;
 }
 
@@ -15,6 +17,7 @@ export function buildContext(query: ContextQuery, request: { project: string | n
     project: request.label ?? request.project,
     candidates: query.candidates(request.project),
     summary: query.lastSummary(request.project),
+    history: query.history(request.project),
     budgetTokens: request.budgetTokens,
     nowMs: request.nowMs,
   });
@@ -22,6 +25,7 @@ export function buildContext(query: ContextQuery, request: { project: string | n
     markdown: selection.markdown,
     tokensInjected: selection.tokens,
     observationsInjected: selection.injected.length,
+    summariesInjected: selection.history.length,
     tokensSavedVsNaive: tokensSavedVsNaive(selection.injected, selection.tokens),
   };
 }

@@ -1,19 +1,37 @@
 import type Database from 'better-sqlite3';
+import type { ContextHistorySummary } from './history.js';
 import type { ContextObservation, ContextSummary } from './render.js';
 
 /** A bounded window of recent candidates: selection cost never grows with the table. */
 export const CANDIDATE_WINDOW = 300;
+/** Top summaries read per injection; the DAG keeps their number logarithmic in the history. */
+export const HISTORY_WINDOW = 64;
+/** The newest condensed summaries whose sources are loaded, so selection can open them up. */
+const EXPANDABLE = 3;
 
 export function createContextQuery(db: Database.Database) {
   const observations = db.prepare(`
     SELECT id, type, title, subtitle, facts, files_modified, created_at, discovery_tokens
     FROM observations WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT ?`);
+  // Once part of the project is compacted, raw candidates are what the summaries do not cover.
+  const uncovered = db.prepare(`
+    SELECT id, type, title, subtitle, facts, files_modified, created_at, discovery_tokens
+    FROM observations WHERE project IS ? AND id > ? ORDER BY id DESC LIMIT ?`);
+  const leafReach = db.prepare("SELECT max(last_observation_id) AS id FROM memory_summaries WHERE project IS ? AND kind = 'leaf'");
+  const top = db.prepare(`
+    SELECT id, depth, content, observation_count, earliest_at, latest_at FROM memory_summaries
+    WHERE project IS ? AND condensed_into IS NULL AND level != 'fallback' ORDER BY last_observation_id DESC LIMIT ?`);
+  const sourcesOf = db.prepare(`
+    SELECT m.id, m.depth, m.content, m.observation_count, m.earliest_at, m.latest_at, m.level FROM summary_sources s
+    JOIN memory_summaries m ON m.id = s.source_summary_id WHERE s.summary_id = ? ORDER BY s.ordinal`);
   const summary = db.prepare(`
     SELECT request, learned, completed, next_steps, created_at
     FROM summaries WHERE project IS ? AND level != 'fallback' ORDER BY created_at DESC, id DESC LIMIT 1`);
   return {
     candidates(project: string | null): ContextObservation[] {
-      return (observations.all(project, CANDIDATE_WINDOW) as Array<Record<string, unknown>>).map((row) => ({
+      const reach = (leafReach.get(project) as { id: number | null }).id;
+      const rows = reach === null ? observations.all(project, CANDIDATE_WINDOW) : uncovered.all(project, reach, CANDIDATE_WINDOW);
+      return (rows as Array<Record<string, unknown>>).map((row) => ({
         id: row.id as number,
         type: row.type as ContextObservation['type'],
         title: row.title as string,
@@ -23,6 +41,17 @@ export function createContextQuery(db: Database.Database) {
         createdAt: row.created_at as number,
         discoveryTokens: row.discovery_tokens as number | null,
       }));
+    },
+    /** The top of the project's summary DAG, newest first; a legacy fallback row is never injected. */
+    history(project: string | null): ContextHistorySummary[] {
+      let expandable = EXPANDABLE;
+      return (top.all(project, HISTORY_WINDOW) as Array<Record<string, unknown>>).map((row) => {
+        const item = toHistory(row);
+        if (item.depth === 0 || expandable <= 0) return item;
+        expandable -= 1;
+        const sources = sourcesOf.all(item.id) as Array<Record<string, unknown>>;
+        return sources.some((s) => s.level === 'fallback') ? item : { ...item, sources: sources.map(toHistory) };
+      });
     },
     lastSummary(project: string | null): ContextSummary | null {
       const row = summary.get(project) as Record<string, unknown> | undefined;
@@ -35,6 +64,17 @@ export function createContextQuery(db: Database.Database) {
         createdAt: row.created_at as number,
       };
     },
+  };
+}
+
+function toHistory(row: Record<string, unknown>): ContextHistorySummary {
+  return {
+    id: row.id as number,
+    depth: row.depth as number,
+    content: row.content as string,
+    observationCount: row.observation_count as number,
+    earliestAt: row.earliest_at as number,
+    latestAt: row.latest_at as number,
   };
 }
 

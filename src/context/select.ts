@@ -1,4 +1,5 @@
-import { estimateTokenUnits, unitsToTokens } from './token-estimate.js';
+import { estimateTokenUnits, unitsToTokens, UNITS_PER_TOKEN } from './token-estimate.js';
+import { selectHistory, type ContextHistorySummary } from './history.js';
 import {
   EMPTY_CONTEXT_NOTE,
   OBSERVATIONS_HEADING,
@@ -22,11 +23,15 @@ const TYPE_WEIGHT: Record<string, number> = {
 };
 const HALF_LIFE_MS = 3 * 24 * 3_600_000;
 const SUMMARY_SHARE = 0.25;
+/** Compacted history takes at most this share first; it may grow into what observations leave. */
+const HISTORY_SHARE = 0.3;
 
 export interface Selection {
   markdown: string;
   tokens: number;
   injected: ContextObservation[];
+  /** Compacted summaries injected. */
+  history: ContextHistorySummary[];
 }
 
 export function usefulness(o: ContextObservation, nowMs: number): number {
@@ -36,12 +41,15 @@ export function usefulness(o: ContextObservation, nowMs: number): number {
 
 /**
  * Picks the most useful observations that fit the budget (by the estimator, never over it),
- * the last summary first when it takes at most a quarter of the budget.
+ * the last summary first when it takes at most a quarter of the budget, then the compacted
+ * history (older memory as the best-fitting summaries of the DAG, see history.ts).
  */
 export function selectContext(input: {
   project: string | null;
   candidates: readonly ContextObservation[];
   summary: ContextSummary | null;
+  /** Top summaries of the project's DAG, newest first; raw candidates exclude what they cover. */
+  history?: readonly ContextHistorySummary[];
   budgetTokens: number;
   nowMs: number;
 }): Selection {
@@ -52,12 +60,18 @@ export function selectContext(input: {
     parts.push(text);
     units += estimateTokenUnits(text);
   };
-  if (unitsToTokens(units) > input.budgetTokens) return { markdown: '', tokens: 0, injected: [] };
+  if (unitsToTokens(units) > input.budgetTokens) return { markdown: '', tokens: 0, injected: [], history: [] };
 
   if (input.summary) {
     const block = renderSummary(input.summary);
     if (fits(block, unitsToTokens(units) + input.budgetTokens * SUMMARY_SHARE)) add(block);
   }
+  // Budget in units, exactly: the parts' estimates add up to the whole.
+  const budgetUnits = input.budgetTokens * UNITS_PER_TOKEN;
+  const top = input.history ?? [];
+  let history = selectHistory(top, Math.min(budgetUnits - units, Math.floor(budgetUnits * HISTORY_SHARE)));
+  const historyAt = parts.length;
+  units += history.units;
 
   const seenTitles = new Set<string>();
   const ranked = [...input.candidates]
@@ -78,8 +92,17 @@ export function selectContext(input: {
       add(block);
       injected.push(observation);
     }
-  } else if (ranked.length === 0 && fits(EMPTY_CONTEXT_NOTE)) {
+  } else if (ranked.length === 0 && top.length === 0 && fits(EMPTY_CONTEXT_NOTE)) {
     add(EMPTY_CONTEXT_NOTE);
   }
-  return { markdown: parts.join(''), tokens: unitsToTokens(units), injected };
+  if (top.length > 0) {
+    // Room the observations left: let the history use it (more or more detailed summaries).
+    const wider = selectHistory(top, history.units + (budgetUnits - units));
+    if (wider.units >= history.units) {
+      units += wider.units - history.units;
+      history = wider;
+    }
+  }
+  parts.splice(historyAt, 0, ...history.blocks);
+  return { markdown: parts.join(''), tokens: unitsToTokens(units), injected, history: history.chosen };
 }

@@ -6,7 +6,7 @@
  *
  * Work is in quarter-token units so estimates of parts add up exactly to the whole.
  */
-const UNITS_PER_TOKEN = 4;
+export const UNITS_PER_TOKEN = 4;
 const LATIN_UNITS = 1; // 4 characters a token
 const CJK_UNITS = 4; // 1 token a character
 const ASTRAL_UNITS = 10; // 2.5 tokens a symbol (emoji are 4 UTF-8 bytes)

@@ -5,6 +5,7 @@ import { openStore, type Store } from '../store/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
+import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback } from '../http-edge/index.js';
 import { createGitCommitChecker } from '../observer/git-commit-checker.js';
@@ -129,6 +130,9 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   ticker.unref();
   await replay();
   loop.wake();
+  const compactionConfig = loadCompactionConfig(options.env);
+  for (const problem of compactionConfig.errors) log.warn(problem);
+  const compaction = startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
 
   let stopped: Promise<void> | null = null;
   return {
@@ -142,6 +146,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       stopped ??= (async () => {
         clearInterval(ticker);
         await server.close();
+        await compaction.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
         await checkpointer.stop();

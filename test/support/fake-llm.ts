@@ -6,7 +6,9 @@ export type FakeStep =
   | { kind: 'text'; text: string; usage?: { input: number; output: number } | null; costUsd?: number }
   | { kind: 'status'; status: number; errorType?: string; errorCode?: string; headers?: Record<string, string> }
   | { kind: 'delay'; ms: number; then: FakeStep }
-  | { kind: 'garbage' };
+  | { kind: 'garbage' }
+  /** Decides the answer from the request body (e.g. echo the input back, longer). */
+  | { kind: 'dynamic'; respond: (body: any) => FakeStep };
 
 export interface FakeLlm {
   url: string;
@@ -41,7 +43,9 @@ export async function startFakeLlm(wire: Wire, fallback: FakeStep = { kind: 'tex
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'not_found_error' } }));
         return;
       }
-      serve(queue.shift() ?? current, res, (body as { model?: string })?.model ?? 'unknown');
+      let step = queue.shift() ?? current;
+      while (step.kind === 'dynamic') step = step.respond(body);
+      serve(step, res, (body as { model?: string })?.model ?? 'unknown');
     });
   });
   server.on('connection', (s) => {
@@ -50,6 +54,7 @@ export async function startFakeLlm(wire: Wire, fallback: FakeStep = { kind: 'tex
   });
 
   function serve(step: FakeStep, res: http.ServerResponse, model: string): void {
+    if (step.kind === 'dynamic') return; // resolved before serve
     if (step.kind === 'delay') {
       const timer = setTimeout(() => serve(step.then, res, model), step.ms);
       res.on('close', () => clearTimeout(timer));

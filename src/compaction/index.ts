@@ -1,0 +1,10 @@
+export { startCompaction, type CompactionDeps, type CompactionHandle, type CompactionTimers, type PassReport } from './scheduler.js';
+export { loadCompactionConfig, DEFAULT_COMPACTION_CONFIG, type CompactionConfig } from './config.js';
+export { createCompactionStore, type CompactionStore } from './compaction-store.js';
+export { compactionStep, type StepResult } from './step.js';
+export { planCompaction, type CompactionPlan, type ProjectSnapshot, type FrontierSummary } from './plan.js';
+export { createSummarizer, type Summarize, type SummarizerOutcome, type SummarizeRequest } from './summarizer.js';
+export { summarizeWithEscalation, skipReasonOf, type EscalationResult, type SkipReason } from './escalation.js';
+export { afterFailure, afterIdle, afterSuccess, isDue, retryDelayFor, INITIAL_STATE, type ProjectCompactionState } from './retry-policy.js';
+export { containsMarker, fallbackReasons, stripMarkers, FALLBACK_REASONS, type FallbackReason } from './markers.js';
+export { COMPACTION_PROMPT_VERSION, type CompactionLevel, type SummaryKind } from './prompts.js';

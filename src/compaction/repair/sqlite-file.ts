@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+
+/** Another connection holds the write lock: repair refuses rather than race it. */
+export class DatabaseBusyError extends Error {
+  constructor(readonly file: string, readonly waitedMs: number) {
+    super(
+      `${file} is being written by another process (waited ${waitedMs} ms for SQLite's write lock); ` +
+        'stop lossless-claw / the memtrace worker or try again when it is idle. Nothing was changed.',
+    );
+    this.name = 'DatabaseBusyError';
+  }
+}
+
+export function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/**
+ * Takes and releases SQLite's write lock (BEGIN IMMEDIATE) within a bounded wait, so repair
+ * refuses up front while another process writes. Later writes wait the same bound.
+ */
+export function probeWriteLock(db: Database.Database, file: string, waitMs: number): void {
+  db.pragma(`busy_timeout = ${waitMs}`);
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    if (isBusyError(error)) throw new DatabaseBusyError(file, waitMs);
+    throw error;
+  }
+  db.exec('ROLLBACK');
+}
+
+/** `FILE.repair-YYYYMMDDTHHMMSSmmmZ.bak` next to the file. */
+export function backupPathFor(file: string, nowMs: number): string {
+  const stamp = new Date(nowMs).toISOString().replace(/[-:.]/g, '');
+  return path.join(path.dirname(file), `${path.basename(file)}.repair-${stamp}.bak`);
+}
+
+/** A consistent copy (VACUUM INTO reads one snapshot, WAL included), with the original's file mode. */
+export function backupDatabase(db: Database.Database, file: string, nowMs: number): string {
+  const target = backupPathFor(file, nowMs);
+  if (fs.existsSync(target)) throw new Error(`backup ${target} already exists`);
+  db.prepare('VACUUM INTO ?').run(target);
+  fs.chmodSync(target, fs.statSync(file).mode & 0o777);
+  return target;
+}
