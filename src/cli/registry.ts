@@ -3,7 +3,7 @@ import type { Command } from './command.js';
 /** Commands load lazily so a hook call does not pay for the worker's imports. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   demo: { summary: 'the end-to-end demo on embedded defaults (SQLite, replay provider)', load: async () => (await import('./commands/demo.js')).demoCommand },
-  worker: { summary: 'run the worker in the foreground (HTTP API, observer loop, telemetry)', load: async () => (await import('./commands/worker.js')).workerCommand },
+  worker: { summary: 'run the worker (foreground), or start|stop|status it in the background', load: async () => (await import('./commands/worker.js')).workerCommand },
   telemetry: { summary: 'status, enable, disable, preview, flush, schema', load: async () => (await import('./commands/telemetry.js')).telemetryCommand },
   hook: { summary: 'forward a Claude Code hook event to the worker', load: async () => (await import('./commands/hook.js')).hookCommand },
   collector: { summary: 'local PostHog-compatible capture endpoint + fleet dashboard', load: async () => (await import('./commands/collector.js')).collectorCommand },

@@ -42,7 +42,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       throw error;
     }
   };
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats());
+  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
 
   return {
     clock,

@@ -7,8 +7,10 @@ import { startWorker } from '../../worker/runtime.js';
 import { waitForStopSignal } from '../stop-signal.js';
 import { DataDirError, preparePrivateDataDir, WorkerRunningError } from '../../data-dir/index.js';
 import { StoreTooNewError } from '../../store/index.js';
+import { runWorkerControl, WORKER_CONTROL_USAGE } from './worker-control.js';
 
 const USAGE = `usage: memtrace worker [--port N] [--concurrency N]
+       memtrace worker start|stop|status  (the worker in the background; see below)
 
 Runs the worker in the foreground: the HTTP API for the agent's hooks (127.0.0.1 only),
 the observer loop and telemetry. Stop it with Ctrl+C; in-flight messages are released,
@@ -21,7 +23,9 @@ options:
   -h, --help        show this help
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY,
-MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, telemetry switches (see 'memtrace telemetry status').`;
+MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, telemetry switches (see 'memtrace telemetry status').
+
+${WORKER_CONTROL_USAGE}`;
 
 /** One line a user can act on, for the ways a start fails. */
 export function startFailure(error: unknown, port: number): string {
@@ -32,9 +36,11 @@ export function startFailure(error: unknown, port: number): string {
 
 export const workerCommand: Command = {
   name: 'worker',
-  summary: 'run the worker in the foreground (HTTP API, observer loop, telemetry)',
+  summary: 'run the worker (foreground), or start|stop|status it in the background',
   usage: USAGE,
   async run(args, io) {
+    const action = args[0];
+    if (action === 'start' || action === 'stop' || action === 'status') return runWorkerControl(action, args.slice(1), io);
     const { values } = parseCommandArgs(args, {
       port: { type: 'string' },
       concurrency: { type: 'string' },

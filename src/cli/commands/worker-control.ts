@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type CliIO } from '../command.js';
+import { loadWorkerConfig } from '../../config.js';
+import { runningWorker, type WorkerInfo } from '../../data-dir/index.js';
+import { spawnWorkerDetached } from '../../hook/start-worker.js';
+import { describeDegraded, workerHealth } from '../worker-health.js';
+
+export const WORKER_CONTROL_USAGE = `usage: memtrace worker start [--port N] [--wait-ms N]
+       memtrace worker stop [--wait-ms N]
+       memtrace worker status [--json]
+
+start    runs the worker in the background (one per data dir; its output goes to
+         DATA_DIR/logs/worker.out, its log to DATA_DIR/logs/worker.log) and waits until it answers
+stop     asks the running worker to stop (SIGTERM: in-flight messages are released, rollups
+         flushed) and waits until it has
+status   whether a worker runs on this data dir, its port, health, queue and hook counters`;
+
+const POLL_MS = 100;
+
+export async function runWorkerControl(action: 'start' | 'stop' | 'status', args: string[], io: CliIO): Promise<number> {
+  const loaded = loadWorkerConfig(io.env, io.env.HOME || os.homedir());
+  if (!loaded.ok) throw new UsageError(loaded.errors.join('; '));
+  const { dataDir } = loaded.config;
+  const say = (line: string) => io.stdout.write(`${line}\n`);
+  if (args.includes('--help') || args.includes('-h')) {
+    say(WORKER_CONTROL_USAGE);
+    return EXIT_OK;
+  }
+  if (action === 'status') {
+    const { values } = parseCommandArgs(args, { json: { type: 'boolean' } });
+    const health = await workerHealth(dataDir);
+    const full = health.running && health.port ? await fetchHealth(health.port) : null;
+    if (values.json) {
+      say(JSON.stringify({ data_dir: dataDir, ...health, ...(full ? { health: full } : {}) }, null, 2));
+      return health.running ? EXIT_OK : EXIT_FAILURE;
+    }
+    if (!health.running) {
+      say(`memtrace worker: not running (data dir ${dataDir}); start it with 'memtrace worker start'`);
+      return EXIT_FAILURE;
+    }
+    say(`memtrace worker: running, pid ${health.pid}, port ${health.port ?? '(starting)'}, data dir ${dataDir}`);
+    say(`  status       ${health.status}${health.degraded && health.degraded.length > 0 ? ` — ${describeDegraded(health.degraded)}` : ''}`);
+    if (full) {
+      say(`  queue        ${String(full.queue_depth)} message(s), ${String(full.in_flight)} call(s) in flight`);
+      const hooks = full.hooks as Record<string, number> | undefined;
+      if (hooks) say(`  hook calls   ${hooks.accepted} accepted, ${hooks.rejected} rejected, ${hooks.failed} failed, ${hooks.shortened} shortened, ${hooks.replayed_from_spool} replayed from the spool`);
+    }
+    return EXIT_OK;
+  }
+  const { values } = parseCommandArgs(args, action === 'start' ? { port: { type: 'string' }, 'wait-ms': { type: 'string' } } : { 'wait-ms': { type: 'string' } });
+  const waitMs = parseIntegerFlag('wait-ms', values['wait-ms'] as string | undefined, { min: 100, max: 600_000 }) ?? 15_000;
+  const running = runningWorker(dataDir);
+  if (action === 'start') {
+    if (running) {
+      say(`memtrace worker: already running on ${dataDir} (pid ${running.pid}${running.port ? `, port ${running.port}` : ''}); nothing started`);
+      return EXIT_OK;
+    }
+    const port = parseIntegerFlag('port', values.port as string | undefined, { min: 0, max: 65535 });
+    const pid = spawnWorkerDetached(dataDir, port === undefined ? io.env : { ...io.env, MEMTRACE_PORT: String(port) });
+    const started = await waitUntil(waitMs, () => {
+      const info = runningWorker(dataDir);
+      return info?.port ? info : null;
+    });
+    if (!started) {
+      io.stderr.write(`memtrace worker: did not start within ${waitMs} ms (pid ${pid ?? '?'}); see ${path.join(dataDir, 'logs', 'worker.out')}:\n${tail(path.join(dataDir, 'logs', 'worker.out'), 5)}\n`);
+      return EXIT_FAILURE;
+    }
+    say(`memtrace worker: started, pid ${started.pid}, listening on http://127.0.0.1:${started.port} (log ${path.join(dataDir, 'logs', 'worker.log')})`);
+    return EXIT_OK;
+  }
+  if (!running) {
+    say(`memtrace worker: not running on ${dataDir}; nothing to stop`);
+    return EXIT_OK;
+  }
+  try {
+    process.kill(running.pid, 'SIGTERM');
+  } catch (error) {
+    io.stderr.write(`memtrace worker: could not signal pid ${running.pid}: ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+  const stopped = await waitUntil(waitMs, () => (runningWorker(dataDir) === null ? true : null));
+  if (!stopped) {
+    io.stderr.write(`memtrace worker: pid ${running.pid} is still running after ${waitMs} ms; it may be draining — try again, or kill it (nothing accepted is lost)\n`);
+    return EXIT_FAILURE;
+  }
+  say(`memtrace worker: stopped (pid ${running.pid})`);
+  return EXIT_OK;
+}
+
+async function waitUntil<T>(ms: number, probe: () => T | null): Promise<T | null> {
+  for (let waited = 0; waited <= ms; waited += POLL_MS) {
+    const value = probe();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return null;
+}
+
+async function fetchHealth(port: number): Promise<Record<string, unknown> | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1_000) });
+    return (await res.json()) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+function tail(file: string, lines: number): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no output)';
+  }
+}
+
+export type { WorkerInfo };

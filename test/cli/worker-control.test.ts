@@ -1,0 +1,72 @@
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { readWorkerInfo, runningWorker } from '../../src/data-dir/index.js';
+import { captureIO } from '../support/cli-io.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+describe('memtrace worker start|stop|status', () => {
+  let temp: ReturnType<typeof makeTempDir> | undefined;
+  afterEach(() => {
+    const info = temp ? readWorkerInfo(path.join(temp.dir, 'data')) : null;
+    if (info) {
+      try {
+        process.kill(info.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    temp?.cleanup();
+  });
+
+  it('starts one background worker, reports it, refuses to start a second, and stops it', async () => {
+    temp = makeTempDir();
+    const env = { HOME: temp.dir, MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'), MEMTRACE_PORT: String(await freePort()), MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0', PATH: process.env.PATH ?? '' };
+    const run = async (...args: string[]) => {
+      const c = captureIO({ env });
+      const code = await main(['worker', ...args], c.io);
+      return { code, out: c.stdout(), err: c.stderr() };
+    };
+    const notRunning = await run('status');
+    expect(notRunning.code).toBe(1);
+    expect(notRunning.out).toContain('not running');
+
+    const started = await run('start');
+    expect(started.code, started.err).toBe(0);
+    const info = runningWorker(env.MEMTRACE_DATA_DIR)!;
+    expect(started.out).toContain(`pid ${info.pid}`);
+    expect(info.port).toBe(Number(env.MEMTRACE_PORT));
+
+    const again = await run('start');
+    expect(again.code).toBe(0);
+    expect(again.out).toContain(`already running on ${env.MEMTRACE_DATA_DIR} (pid ${info.pid}, port ${info.port}); nothing started`);
+    expect(runningWorker(env.MEMTRACE_DATA_DIR)?.pid).toBe(info.pid);
+
+    const status = await run('status', '--json');
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.out)).toMatchObject({ running: true, pid: info.pid, port: info.port, status: 'degraded', health: { hooks: { accepted: 0 } } });
+
+    const stopped = await run('stop');
+    expect(stopped.code).toBe(0);
+    expect(stopped.out).toContain(`stopped (pid ${info.pid})`);
+    expect(runningWorker(env.MEMTRACE_DATA_DIR)).toBeNull();
+    expect((await run('stop')).out).toContain('nothing to stop');
+  });
+
+  it('answers --help for each action', async () => {
+    const c = captureIO();
+    expect(await main(['worker', 'start', '--help'], c.io)).toBe(0);
+    expect(c.stdout()).toContain('usage: memtrace worker start');
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
