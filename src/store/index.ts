@@ -38,3 +38,4 @@ export type { SessionRow } from './sessions.js';
 export type { StoredObservation, Provenance } from './observations.js';
 export { toStoredObservation } from './observations.js';
 export type { StoredSummary } from './summaries.js';
+export { createMinedTranscripts, type MinedTranscripts, type TranscriptFileState, type SessionMiningState } from './mined-transcripts.js';

@@ -2,9 +2,10 @@ import type { Migration } from '../migrate.js';
 import { CORE_SCHEMA } from './0001-core.js';
 import { STORE_META_SCHEMA } from './0002-store-meta.js';
 import { TELEMETRY_SCHEMA } from './0100-telemetry.js';
+import { MINING_SCHEMA } from './0300-mining.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
  * a change is a new step appended here (one file per step).
  */
-export const MIGRATIONS: readonly Migration[] = [CORE_SCHEMA, TELEMETRY_SCHEMA, STORE_META_SCHEMA];
+export const MIGRATIONS: readonly Migration[] = [CORE_SCHEMA, TELEMETRY_SCHEMA, STORE_META_SCHEMA, MINING_SCHEMA];
