@@ -8,6 +8,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   hook: { summary: 'forward a Claude Code hook event to the worker', load: async () => (await import('./commands/hook.js')).hookCommand },
   collector: { summary: 'local PostHog-compatible capture endpoint + fleet dashboard', load: async () => (await import('./commands/collector.js')).collectorCommand },
   dashboards: { summary: 'dashboards as code: export, push, report', load: async () => (await import('./commands/dashboards.js')).dashboardsCommand },
+  mine: { summary: 'mine Claude Code transcripts once (--dir, default ~/.claude/projects)', load: async () => (await import('./commands/mine.js')).mineCommand },
   parse: { summary: 'read one observer output on stdin, print the decision as JSON', load: async () => (await import('./commands/parse.js')).parseCommand },
 };
 

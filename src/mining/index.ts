@@ -6,3 +6,4 @@ export { createBackoffMap, backoffDelayMs, MINING_BACKOFF, type BackoffMap, type
 export { segmentKey, legacyKey, parseMinedKey, MINED_KEY_PREFIX } from './segment-keys.js';
 export { defaultProjectsDir, transcriptPathFor, sessionIdOfListedFile, sessionIdOfNamedFile } from './transcript-path.js';
 export { emptyPassReport, miningRollupIncrements, passHasActivity, type FileReport, type PassReport, type FileOutcome } from './mining-report.js';
+export { startTranscriptWatcher, DEFAULT_WATCH_CONFIG, type TranscriptWatchConfig, type TranscriptWatcher, type TranscriptWatcherDeps, type WatcherTimers } from './watcher.js';

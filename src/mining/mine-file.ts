@@ -36,7 +36,7 @@ export interface FileReader {
 export interface MineFileDeps {
   store: MiningStore;
   /** The scan cache (loaded once from the store, written through). */
-  cache: Map<string, TranscriptFileState>;
+  cache(): Map<string, TranscriptFileState>;
   backoff: BackoffMap;
   now(): number;
   wake(sessionId: string): void;
@@ -72,22 +72,20 @@ async function openNodeFile(path: string): Promise<FileReader> {
 }
 
 export async function mineFile(config: MineFileConfig, deps: MineFileDeps, target: TranscriptTarget, options: MineFileOptions = {}): Promise<FileReport> {
+  const startedMs = deps.now();
+  let cache: Map<string, TranscriptFileState>;
+  try {
+    cache = deps.cache();
+  } catch (error) {
+    const entry = deps.backoff.failed(target.path, startedMs);
+    return { ...emptyReport(target, 'failed'), segmentsFailed: 1, error: `store: ${error instanceof Error ? error.message : String(error)}`, retryAtMs: entry.retryAtMs };
+  }
+  const state = cache.get(target.path);
   const report = (outcome: FileOutcome, extra: Partial<FileReport> = {}): FileReport => ({
-    path: target.path,
-    sessionId: target.sessionId,
-    outcome,
-    segments: deps.cache.get(target.path)?.segmentStarts.length ?? 0,
-    segmentsMined: 0,
-    segmentsFailed: 0,
-    eventsQueued: 0,
-    eventsDuplicate: 0,
-    summaryQueued: false,
-    bytesRead: 0,
-    counts: emptyCounts(),
+    ...emptyReport(target, outcome),
+    segments: state?.segmentStarts.length ?? 0,
     ...extra,
   });
-  const startedMs = deps.now();
-  const state = deps.cache.get(target.path);
   if (state && state.complete && state.size === target.size && state.mtimeMs === Math.round(target.mtimeMs) && state.sessionId === target.sessionId) {
     return report('unchanged');
   }
@@ -202,7 +200,7 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
       checkedAt: deps.now(),
     };
     guard(() => deps.store.saveFile(next));
-    deps.cache.set(target.path, next);
+    cache.set(target.path, next);
     deps.backoff.succeeded(target.path);
     const counts = activeMiner.counts();
     return report(outcome, {
@@ -270,6 +268,22 @@ async function resumePlan(reader: FileReader, state: TranscriptFileState | undef
   return { segment, offset, seenBefore: state.scannedTo, starts: starts.slice(0, segment), boundaries: state.boundaries.filter(([at]) => at < offset) };
 }
 
+function emptyReport(target: TranscriptTarget, outcome: FileOutcome): FileReport {
+  return {
+    path: target.path,
+    sessionId: target.sessionId,
+    outcome,
+    segments: 0,
+    segmentsMined: 0,
+    segmentsFailed: 0,
+    eventsQueued: 0,
+    eventsDuplicate: 0,
+    summaryQueued: false,
+    bytesRead: 0,
+    counts: emptyCounts(),
+  };
+}
+
 function emptyCounts(): MiningCounts {
-  return { linesParsed: 0, corruptLines: 0, oversizedLines: 0, duplicateLines: 0, alreadyQueued: 0, unpairedCalls: 0, orphanResults: 0 };
+  return { linesParsed: 0, corruptLines: 0, oversizedLines: 0, duplicateLines: 0, alreadyQueued: 0, unpairedCalls: 0, orphanResults: 0, payloadsShortened: 0 };
 }

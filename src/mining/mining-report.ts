@@ -40,6 +40,7 @@ export interface PassReport {
   corruptLines: number;
   oversizedLines: number;
   unpairedCalls: number;
+  payloadsShortened: number;
   bytesRead: number;
   failures: Array<{ path: string; error: string; retryAtMs?: number }>;
 }
@@ -57,6 +58,7 @@ export function emptyPassReport(): PassReport {
     corruptLines: 0,
     oversizedLines: 0,
     unpairedCalls: 0,
+    payloadsShortened: 0,
     bytesRead: 0,
     failures: [],
   };
@@ -74,6 +76,7 @@ export function addFileReport(pass: PassReport, file: FileReport): void {
   pass.corruptLines += file.counts.corruptLines;
   pass.oversizedLines += file.counts.oversizedLines;
   pass.unpairedCalls += file.counts.unpairedCalls;
+  pass.payloadsShortened += file.counts.payloadsShortened;
   pass.bytesRead += file.bytesRead;
   if (file.outcome === 'failed') pass.failures.push({ path: file.path, error: file.error ?? 'unknown', ...(file.retryAtMs === undefined ? {} : { retryAtMs: file.retryAtMs }) });
 }
@@ -97,6 +100,7 @@ export function miningRollupIncrements(pass: PassReport): Record<string, number>
     summaries_queued: pass.summariesQueued,
     corrupt_lines: pass.corruptLines,
     oversized_lines: pass.oversizedLines,
+    payloads_shortened: pass.payloadsShortened,
     bytes_read: pass.bytesRead,
   };
 }

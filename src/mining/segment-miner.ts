@@ -1,3 +1,4 @@
+import { fitPayload } from './fit-payload.js';
 import { toRecord, type TranscriptRecord } from './transcript-record.js';
 
 /**
@@ -51,6 +52,8 @@ export interface MiningCounts {
   unpairedCalls: number;
   /** Results whose call is not in the file (cut by an oversized line, or written elsewhere). */
   orphanResults: number;
+  /** Events whose longest strings were shortened to the hooks' body limit. */
+  payloadsShortened: number;
 }
 
 export interface SegmentMinerInit {
@@ -110,7 +113,7 @@ export function createSegmentMiner(init: SegmentMinerInit) {
   let lastMessage: { id: string | null; texts: string[] } | null = null;
   let prompt: string | null = null;
   let cwd: string | null = null;
-  const counts: MiningCounts = { linesParsed: 0, corruptLines: 0, oversizedLines: 0, duplicateLines: 0, alreadyQueued: 0, unpairedCalls: 0, orphanResults: 0 };
+  const counts: MiningCounts = { linesParsed: 0, corruptLines: 0, oversizedLines: 0, duplicateLines: 0, alreadyQueued: 0, unpairedCalls: 0, orphanResults: 0, payloadsShortened: 0 };
 
   function closeSegment(endOffset: number, open: boolean): void {
     closed.push({ segment, startOffset: segmentStart, endOffset, open });
@@ -180,7 +183,9 @@ export function createSegmentMiner(init: SegmentMinerInit) {
         transcript_path: init.transcriptPath,
       };
       if (result.isError) payload.is_error = true;
-      events.push({ toolUseId: id, segment, payload });
+      const fitted = fitPayload(payload);
+      if (fitted.shortened) counts.payloadsShortened += 1;
+      events.push({ toolUseId: id, segment, payload: fitted.value });
     }
   }
 

@@ -16,9 +16,17 @@ export interface Store {
   close(): void;
 }
 
-export function openStore(file: string, options: OpenOptions = {}): Store {
+export interface OpenStoreOptions extends OpenOptions {
+  /**
+   * Return claimed messages to pending (default). Only the worker may: another process opening
+   * the file while a worker runs (`memtrace mine`) would release messages that are in flight.
+   */
+  recoverClaimed?: boolean;
+}
+
+export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   const db = openDatabase(file, options);
-  const recovered = recoverClaimed(db);
+  const recovered = options.recoverClaimed === false ? 0 : recoverClaimed(db);
   return {
     db,
     queue: createQueue(db),

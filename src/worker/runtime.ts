@@ -14,6 +14,7 @@ import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from
 import { createRunTurn } from './observer-turn.js';
 import { nodeTimers } from './node-timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
+import { startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
 export interface WorkerOptions {
   config: WorkerConfig;
@@ -26,6 +27,8 @@ export interface WorkerOptions {
   loop?: Partial<ObserverLoopConfig>;
   /** Overrides the telemetry sink (tests); by default from MEMTRACE_POSTHOG_KEY/HOST. */
   telemetrySink?: EventSink | null;
+  /** `--watch`: mine Claude Code transcripts into the same queue (SPEC §4.9). */
+  watch?: TranscriptWatchConfig | null;
 }
 
 export interface RunningWorker {
@@ -35,6 +38,7 @@ export interface RunningWorker {
   telemetry: Telemetry;
   recoveredClaimed: number;
   previousShutdown: 'clean' | 'crash' | 'unknown';
+  watcher: TranscriptWatcher | null;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
 }
@@ -130,6 +134,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const ticker = setInterval(() => telemetry.tick(clock.now()), 30_000);
   ticker.unref();
   loop.wake();
+  const watcher = options.watch ? startTranscriptWatcher(options.watch, { store, clock, log, telemetry, wake: (id) => loop.wake(id), projectOf: projectFromCwd }) : null;
 
   let stopped: Promise<void> | null = null;
   return {
@@ -139,9 +144,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     telemetry,
     recoveredClaimed: store.recoveredClaimed,
     previousShutdown,
+    watcher,
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
+        await watcher?.stop();
         await server.close();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });

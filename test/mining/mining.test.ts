@@ -249,8 +249,13 @@ describe('mining Claude Code transcripts', () => {
     const report = await newMiner().mineFile(target(t));
     expect(report).toMatchObject({ outcome: 'mined', eventsQueued: 2 });
     expect(report.counts.oversizedLines).toBe(0);
+    // Stored within the hooks' 1 MiB body limit: head and tail kept, as the observer reads them.
+    expect(report.counts.payloadsShortened).toBe(1);
     const payload = queued(t.sessionId).find((q) => q.toolUseId === big)!.payload;
-    expect(payload.tool_response.file.content.length).toBe(content.length);
+    const stored = payload.tool_response.file.content as string;
+    expect(stored.length).toBeLessThan(1024 * 1024);
+    expect(stored).toMatch(/^x{1000,}\n…\[elided \d+ characters\]…\nx{1000,}$/);
+    expect(payload.tool_input).toEqual({ file_path: 'dump.txt' });
 
     const u = new TranscriptBuilder();
     u.prompt('again');
