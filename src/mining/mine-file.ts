@@ -92,7 +92,7 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
   if (options.idleMs !== undefined && startedMs - target.mtimeMs < options.idleMs) return report('busy');
   if (deps.backoff.blocked(target.path, startedMs)) return report('backoff', { retryAtMs: deps.backoff.entry(target.path)?.retryAtMs ?? startedMs });
 
-  const progress = { segmentsMined: 0, eventsQueued: 0, eventsDuplicate: 0, bytesRead: 0, segmentsToMine: 0 };
+  const progress = { segmentsMined: 0, eventsQueued: 0, eventsDuplicate: 0, bytesRead: 0 };
   let miner: SegmentMiner | null = null;
   let startSegment = 0;
   let reader: FileReader | null = null;

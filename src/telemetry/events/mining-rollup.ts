@@ -22,7 +22,8 @@ export const MINING_ROLLUP: EventSpec = {
     count('corrupt_lines', 'lines skipped as corrupt or truncated'),
     count('oversized_lines', 'lines skipped for exceeding the line cap'),
     count('payloads_shortened', 'mined events whose longest strings were shortened to the hooks’ 1 MiB body limit'),
-    count('bytes_read', 'transcript bytes read'),
+    // A first pass over years of transcripts can read more than a COUNT's billion bytes in one window.
+    { key: 'bytes_read', type: { kind: 'int', min: 0, max: 1_000_000_000_000 }, description: 'transcript bytes read' },
     windowStart,
   ],
 };
