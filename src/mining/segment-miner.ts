@@ -271,7 +271,6 @@ export function createSegmentMiner(init: SegmentMinerInit) {
       closed = [];
       return out;
     },
-    pendingEvents: () => events.length,
     /** Start offsets of the segments seen in this pass, from startSegment on. */
     segmentStarts: () => [...starts],
     /** Every boundary seen in this pass as [offset, uuid] (persisted so a resumed pass agrees with a full one). */
