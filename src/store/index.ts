@@ -23,9 +23,18 @@ export interface Store {
 /** Free space the store wants before it calls itself writable again after a full disk. */
 export const PROBE_HEADROOM_BYTES = 2 * 1024 * 1024;
 
-export function openStore(file: string, options: OpenOptions = {}): Store {
+export interface OpenStoreOptions extends OpenOptions {
+  /**
+   * Return claimed messages to pending. Only the worker that holds the data dir's lock may:
+   * another process opening the file while a worker runs (`memtrace mine`, `telemetry status`)
+   * would release messages that are in flight.
+   */
+  recoverClaimed?: boolean;
+}
+
+export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   const db = openDatabase(file, options);
-  const recovered = recoverClaimed(db);
+  const recovered = options.recoverClaimed === true ? recoverClaimed(db) : 0;
   const probe = db.prepare("INSERT INTO store_meta (key, value) VALUES ('last_write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   return {
     db,
@@ -54,3 +63,4 @@ export type { SessionRow } from './sessions.js';
 export type { StoredObservation, Provenance } from './observations.js';
 export { toStoredObservation } from './observations.js';
 export type { StoredSummary } from './summaries.js';
+export { createMinedTranscripts, type MinedTranscripts, type TranscriptFileState, type SessionMiningState } from './mined-transcripts.js';

@@ -56,6 +56,7 @@ export function createQueue(db: Database.Database) {
   const nextDueForSession = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending' AND session_id = ?");
   const sessionWork = db.prepare('SELECT 1 FROM queue WHERE session_id = ? LIMIT 1');
   const releaseAll = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'");
+  const retrying = db.prepare("SELECT 1 FROM queue WHERE session_id = ? AND status = 'pending' AND attempts > 0 LIMIT 1");
 
   const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
     const toolUseId = input.toolUseId ?? null;
@@ -94,6 +95,10 @@ export function createQueue(db: Database.Database) {
     nextDueAt: (sessionId?: string) =>
       ((sessionId === undefined ? nextDueAtStmt.get() : nextDueForSession.get(sessionId)) as { at: number | null }).at,
     sessionHasWork: (sessionId: string) => sessionWork.get(sessionId) !== undefined,
+    /** Whether this tool_use_id was ever enqueued for the session (what enqueue would call a duplicate). */
+    hasSeen: (sessionId: string, toolUseId: string) => seen.get(sessionId, toolUseId) !== undefined,
+    /** Whether a message of the session is waiting for a retry after a failed observer call. */
+    hasRetrying: (sessionId: string) => retrying.get(sessionId) !== undefined,
   };
 }
 

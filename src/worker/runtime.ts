@@ -19,6 +19,7 @@ import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
 import { nodeTimers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
+import { startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
 export interface WorkerOptions {
   config: WorkerConfig;
@@ -31,6 +32,8 @@ export interface WorkerOptions {
   loop?: Partial<ObserverLoopConfig>;
   /** Overrides the telemetry sink (tests); by default from MEMTRACE_POSTHOG_KEY/HOST. */
   telemetrySink?: EventSink | null;
+  /** `--watch`: mine Claude Code transcripts into the same queue (SPEC §4.9). */
+  watch?: TranscriptWatchConfig | null;
 }
 
 export interface RunningWorker {
@@ -40,6 +43,7 @@ export interface RunningWorker {
   telemetry: Telemetry;
   recoveredClaimed: number;
   previousShutdown: 'clean' | 'crash' | 'unknown';
+  watcher: TranscriptWatcher | null;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
 }
@@ -65,7 +69,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLock): Promise<RunningWorker> {
   const { config, log } = options;
   const token = ensureAuthToken(config.dataDir);
-  const store = openStore(config.dbFile, { backgroundCheckpoints: true });
+  const store = openStore(config.dbFile, { backgroundCheckpoints: true, recoverClaimed: true });
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
 
@@ -102,13 +106,14 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
 
   let port = config.port;
   const hooks = createHookAccounting(telemetry);
+  const projectOf = createProjectResolver();
   const app = createApp(
     createWorkerServices({
       store,
       loop,
       telemetry,
       hooks,
-      projectOf: createProjectResolver(),
+      projectOf,
       clock,
       log,
       version: APP_VERSION,
@@ -133,6 +138,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
   const compaction = startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
+  const watcher = options.watch ? startTranscriptWatcher(options.watch, { store, clock, log, telemetry, wake: (id) => loop.wake(id), projectOf }) : null;
 
   let stopped: Promise<void> | null = null;
   return {
@@ -142,9 +148,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     telemetry,
     recoveredClaimed: store.recoveredClaimed,
     previousShutdown,
+    watcher,
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
+        await watcher?.stop();
         await server.close();
         await compaction.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);

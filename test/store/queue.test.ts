@@ -30,7 +30,7 @@ describe('queue', () => {
     expect(store.queue.claimNext('s1', 2_000)).toBeNull();
     store.close(); // the process dies before confirming
 
-    store = openStore(file);
+    store = openStore(file, { recoverClaimed: true });
     expect(store.recoveredClaimed).toBe(1);
     const again = store.queue.claimNext('s1', 3_000);
     expect(again?.id).toBe(id);

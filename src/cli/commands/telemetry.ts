@@ -20,7 +20,8 @@ function dataDirOf(io: CliIO): string {
 /** Opens the worker's database (WAL: safe while a worker runs) and a telemetry view of it. */
 async function withTelemetry<T>(io: CliIO, fn: (t: ReturnType<typeof createTelemetry>) => Promise<T> | T): Promise<T> {
   const dataDir = dataDirOf(io);
-  const store = openStore(path.join(dataDir, 'memtrace.db'));
+  // Never recover claimed messages here: a running worker has them in flight.
+  const store = openStore(path.join(dataDir, 'memtrace.db'), { recoverClaimed: false });
   try {
     const telemetry = createTelemetry({ dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db: store.db, clock: systemClock, log: silentLogger, stderr: io.stderr });
     return await fn(telemetry);

@@ -1,4 +1,6 @@
 import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_WATCH_CONFIG, defaultProjectsDir } from '../../mining/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { createProviderFromEnv } from '../../providers/index.js';
@@ -9,7 +11,7 @@ import { DataDirError, preparePrivateDataDir, WorkerRunningError } from '../../d
 import { StoreTooNewError } from '../../store/index.js';
 import { runWorkerControl, WORKER_CONTROL_USAGE } from './worker-control.js';
 
-const USAGE = `usage: memtrace worker [--port N] [--concurrency N]
+const USAGE = `usage: memtrace worker [--port N] [--concurrency N] [--watch [--watch-dir DIR]]
        memtrace worker start|stop|status  (the worker in the background; see below)
 
 Runs the worker in the foreground: the HTTP API for the agent's hooks (127.0.0.1 only),
@@ -19,7 +21,10 @@ rollups flushed and telemetry drained within a few seconds.
 options:
   --port N          port to listen on (default MEMTRACE_PORT or 37877; 0 picks a free port)
   --concurrency N   observer calls at once across sessions (default 2)
-  --watch           mine Claude Code transcripts as they grow (planned, SPEC §4.9; not in this release)
+  --watch           also mine Claude Code transcripts: every 60 s, files idle for 2 min, into the
+                    same queue (calls the hooks delivered are not observed twice)
+  --watch-dir DIR   transcripts folder to watch (implies --watch; default $CLAUDE_CONFIG_DIR/projects,
+                    else ~/.claude/projects)
   -h, --help        show this help
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY,
@@ -45,8 +50,10 @@ export const workerCommand: Command = {
       port: { type: 'string' },
       concurrency: { type: 'string' },
       watch: { type: 'boolean' },
+      'watch-dir': { type: 'string' },
     });
-    if (values.watch) throw new UsageError('--watch (transcript mining) is planned and not in this release');
+    if (values['watch-dir'] === '') throw new UsageError('--watch-dir needs a folder');
+    const watchDir = values['watch-dir'] !== undefined ? path.resolve(io.cwd, values['watch-dir']) : values.watch ? defaultProjectsDir(io.env, os.homedir()) : null;
     const port = parseIntegerFlag('port', values.port, { min: 0, max: 65535 });
     const concurrency = parseIntegerFlag('concurrency', values.concurrency, { min: 1, max: 64 }) ?? 2;
 
@@ -65,7 +72,15 @@ export const workerCommand: Command = {
     try {
       preparePrivateDataDir(config.dataDir);
       const log = createFileLogger(config.dataDir, io.stderr);
-      worker = await startWorker({ config, env: io.env, provider: selected.provider, log, stderr: io.stderr, loop: { concurrency } });
+      worker = await startWorker({
+        config,
+        env: io.env,
+        provider: selected.provider,
+        log,
+        stderr: io.stderr,
+        loop: { concurrency },
+        watch: watchDir === null ? null : { ...DEFAULT_WATCH_CONFIG, dirs: [watchDir] },
+      });
     } catch (error) {
       io.stderr.write(`memtrace worker: ${startFailure(error, config.port)}\n`);
       return EXIT_FAILURE;
@@ -73,6 +88,7 @@ export const workerCommand: Command = {
     io.stdout.write(
       `memtrace worker listening on ${worker.url} (provider: ${selected.provider.name}${selected.provider.name === 'none' ? ' — events are stored; set ANTHROPIC_API_KEY or OPENAI_API_KEY to observe them' : `, model: ${selected.provider.model}`}; data: ${config.dataDir})\n`,
     );
+    if (watchDir !== null) io.stdout.write(`watching transcripts in ${watchDir} (every ${DEFAULT_WATCH_CONFIG.intervalMs / 1000} s, files idle for ${DEFAULT_WATCH_CONFIG.idleMs / 60_000} min)\n`);
     if (worker.recoveredClaimed > 0) io.stdout.write(`recovered ${worker.recoveredClaimed} message(s) left in flight by an unclean stop\n`);
 
     await waitForStopSignal((signal) => io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`));

@@ -1,0 +1,198 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
+import { loadWorkerConfig, parsePort, DEFAULT_PORT } from '../../config.js';
+import { openStore } from '../../store/index.js';
+import { startCheckpointer } from '../../store/checkpointer.js';
+import { createTelemetry } from '../../telemetry/runtime.js';
+import { silentLogger } from '../../log.js';
+import { systemClock } from '../../clock.js';
+import { APP_VERSION } from '../../version.js';
+import { createProjectResolver } from '../../worker/project-of.js';
+import {
+  createMiner,
+  createStoreMiningStore,
+  defaultProjectsDir,
+  discoverTranscripts,
+  miningRollupIncrements,
+  passHasActivity,
+  sessionIdOfNamedFile,
+  type PassReport,
+  type TranscriptTarget,
+} from '../../mining/index.js';
+import { createProgressBar } from '../progress-bar.js';
+
+/** Projects by repository root, as the worker keys them. */
+const projectOf = createProjectResolver();
+
+const USAGE = `usage: memtrace mine [--dir DIR | --file FILE] [--json]
+
+Mines Claude Code transcripts once. Every tool call the hooks missed (the worker was down, a
+payload was too large, the session predates the install, it ran on another machine) is queued
+for observation, segment by segment; calls the hooks delivered are recognised by tool_use_id
+and not queued twice. Segments mined before are not read again, and an unchanged file costs
+one stat. Safe while a worker runs on the same data dir: this command only queues; the worker
+observes.
+
+options:
+  --dir DIR    transcripts folder (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects);
+               one project's folder works too
+  --file FILE  one transcript, <session-id>.jsonl (e.g. a hook's transcript_path)
+  --json       print the summary as JSON
+  -h, --help   show this help
+
+environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR.`;
+
+export const mineCommand: Command = {
+  name: 'mine',
+  summary: 'mine Claude Code transcripts once (--dir, default ~/.claude/projects)',
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, { dir: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } });
+    if (values.dir !== undefined && values.file !== undefined) throw new UsageError('give --dir or --file, not both');
+    if (values.dir === '') throw new UsageError('--dir needs a folder');
+    let named: { path: string; sessionId: string } | null = null;
+    if (values.file !== undefined) {
+      const sessionId = sessionIdOfNamedFile(path.basename(values.file));
+      if (sessionId === null) throw new UsageError(`--file must name a transcript <session-id>.jsonl, got '${values.file}'`);
+      named = { path: path.resolve(io.cwd, values.file), sessionId };
+    }
+    const loaded = loadWorkerConfig(io.env, os.homedir());
+    if (!loaded.ok) {
+      for (const error of loaded.errors) io.stderr.write(`memtrace mine: ${error}\n`);
+      return EXIT_FAILURE;
+    }
+    const dir = values.dir !== undefined ? path.resolve(io.cwd, values.dir) : defaultProjectsDir(io.env, os.homedir());
+
+    const startedMs = Date.now();
+    let targets: TranscriptTarget[];
+    if (named) {
+      let stat: fs.Stats;
+      try {
+        stat = fs.statSync(named.path);
+      } catch (error) {
+        io.stderr.write(`memtrace mine: cannot read ${named.path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}\n`);
+        return EXIT_FAILURE;
+      }
+      if (!stat.isFile()) {
+        io.stderr.write(`memtrace mine: ${named.path} is not a file\n`);
+        return EXIT_FAILURE;
+      }
+      targets = [{ ...named, size: stat.size, mtimeMs: stat.mtimeMs }];
+    } else {
+      const found = await discoverTranscripts([dir]);
+      const rootProblem = found.problems.find((p) => p.path === dir);
+      if (rootProblem) {
+        io.stderr.write(`memtrace mine: cannot list ${dir}: ${rootProblem.error}${values.dir === undefined ? ' (no Claude Code transcripts here? give --dir)' : ''}\n`);
+        return EXIT_FAILURE;
+      }
+      for (const problem of found.problems) io.stderr.write(`memtrace mine: skipped ${problem.path}: ${problem.error}\n`);
+      targets = found.targets;
+    }
+
+    const { config } = loaded;
+    // Like the worker: SQLite checkpoints on a thread, so the pass never pays for copying the WAL back.
+    const store = openStore(config.dbFile, { recoverClaimed: false, backgroundCheckpoints: true });
+    const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: () => undefined });
+    let report: PassReport;
+    try {
+      const miner = createMiner({}, { store: createStoreMiningStore(store, { projectOf }), now: () => Date.now(), wake: () => undefined });
+      const totalBytes = targets.reduce((sum, t) => sum + t.size, 0);
+      const bar = isTerminal(io) && !values.json ? createProgressBar(io.stderr, { total: targets.length, totalBytes, now: () => Date.now() }) : null;
+      const sizes = new Map(targets.map((t) => [t.path, t.size]));
+      report = await miner.pass(targets, { onFile: (file) => bar?.file(sizes.get(file.path) ?? 0), onBytes: (n) => bar?.bytes(n) });
+      bar?.done();
+      if (passHasActivity(report)) recordTelemetry(io, config.dataDir, store.db, report);
+    } finally {
+      await checkpointer.stop();
+      store.close();
+    }
+    const elapsedMs = Date.now() - startedMs;
+    const workerUp = report.eventsQueued + report.summariesQueued > 0 ? await workerRunning(io.env) : false;
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify(toJson(report, elapsedMs, config.dbFile, workerUp), null, 2)}\n`);
+    } else {
+      io.stdout.write(renderText(report, elapsedMs, config.dbFile, workerUp));
+    }
+    return report.byOutcome.failed > 0 ? EXIT_FAILURE : EXIT_OK;
+  },
+};
+
+function isTerminal(io: CliIO): boolean {
+  return (io.stderr as { isTTY?: boolean }).isTTY === true;
+}
+
+function recordTelemetry(io: CliIO, dataDir: string, db: ReturnType<typeof openStore>['db'], report: PassReport): void {
+  try {
+    const telemetry = createTelemetry({ dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db, clock: systemClock, log: silentLogger, stderr: io.stderr });
+    // The window is closed and sent by the worker's telemetry tick.
+    telemetry.recordCounters('mining_rollup', { trigger: 'cli' }, miningRollupIncrements(report), Date.now());
+  } catch {
+    // Telemetry never breaks a command.
+  }
+}
+
+/** Whether a worker answers on the configured port (to say what happens next). */
+async function workerRunning(env: Record<string, string | undefined>): Promise<boolean> {
+  const port = parsePort(env.MEMTRACE_PORT ?? '') ?? DEFAULT_PORT;
+  if (port === 0) return false;
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(500) });
+    const body = (await res.json()) as { status?: unknown; queue_depth?: unknown };
+    return res.ok && typeof body.queue_depth === 'number';
+  } catch {
+    return false;
+  }
+}
+
+function nextStep(report: PassReport, workerUp: boolean): string {
+  const queued = report.eventsQueued + report.summariesQueued;
+  if (queued === 0) return 'nothing new to observe.';
+  if (workerUp) return `${queued} message(s) queued. The running worker observes queued sessions it knows of; it picks these up at its next start (or run 'memtrace worker --watch', which mines and observes in one process).`;
+  return `${queued} message(s) queued. Start the worker ('memtrace worker') to observe them.`;
+}
+
+function toJson(report: PassReport, elapsedMs: number, dbFile: string, workerUp: boolean) {
+  return {
+    files: report.files,
+    files_unchanged: report.byOutcome.unchanged,
+    files_mined: report.byOutcome.mined,
+    files_migrated: report.byOutcome.migrated,
+    files_failed: report.byOutcome.failed,
+    segments_mined: report.segmentsMined,
+    segments_failed: report.segmentsFailed,
+    legacy_keys_migrated: report.legacyKeysMigrated,
+    events_queued: report.eventsQueued,
+    events_already_queued: report.eventsDuplicate,
+    summaries_queued: report.summariesQueued,
+    corrupt_lines: report.corruptLines,
+    oversized_lines: report.oversizedLines,
+    payloads_shortened: report.payloadsShortened,
+    unpaired_calls: report.unpairedCalls,
+    bytes_read: report.bytesRead,
+    elapsed_ms: elapsedMs,
+    database: dbFile,
+    worker_running: workerUp,
+    failures: report.failures.map((f) => ({ path: f.path, error: f.error })),
+    next: nextStep(report, workerUp),
+  };
+}
+
+function renderText(report: PassReport, elapsedMs: number, dbFile: string, workerUp: boolean): string {
+  const mb = (report.bytesRead / 1e6).toFixed(1);
+  const rows: Array<[string, string]> = [
+    ['transcripts', `${report.files} (${report.byOutcome.mined} mined, ${report.byOutcome.unchanged} unchanged${report.byOutcome.migrated ? `, ${report.byOutcome.migrated} legacy keys migrated` : ''}${report.byOutcome.failed ? `, ${report.byOutcome.failed} failed` : ''})`],
+    ['segments mined', String(report.segmentsMined)],
+    ['events queued', `${report.eventsQueued} (tool calls the hooks missed)`],
+    ['already queued', `${report.eventsDuplicate} (delivered by the hooks; not observed twice)`],
+    ['summaries', `${report.summariesQueued} session summary request(s) queued`],
+    ['skipped lines', `${report.corruptLines} corrupt or truncated, ${report.oversizedLines} over the size cap`],
+    ['read', `${mb} MB in ${(elapsedMs / 1000).toFixed(1)} s`],
+    ['database', dbFile],
+  ];
+  const lines = rows.map(([k, v]) => `${k.padEnd(16)} ${v}`);
+  for (const f of report.failures) lines.push(`failed           ${f.path}: ${f.error}`);
+  lines.push('', nextStep(report, workerUp));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,35 @@
+/** A one-line progress bar on a terminal (stderr), by bytes, redrawn at most every 100 ms. */
+export function createProgressBar(out: { write(chunk: string): unknown }, options: { total: number; totalBytes: number; now(): number; width?: number }) {
+  const width = options.width ?? 30;
+  let files = 0;
+  let finishedBytes = 0;
+  let currentBytes = 0;
+  let readBytes = 0;
+  let drawnAt = Number.NEGATIVE_INFINITY;
+  const draw = (force: boolean) => {
+    const t = options.now();
+    if (!force && t - drawnAt < 100) return;
+    drawnAt = t;
+    const done = finishedBytes + currentBytes;
+    const share = options.totalBytes > 0 ? Math.min(1, done / options.totalBytes) : options.total > 0 ? files / options.total : 1;
+    const filled = Math.round(share * width);
+    out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}%  ${files}/${options.total} files  ${(readBytes / 1e6).toFixed(1)} MB read `);
+  };
+  return {
+    /** A file is done; an unchanged or resumed file counts whole (it needed no more reading). */
+    file(size: number) {
+      files += 1;
+      finishedBytes += size;
+      currentBytes = 0;
+      draw(files === options.total);
+    },
+    bytes(n: number) {
+      currentBytes += n;
+      readBytes += n;
+      draw(false);
+    },
+    done() {
+      out.write('\n');
+    },
+  };
+}

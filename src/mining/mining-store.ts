@@ -1,0 +1,112 @@
+import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
+import { segmentKey } from './segment-keys.js';
+import type { MinedEvent } from './segment-miner.js';
+
+/** What mining needs from storage; the SQLite store implements it (createStoreMiningStore). */
+export interface MiningStore {
+  /** The scan cache, read once per miner. */
+  loadFiles(): Map<string, TranscriptFileState>;
+  saveFile(state: TranscriptFileState): void;
+  keysFor(sessionId: string): { segments: Map<number, number>; legacyKey: string | null };
+  alreadyQueued(sessionId: string, toolUseId: string): boolean;
+  /** The session's observer calls are failing (a message waits for a retry): do not add to them. */
+  sessionFailing(sessionId: string): boolean;
+  /** One transaction: the session row if new, the events (tool_use_id dedup), then the segment keys. */
+  commit(input: CommitInput): { queued: number; duplicate: number };
+  /** One transaction: segment keys for every segment that exists now, and the legacy key removed. */
+  migrateLegacy(input: { sessionId: string; legacyKey: string; segments: Array<{ segment: number; endOffset: number }>; nowMs: number }): boolean;
+  /** Session-level mining (the summary request) once every segment is mined; see docs/mining.md. */
+  sessionLevel(input: SessionLevelInput): 'queued' | 'not_due' | 'nothing_recovered';
+}
+
+export interface SessionInfo {
+  cwd: string | null;
+  prompt: string | null;
+}
+
+export interface CommitInput {
+  sessionId: string;
+  events: MinedEvent[];
+  marks: Array<{ segment: number; endOffset: number }>;
+  session: SessionInfo;
+  nowMs: number;
+}
+
+export interface SessionLevelInput {
+  sessionId: string;
+  segments: number;
+  lastAssistantMessage: string | null;
+  transcriptPath: string;
+  session: SessionInfo;
+  nowMs: number;
+}
+
+export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: string | null): string | null }): MiningStore {
+  const mined = createMinedTranscripts(store.db);
+
+  function ensureSession(sessionId: string, session: SessionInfo, nowMs: number): void {
+    if (store.sessions.get(sessionId)) return;
+    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: 'claude-code', nowMs });
+  }
+
+  const commitTx = store.db.transaction((input: CommitInput) => {
+    let queued = 0;
+    let duplicate = 0;
+    const perSegment = new Map<number, number>();
+    if (input.events.length > 0) ensureSession(input.sessionId, input.session, input.nowMs);
+    for (const event of input.events) {
+      const result = store.queue.enqueue({ sessionId: input.sessionId, kind: 'observation', toolUseId: event.toolUseId, payload: event.payload, nowMs: input.nowMs });
+      if (result.status === 'queued') {
+        queued += 1;
+        perSegment.set(event.segment, (perSegment.get(event.segment) ?? 0) + 1);
+      } else duplicate += 1;
+    }
+    if (queued > 0) mined.addRecovered(input.sessionId, queued);
+    for (const mark of input.marks) {
+      mined.markSegment({ key: segmentKey(input.sessionId, mark.segment), sessionId: input.sessionId, segment: mark.segment, endOffset: mark.endOffset, eventsQueued: perSegment.get(mark.segment) ?? 0, nowMs: input.nowMs });
+    }
+    return { queued, duplicate };
+  });
+
+  const migrateTx = store.db.transaction((input: Parameters<MiningStore['migrateLegacy']>[0]) => {
+    const now = mined.keysFor(input.sessionId);
+    if (now.legacyKey !== input.legacyKey || now.segments.size > 0) return false; // another process migrated it
+    for (const s of input.segments) {
+      mined.markSegment({ key: segmentKey(input.sessionId, s.segment), sessionId: input.sessionId, segment: s.segment, endOffset: s.endOffset, eventsQueued: 0, nowMs: input.nowMs });
+    }
+    mined.deleteKey(input.legacyKey);
+    // Whatever the legacy miner did counts as the session-level run for the segments it covered.
+    mined.markSummarized(input.sessionId, input.segments.length, input.nowMs);
+    return true;
+  });
+
+  const sessionLevelTx = store.db.transaction((input: SessionLevelInput): 'queued' | 'not_due' | 'nothing_recovered' => {
+    const state = mined.session(input.sessionId);
+    if (state.recoveredSinceSummary === 0) {
+      if (input.segments > state.summarizedSegments) mined.markSummarized(input.sessionId, input.segments, input.nowMs);
+      return input.segments > state.summarizedSegments ? 'nothing_recovered' : 'not_due';
+    }
+    ensureSession(input.sessionId, input.session, input.nowMs);
+    store.queue.enqueue({
+      sessionId: input.sessionId,
+      kind: 'summary',
+      toolUseId: null,
+      payload: { last_assistant_message: input.lastAssistantMessage, at: input.nowMs, source: 'transcript', transcript_path: input.transcriptPath },
+      nowMs: input.nowMs,
+    });
+    mined.markSummarized(input.sessionId, input.segments, input.nowMs);
+    return 'queued';
+  });
+
+  return {
+    loadFiles: () => new Map(mined.files().map((f) => [f.path, f])),
+    saveFile: (state) => mined.saveFile(state),
+    keysFor: (sessionId) => mined.keysFor(sessionId),
+    alreadyQueued: (sessionId, toolUseId) => store.queue.hasSeen(sessionId, toolUseId),
+    sessionFailing: (sessionId) => store.queue.hasRetrying(sessionId),
+    commit: (input) => commitTx.immediate(input),
+    migrateLegacy: (input) => migrateTx.immediate(input),
+    sessionLevel: (input) => sessionLevelTx.immediate(input),
+  };
+}
+

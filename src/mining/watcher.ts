@@ -1,0 +1,144 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/index.js';
+import type { BackoffMap } from './backoff.js';
+import { discoverTranscripts } from './discover.js';
+import { createMiner } from './miner.js';
+import { miningRollupIncrements, passHasActivity, type PassReport } from './mining-report.js';
+import { createStoreMiningStore } from './mining-store.js';
+
+export interface TranscriptWatchConfig {
+  /** Folders to list (default: the Claude Code projects folder). */
+  dirs: string[];
+  /** Time between passes. */
+  intervalMs: number;
+  /** Only files untouched this long are read: the session is between turns or over. */
+  idleMs: number;
+  /** Delay before the first pass, so a starting worker serves its first hooks first. */
+  firstPassDelayMs: number;
+}
+
+export const DEFAULT_WATCH_CONFIG: Omit<TranscriptWatchConfig, 'dirs'> = { intervalMs: 60_000, idleMs: 120_000, firstPassDelayMs: 5_000 };
+
+export interface WatcherTimers {
+  /** Must not keep the process alive (unref'd). */
+  setTimeout(fn: () => void, ms: number): { cancel(): void };
+}
+
+export interface TranscriptWatcherDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  telemetry: {
+    recordCounters(event: string, dims: Readonly<Record<string, string>>, increments: Readonly<Record<string, number>>, nowMs: number): void;
+    captureException(error: unknown, stage: string, nowMs: number): void;
+  };
+  /** The observer loop's wake: mined events are observed like hook events. */
+  wake(sessionId: string): void;
+  projectOf(cwd: string | null): string | null;
+  timers?: WatcherTimers;
+  backoff?: BackoffMap;
+}
+
+export interface TranscriptWatcher {
+  /** One pass now (tests, and the timer). Never throws; null when a pass is already running or stopped. */
+  runPass(): Promise<PassReport | null>;
+  /** A transcript the hooks reported (`transcript_path`): watched even outside the folders. */
+  reportTranscript(sessionId: string, path: string): void;
+  stop(): Promise<void>;
+}
+
+const unrefTimers: WatcherTimers = {
+  setTimeout(fn, ms) {
+    const handle = setTimeout(fn, ms);
+    handle.unref();
+    return { cancel: () => clearTimeout(handle) };
+  },
+};
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `memtrace worker --watch`: every interval, lists the transcripts, and mines those that changed
+ * and have been idle long enough. Runs on the worker's event loop between hook requests: it
+ * awaits each file chunk and yields between files, its timers are unref'd, and it never throws.
+ */
+export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: TranscriptWatcherDeps): TranscriptWatcher {
+  const { clock, log } = deps;
+  const timers = deps.timers ?? unrefTimers;
+  const abort = new AbortController();
+  const reported = new Map<string, string>();
+  const miner = createMiner(
+    {},
+    {
+      store: createStoreMiningStore(deps.store, { projectOf: deps.projectOf }),
+      now: () => clock.now(),
+      wake: deps.wake,
+      yieldBetweenFiles: yieldToEventLoop,
+      ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    },
+  );
+  let timer: { cancel(): void } | null = null;
+  let running: Promise<PassReport | null> | null = null;
+  let stopped = false;
+
+  async function pass(): Promise<PassReport | null> {
+    try {
+      const found = await discoverTranscripts(
+        config.dirs,
+        [...reported].map(([path, sessionId]) => ({ path, sessionId })),
+      );
+      const report = await miner.pass(found.targets, { idleMs: config.idleMs, signal: abort.signal });
+      const nowMs = clock.now();
+      if (passHasActivity(report)) {
+        deps.telemetry.recordCounters('mining_rollup', { trigger: 'watch' }, miningRollupIncrements(report), nowMs);
+        log.info('transcripts mined', {
+          files: report.byOutcome.mined,
+          segments: report.segmentsMined,
+          events_queued: report.eventsQueued,
+          already_queued: report.eventsDuplicate,
+          failed: report.byOutcome.failed,
+          backoff_skips: report.byOutcome.backoff,
+        });
+      }
+      for (const failure of report.failures) log.warn('transcript mining failed; retrying after backoff', { path: failure.path, error: failure.error, ...(failure.retryAtMs ? { retry_at: new Date(failure.retryAtMs).toISOString() } : {}) });
+      return report;
+    } catch (error) {
+      // A background loop never throws: report it and try again next interval.
+      log.error('transcript watcher pass failed', { error: String(error) });
+      deps.telemetry.captureException(error, 'worker', clock.now());
+      return null;
+    }
+  }
+
+  function runPass(): Promise<PassReport | null> {
+    if (stopped || running) return Promise.resolve(null);
+    running = pass().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  function schedule(ms: number): void {
+    if (stopped) return;
+    timer = timers.setTimeout(() => {
+      timer = null;
+      void runPass().then(() => schedule(config.intervalMs));
+    }, ms);
+  }
+
+  schedule(config.firstPassDelayMs);
+  return {
+    runPass,
+    reportTranscript(sessionId, path) {
+      if (reported.size < 10_000) reported.set(path, sessionId);
+    },
+    async stop() {
+      stopped = true;
+      timer?.cancel();
+      timer = null;
+      abort.abort();
+      await running?.catch(() => undefined);
+    },
+  };
+}
