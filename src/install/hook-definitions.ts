@@ -59,9 +59,13 @@ export function memtraceHooks(invoke: string, mode: InstallMode): HooksBlock {
 
 export const PLUGIN_INVOKE = 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs"';
 
-/** A command memtrace wrote (either mode): how install finds its own entries again. */
+/**
+ * A command memtrace wrote (either mode): how install finds its own entries again, whatever the
+ * path to node or the package. Other flags before or after `--via` are tolerated so that a newer
+ * or older memtrace's entries are still recognised (and replaced, never duplicated).
+ */
 export function isMemtraceHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && /memtrace\.mjs"? hook [a-z-]+ --via (plugin|settings)$/.test(command);
+  return typeof command === 'string' && /memtrace\.mjs"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command);
 }
 
 /** A shell word, quoted only when it needs to be. */

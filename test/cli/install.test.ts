@@ -1,0 +1,190 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { CLAUDE_HOOK_EVENTS, shellQuote } from '../../src/install/hook-definitions.js';
+import { captureIO } from '../support/cli-io.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const FIXTURES = path.join(ROOT, 'test/fixtures/claude-settings');
+const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
+const BACKUP = /\.memtrace-backup-\d{8}T\d{6}Z(-\d+)?$/;
+
+describe('memtrace install / uninstall', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  let home: string;
+  let configDir: string;
+  let userFile: string;
+  beforeEach(() => {
+    temp = makeTempDir('memtrace-install-');
+    home = path.join(temp.dir, 'home');
+    configDir = path.join(temp.dir, 'claude-config');
+    userFile = path.join(configDir, 'settings.json');
+    fs.mkdirSync(home);
+  });
+  afterEach(() => temp.cleanup());
+
+  /** Never the real ~/.claude: HOME and CLAUDE_CONFIG_DIR always point into the temp dir. */
+  async function run(args: string[], env: Record<string, string | undefined> = { CLAUDE_CONFIG_DIR: configDir }) {
+    const c = captureIO({ env: { HOME: home, ...env }, cwd: temp.dir });
+    const code = await main(args, c.io);
+    return { code, stdout: c.stdout(), stderr: c.stderr() };
+  }
+  const seed = (file: string, bytes: Buffer | string) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, bytes);
+  };
+  const files = (dir: string) => fs.readdirSync(dir).sort();
+
+  it('installs into $CLAUDE_CONFIG_DIR/settings.json and a second install gives the same file', async () => {
+    seed(userFile, fixture('user-settings.json'));
+    const first = await run(['install']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`installed memtrace's hooks in ${userFile} (added ${CLAUDE_HOOK_EVENTS.join(', ')}).`);
+    expect(first.stdout).toMatch(/backup of the previous file: .*settings\.json\.memtrace-backup-\d{8}T\d{6}Z\n/);
+    expect(first.stdout).toContain("next: start a Claude Code session; memtrace's worker starts on the first SessionStart.");
+    const afterFirst = fs.readFileSync(userFile);
+
+    const second = await run(['install']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(`memtrace's hooks are already in ${userFile}; nothing changed.`);
+    expect(fs.readFileSync(userFile).equals(afterFirst)).toBe(true);
+    expect(files(configDir).filter((f) => BACKUP.test(f))).toHaveLength(1);
+
+    const settings = JSON.parse(afterFirst.toString());
+    const command: string = settings.hooks.SessionStart[0].hooks[0].command;
+    expect(command).toBe(`${shellQuote(process.execPath)} ${shellQuote(path.join(ROOT, 'bin/memtrace.mjs'))} hook session-start --via settings`);
+    // The shell reads the command back as the intended argv.
+    const argv = spawnSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' }).stdout.trim().split('\n');
+    expect(argv).toEqual([process.execPath, path.join(ROOT, 'bin/memtrace.mjs'), 'hook', 'session-start', '--via', 'settings']);
+  });
+
+  it.each(['user-settings.json', 'project-settings-4space.json', 'tabs-crlf.json', 'empty.json'])(
+    'install then uninstall gives back %s byte for byte, the user hooks untouched',
+    async (name) => {
+      seed(userFile, fixture(name));
+      expect((await run(['install'])).code).toBe(0);
+      expect(fs.readFileSync(userFile).equals(fixture(name))).toBe(false);
+      const removed = await run(['uninstall']);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain(`uninstalled memtrace's hooks in ${userFile}`);
+      expect(fs.readFileSync(userFile).toString()).toBe(fixture(name).toString());
+      expect(fs.readFileSync(userFile).equals(fixture(name))).toBe(true);
+      const again = await run(['uninstall']);
+      expect(again.stdout).toContain('no hooks written by memtrace install');
+    },
+  );
+
+  it('keeps the content of a hand-laid-out file (rewritten as plain JSON, original in the backup)', async () => {
+    seed(userFile, fixture('hand-laid-out.json'));
+    const installed = await run(['install']);
+    expect(installed.stderr).toContain('is laid out by hand; it is rewritten as plain indented JSON');
+    const backup = installed.stdout.match(/backup of the previous file: (.*)\n/)![1]!;
+    expect(fs.readFileSync(backup).equals(fixture('hand-laid-out.json'))).toBe(true);
+    await run(['uninstall']);
+    expect(JSON.parse(fs.readFileSync(userFile, 'utf8'))).toEqual(JSON.parse(fixture('hand-laid-out.json').toString()));
+  });
+
+  it('leaves a malformed settings.json unchanged, with the file, line and column, exit 1', async () => {
+    const broken = '{\n  "model": "opus",\n  "permissions": {\n    "allow": ["Bash(ls)",]\n  }\n}\n';
+    seed(userFile, broken);
+    for (const command of ['install', 'uninstall']) {
+      const r = await run([command]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`memtrace ${command}: ${userFile} is not valid JSON: line 4, column 26: a trailing comma before ']'. Nothing was changed; fix the file (or move it aside) and run the command again.\n`);
+      expect(r.stdout).toBe('');
+    }
+    expect(fs.readFileSync(userFile, 'utf8')).toBe(broken);
+    expect(files(configDir)).toEqual(['settings.json']);
+  });
+
+  it('refuses settings whose hooks it cannot read, unchanged', async () => {
+    seed(userFile, '{"hooks": ["oops"]}\n');
+    const r = await run(['install']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${userFile}: "hooks" is a list, not an object; fix it by hand first. Nothing was changed.`);
+    seed(userFile, '"just a string"');
+    expect((await run(['install'])).stderr).toContain('holds a string, not a JSON object of settings');
+    expect(files(configDir)).toEqual(['settings.json']);
+  });
+
+  it('--dry-run prints a unified diff and writes nothing', async () => {
+    seed(userFile, fixture('user-settings.json'));
+    const dry = await run(['install', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`dry run: would change ${userFile} (added ${CLAUDE_HOOK_EVENTS.join(', ')}); nothing written.`);
+    expect(dry.stdout).toContain(`--- ${userFile} (now)\n+++ ${userFile} (after)\n@@ `);
+    expect(dry.stdout).toMatch(/^\+.*hook post-tool-use --via settings",$/m);
+    expect(fs.readFileSync(userFile).equals(fixture('user-settings.json'))).toBe(true);
+    expect(files(configDir)).toEqual(['settings.json']);
+
+    await run(['install']);
+    const installed = fs.readFileSync(userFile);
+    const dryRemove = await run(['uninstall', '--dry-run']);
+    expect(dryRemove.stdout).toMatch(/^-.*hook session-end --via settings",$/m);
+    expect(fs.readFileSync(userFile).equals(installed)).toBe(true);
+  });
+
+  it('--project DIR writes DIR/.claude/settings.json, creating .claude, and leaves the user settings alone', async () => {
+    const project = path.join(temp.dir, 'app');
+    fs.mkdirSync(project);
+    const dry = await run(['install', '--project', 'app', '--dry-run']);
+    expect(dry.stdout).toContain('--- /dev/null');
+    expect(fs.existsSync(path.join(project, '.claude'))).toBe(false);
+    const r = await run(['install', '--project', 'app']);
+    expect(r.code, r.stderr).toBe(0);
+    const file = path.join(project, '.claude', 'settings.json');
+    expect(r.stdout).toContain(`in ${file}`);
+    expect(r.stdout).toContain('backup: none (there was no previous file).');
+    expect(r.stdout).toContain('undo: memtrace uninstall --project app');
+    expect(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8')).hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
+    expect(fs.existsSync(configDir)).toBe(false);
+    expect((await run(['uninstall', '--project', project])).code).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{}\n');
+  });
+
+  it('--project with a missing directory is a usage error (exit 2)', async () => {
+    const r = await run(['install', '--project', 'nowhere']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memtrace install: --project: no such directory 'nowhere'\n\nusage: memtrace install/);
+    fs.writeFileSync(path.join(temp.dir, 'file'), '');
+    expect((await run(['uninstall', '--project', 'file'])).stderr).toContain("'file' is not a directory");
+    expect((await run(['install', '--bogus'])).code).toBe(2);
+  });
+
+  it('uses ~/.claude/settings.json from HOME when CLAUDE_CONFIG_DIR is not set', async () => {
+    const r = await run(['install'], {});
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(path.join(home, '.claude', 'settings.json'))).toBe(true);
+    const removed = await run(['uninstall'], {});
+    expect(removed.code).toBe(0);
+    expect(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).toBe('{}\n');
+  });
+
+  it('uninstall with no settings file changes nothing and creates nothing', async () => {
+    const r = await run(['uninstall']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${userFile} does not exist; nothing to remove.\n`);
+    expect(fs.existsSync(configDir)).toBe(false);
+  });
+
+  it('warns about hooks pasted by hand and leaves them in place', async () => {
+    seed(userFile, '{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": [\n          {\n            "type": "command",\n            "command": "npx memtrace hook stop"\n          }\n        ]\n      }\n    ]\n  }\n}\n');
+    const r = await run(['install']);
+    expect(r.stderr).toContain('memtrace install: warning: hooks.Stop also runs `npx memtrace hook stop`, which memtrace install did not write');
+    const u = await run(['uninstall']);
+    expect(u.stderr).toContain('left in place: hooks.Stop runs `npx memtrace hook stop`');
+    expect(JSON.parse(fs.readFileSync(userFile, 'utf8')).hooks.Stop[0].hooks[0].command).toBe('npx memtrace hook stop');
+  });
+
+  it('prints --help for both commands and lists them in the main usage', async () => {
+    for (const command of ['install', 'uninstall']) {
+      const r = await run([command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`usage: memtrace ${command} [--project DIR] [--dry-run]`);
+    }
+    expect((await run(['--help'])).stdout).toMatch(/install .*\n\s+uninstall /);
+  });
+});

@@ -1,0 +1,42 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_HOOK_EVENTS, isMemtraceHookCommand, memtraceHooks, PLUGIN_INVOKE, shellQuote } from '../../src/install/hook-definitions.js';
+
+describe('memtraceHooks', () => {
+  it('makes SessionStart a foreground command hook and the per-tool and per-prompt hooks async', () => {
+    const hooks = memtraceHooks(PLUGIN_INVOKE, 'plugin');
+    expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
+    const only = (event: keyof typeof hooks) => hooks[event]![0]!.hooks[0]!;
+    expect(only('SessionStart')).toEqual({ type: 'command', command: 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs" hook session-start --via plugin', timeout: 15 });
+    for (const event of ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure'] as const) expect(only(event).async).toBe(true);
+    expect(hooks.PostToolUse![0]!.matcher).toBe('*');
+  });
+});
+
+describe('isMemtraceHookCommand', () => {
+  it.each([
+    'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs" hook stop --via plugin',
+    '/usr/bin/node /opt/memtrace/bin/memtrace.mjs hook post-tool-use --via settings',
+    '"/Program Files/node" "/home/a b/memtrace/bin/memtrace.mjs" hook session-start --via settings',
+    '/n /x/bin/memtrace.mjs hook stop --budget 3 --via settings --later-flag',
+  ])('recognises %s', (command) => expect(isMemtraceHookCommand(command)).toBe(true));
+
+  it.each([
+    'npx memtrace hook stop',
+    'node /x/bin/memtrace.mjs hook stop',
+    'node /x/bin/memtrace.mjs hook stop --via other',
+    'echo memtrace.mjs hook stop --via settingsX',
+    'notify-send done',
+    42,
+  ])('does not claim %s', (command) => expect(isMemtraceHookCommand(command)).toBe(false));
+});
+
+describe('shellQuote', () => {
+  it('leaves plain paths alone and quotes the rest so that sh reads back the same word', () => {
+    expect(shellQuote('/usr/local/bin/node')).toBe('/usr/local/bin/node');
+    for (const word of ['/home/a b/x', '/tmp/$HOME/`x`/"q"\\', "/it's/~here", '/a;b&c|d']) {
+      const echoed = spawnSync('sh', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' }).stdout;
+      expect(echoed).toBe(word);
+    }
+  });
+});

@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findPackageRoot, isEphemeralInstall, settingsInvoke } from '../../src/install/package-root.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+describe('findPackageRoot', () => {
+  it('finds this repository from the source module', () => {
+    expect(findPackageRoot()).toBe(path.resolve(import.meta.dirname, '../..'));
+  });
+
+  it('finds an installed package from its compiled dist/install module, past a nested package.json of another name', () => {
+    const temp = makeTempDir('memtrace-root-');
+    try {
+      const pkg = path.join(temp.dir, 'project', 'node_modules', 'memtrace');
+      fs.mkdirSync(path.join(pkg, 'dist', 'install'), { recursive: true });
+      fs.writeFileSync(path.join(temp.dir, 'project', 'package.json'), '{"name":"my-app"}');
+      fs.writeFileSync(path.join(pkg, 'package.json'), '{"name":"memtrace","version":"9.9.9"}');
+      fs.writeFileSync(path.join(pkg, 'dist', 'package.json'), '{"type":"module"}');
+      expect(findPackageRoot(path.join(pkg, 'dist', 'install', 'package-root.js'))).toBe(pkg);
+      expect(() => findPackageRoot(path.join(temp.dir, 'project', 'src', 'x.js'))).toThrow('no package.json named memtrace above');
+    } finally {
+      temp.cleanup();
+    }
+  });
+});
+
+describe('settingsInvoke', () => {
+  it('runs this node and the package entry by absolute, shell-quoted paths', () => {
+    expect(settingsInvoke('/usr/bin/node', '/opt/memtrace')).toBe('/usr/bin/node /opt/memtrace/bin/memtrace.mjs');
+    expect(settingsInvoke('/home/a b/node', '/home/a b/memtrace')).toBe('"/home/a b/node" "/home/a b/memtrace/bin/memtrace.mjs"');
+  });
+
+  it('tells an npx cache install apart', () => {
+    expect(isEphemeralInstall('/home/me/.npm/_npx/1f2e/node_modules/memtrace')).toBe(true);
+    expect(isEphemeralInstall('/usr/lib/node_modules/memtrace')).toBe(false);
+  });
+});

@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_HOOK_EVENTS } from '../../src/install/hook-definitions.js';
+import { packageFacts, PLUGIN_HOOKS_PATH, PLUGIN_MANIFEST_PATH, REGENERATE_PLUGIN_COMMAND, renderPluginFiles } from '../../src/install/plugin-files.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+
+describe('the committed plugin files', () => {
+  it('match the generator (hook definitions + package.json)', () => {
+    for (const [relative, expected] of Object.entries(renderPluginFiles(packageFacts(pkg)))) {
+      const committed = fs.existsSync(path.join(ROOT, relative)) ? fs.readFileSync(path.join(ROOT, relative), 'utf8') : '(missing)';
+      expect(committed, `${relative} drifted from src/install: run \`${REGENERATE_PLUGIN_COMMAND}\``).toBe(expected);
+    }
+  });
+
+  it("carry package.json's name and version", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_MANIFEST_PATH), 'utf8'));
+    expect({ name: manifest.name, version: manifest.version }, `plugin.json must follow package.json: run \`${REGENERATE_PLUGIN_COMMAND}\``).toEqual({ name: pkg.name, version: pkg.version });
+  });
+
+  it("run the package's bin through ${CLAUDE_PLUGIN_ROOT}, SessionStart in the foreground, tool hooks async", () => {
+    const { hooks } = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_HOOKS_PATH), 'utf8'));
+    expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
+    for (const event of CLAUDE_HOOK_EVENTS) {
+      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace\.mjs" hook [a-z-]+ --via plugin$/);
+    }
+    expect(hooks.SessionStart[0].hooks[0]).not.toHaveProperty('async');
+    expect(hooks.PostToolUse[0].hooks[0].async).toBe(true);
+    expect(hooks.PostToolUseFailure[0].hooks[0].async).toBe(true);
+    expect(fs.existsSync(path.join(ROOT, 'bin/memtrace.mjs'))).toBe(true);
+  });
+
+  it('refuses to render without the package.json fields the manifest needs', () => {
+    expect(() => packageFacts({ name: 'memtrace', version: '1.0.0', description: 'x' })).toThrow('package.json has no "license"');
+  });
+});
