@@ -16,9 +16,12 @@ export interface TranscriptWatchConfig {
   idleMs: number;
   /** Delay before the first pass, so a starting worker serves its first hooks first. */
   firstPassDelayMs: number;
+  /** After a session ends, how long until its transcript is mined: its background hooks finish first, and it writes no more. */
+  catchUpDelayMs: number;
 }
 
-export const DEFAULT_WATCH_CONFIG: Omit<TranscriptWatchConfig, 'dirs'> = { intervalMs: 60_000, idleMs: 120_000, firstPassDelayMs: 5_000 };
+export const DEFAULT_WATCH_CONFIG: Omit<TranscriptWatchConfig, 'dirs'> = { intervalMs: 60_000, idleMs: 120_000, firstPassDelayMs: 5_000, catchUpDelayMs: 15_000 };
+
 
 export interface WatcherTimers {
   /** Must not keep the process alive (unref'd). */
@@ -45,6 +48,11 @@ export interface TranscriptWatcher {
   runPass(): Promise<PassReport | null>;
   /** A transcript the hooks reported (`transcript_path`): watched even outside the folders. */
   reportTranscript(sessionId: string, path: string): void;
+  /**
+   * The session ended: mine its transcript soon, so an event its background hooks lost when
+   * Claude Code exited is still observed. Resolves when that mining is done (tests).
+   */
+  catchUp(sessionId: string, path: string): Promise<PassReport | null>;
   stop(): Promise<void>;
 }
 
@@ -82,16 +90,18 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
   let running: Promise<PassReport | null> | null = null;
   let stopped = false;
 
-  async function pass(): Promise<PassReport | null> {
+  async function pass(only?: { path: string; sessionId: string }): Promise<PassReport | null> {
     try {
-      const found = await discoverTranscripts(
-        config.dirs,
-        [...reported].map(([path, sessionId]) => ({ path, sessionId })),
-      );
-      const report = await miner.pass(found.targets, { idleMs: config.idleMs, signal: abort.signal });
+      const found = only
+        ? await discoverTranscripts([], [only])
+        : await discoverTranscripts(
+            config.dirs,
+            [...reported].map(([path, sessionId]) => ({ path, sessionId })),
+          );
+      const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal });
       const nowMs = clock.now();
       if (passHasActivity(report)) {
-        deps.telemetry.recordCounters('mining_rollup', { trigger: 'watch' }, miningRollupIncrements(report), nowMs);
+        deps.telemetry.recordCounters('mining_rollup', { trigger: only ? 'session_end' : 'watch' }, miningRollupIncrements(report), nowMs);
         log.info('transcripts mined', {
           files: report.byOutcome.mined,
           segments: report.segmentsMined,
@@ -111,9 +121,9 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
     }
   }
 
-  function runPass(): Promise<PassReport | null> {
+  function runPass(only?: { path: string; sessionId: string }): Promise<PassReport | null> {
     if (stopped || running) return Promise.resolve(null);
-    running = pass().finally(() => {
+    running = pass(only).finally(() => {
       running = null;
     });
     return running;
@@ -132,6 +142,18 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
     runPass,
     reportTranscript(sessionId, path) {
       if (reported.size < 10_000) reported.set(path, sessionId);
+    },
+    catchUp(sessionId, path) {
+      if (reported.size < 10_000) reported.set(path, sessionId);
+      return new Promise((resolve) => {
+        const attempt = (tries: number) =>
+          timers.setTimeout(() => {
+            // A pass already running: try again shortly rather than skip the catch-up.
+            if (running && tries < 20 && !stopped) return void attempt(tries + 1);
+            void runPass({ path, sessionId }).then(resolve);
+          }, tries === 0 ? config.catchUpDelayMs : 1_000);
+        attempt(0);
+      });
     },
     async stop() {
       stopped = true;

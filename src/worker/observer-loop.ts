@@ -50,6 +50,8 @@ export interface ObserverLoop {
   wake(sessionId?: string): void;
   /** The session ended: its rollup is flushed once its queued work is done. */
   sessionEnded(sessionId: string): void;
+  /** Re-reads which sessions have queued work: another process (`memtrace mine`) may have added some. */
+  rescan(): void;
   /** A write elsewhere (the HTTP API) failed for lack of space: hold claiming until a write succeeds. */
   storeFailed(reason: StorageFault): void;
   /** A write elsewhere succeeded: the store is usable again. */
@@ -224,6 +226,10 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     sessionEnded(sessionId) {
       ending.add(sessionId);
       finishIfEnded(sessionId);
+    },
+    rescan() {
+      loaded = false;
+      wake();
     },
     storeFailed(reason) {
       enterStoreFault(reason);

@@ -19,7 +19,7 @@ import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
 import { nodeTimers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
-import { startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
+import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
 export interface WorkerOptions {
   config: WorkerConfig;
@@ -32,6 +32,8 @@ export interface WorkerOptions {
   loop?: Partial<ObserverLoopConfig>;
   /** Overrides the telemetry sink (tests); by default from MEMTRACE_POSTHOG_KEY/HOST. */
   telemetrySink?: EventSink | null;
+  /** How often rollups are checked, the spool replayed and the queue re-read (default 30 s). */
+  tickMs?: number;
   /** `--watch`: mine Claude Code transcripts into the same queue (SPEC §4.9). */
   watch?: TranscriptWatchConfig | null;
 }
@@ -43,7 +45,7 @@ export interface RunningWorker {
   telemetry: Telemetry;
   recoveredClaimed: number;
   previousShutdown: 'clean' | 'crash' | 'unknown';
-  watcher: TranscriptWatcher | null;
+  watcher: TranscriptWatcher;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
 }
@@ -107,6 +109,9 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   let port = config.port;
   const hooks = createHookAccounting(telemetry);
   const projectOf = createProjectResolver();
+  // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
+  // after a session ends (its background hooks may have been cut off) and when idle.
+  const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, { store, clock, log, telemetry, wake: (id) => loop.wake(id), projectOf });
   const app = createApp(
     createWorkerServices({
       store,
@@ -120,6 +125,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       providerName: options.provider.name,
       port: () => port,
       token,
+      onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
+      onSessionEnded: (sessionId, transcriptPath) => {
+        if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
+      },
     }),
   );
 
@@ -131,14 +140,14 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const ticker = setInterval(() => {
     telemetry.tick(clock.now());
     void replay();
-  }, 30_000);
+    loop.rescan();
+  }, options.tickMs ?? 30_000);
   ticker.unref();
   await replay();
   loop.wake();
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
   const compaction = startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
-  const watcher = options.watch ? startTranscriptWatcher(options.watch, { store, clock, log, telemetry, wake: (id) => loop.wake(id), projectOf }) : null;
 
   let stopped: Promise<void> | null = null;
   return {
@@ -152,7 +161,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
-        await watcher?.stop();
+        await watcher.stop();
         await server.close();
         await compaction.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);

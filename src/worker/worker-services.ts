@@ -22,6 +22,8 @@ export interface ServiceDeps {
   providerName: string;
   port(): number;
   token: string;
+  /** A hook reported the session's transcript (watched for what the hooks miss). */
+  onTranscript?: (sessionId: string, transcriptPath: string) => void;
   /** A session ended: what its transcript holds beyond what the hooks delivered may be mined. */
   onSessionEnded?: (sessionId: string, transcriptPath: string | null) => void;
 }
@@ -52,7 +54,8 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
     port: deps.port,
     token: () => deps.token,
     sessions: {
-      init: (input) =>
+      init: (input) => {
+        if (input.transcript_path) deps.onTranscript?.(input.session_id, input.transcript_path);
         write(() =>
           store.sessions.init({
             sessionId: input.session_id,
@@ -65,7 +68,8 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
             source: input.source ?? null,
             nowMs: input.nowMs,
           }),
-        ),
+        );
+      },
       end: (input) => {
         const known = write(() => store.sessions.end(input.session_id, input.nowMs, { reason: input.reason ?? null, transcriptPath: input.transcript_path ?? null }));
         if (known) {
@@ -76,6 +80,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       },
     },
     enqueue: (input) => {
+      if (input.transcriptPath) deps.onTranscript?.(input.sessionId, input.transcriptPath);
       const result = write(() => {
         if (!store.sessions.get(input.sessionId)) {
           store.sessions.init({ sessionId: input.sessionId, project: deps.projectOf(input.cwd), cwd: input.cwd, transcriptPath: input.transcriptPath, nowMs: input.nowMs });

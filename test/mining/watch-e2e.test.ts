@@ -28,7 +28,7 @@ describe('worker --watch end to end', () => {
     // Passes are run by the test (the timer is an hour away); files count as idle at once.
     h = await startHarness(provider, {
       loop: { concurrency: 1, backoff: { baseMs: 100, capMs: 400 }, authProbe: { baseMs: 100, capMs: 400 } },
-      watch: { dirs: [projects], intervalMs: 3_600_000, idleMs: 0, firstPassDelayMs: 3_600_000 },
+      watch: { dirs: [projects], intervalMs: 3_600_000, idleMs: 0, firstPassDelayMs: 3_600_000, catchUpDelayMs: 3_600_000 },
     });
     return path.join(projects, '-work-app');
   }

@@ -45,7 +45,7 @@ describe('transcript watcher', () => {
 
   function start(): TranscriptWatcher {
     watcher = startTranscriptWatcher(
-      { dirs: [projects], intervalMs: MIN, idleMs: 2 * MIN, firstPassDelayMs: 5_000 },
+      { dirs: [projects], intervalMs: MIN, idleMs: 2 * MIN, firstPassDelayMs: 5_000, catchUpDelayMs: 15_000 },
       {
         store,
         clock: { now: () => now },

@@ -36,6 +36,7 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
     ...(options.loop ? { loop: options.loop } : {}),
     ...(options.telemetrySink !== undefined ? { telemetrySink: options.telemetrySink } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.tickMs ? { tickMs: options.tickMs } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
   });
   const token = readAuthToken(dataDir)!;

@@ -149,7 +149,7 @@ async function workerRunning(env: Record<string, string | undefined>): Promise<b
 function nextStep(report: PassReport, workerUp: boolean): string {
   const queued = report.eventsQueued + report.summariesQueued;
   if (queued === 0) return 'nothing new to observe.';
-  if (workerUp) return `${queued} message(s) queued. The running worker observes queued sessions it knows of; it picks these up at its next start (or run 'memtrace worker --watch', which mines and observes in one process).`;
+  if (workerUp) return `${queued} message(s) queued. The running worker picks them up within 30 s.`;
   return `${queued} message(s) queued. Start the worker ('memtrace worker') to observe them.`;
 }
 

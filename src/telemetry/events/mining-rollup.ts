@@ -1,7 +1,7 @@
 import { count, windowStart, type EventSpec } from '../field-types.js';
 
-/** What started a mining pass: the worker's watcher, or `memtrace mine`. */
-export const MINING_TRIGGERS = ['watch', 'cli'] as const;
+/** What started a mining pass: the worker's periodic pass, a session's end (catch-up), or `memtrace mine`. */
+export const MINING_TRIGGERS = ['watch', 'session_end', 'cli'] as const;
 export type MiningTrigger = (typeof MINING_TRIGGERS)[number];
 
 export const MINING_ROLLUP: EventSpec = {
@@ -9,7 +9,7 @@ export const MINING_ROLLUP: EventSpec = {
   description: 'Transcript mining: segments mined or failed, backoff skips, legacy keys migrated, bad lines. Passes that found nothing changed send nothing.',
   cadence: 'one per 5-minute window with mining activity, per trigger',
   fields: [
-    { key: 'trigger', type: { kind: 'enum', values: MINING_TRIGGERS }, description: 'worker watcher or memtrace mine' },
+    { key: 'trigger', type: { kind: 'enum', values: MINING_TRIGGERS }, description: 'the worker’s periodic pass, a session’s end, or memtrace mine' },
     count('files_mined', 'transcript files read and mined'),
     count('files_failed', 'attempts that failed (unreadable file, store error, or the session’s observer calls failing)'),
     count('segments_mined', 'segments whose dedup key was written or advanced'),
