@@ -1,12 +1,8 @@
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_PORT, loadWorkerConfig, parsePort } from '../config.js';
 import { readAuthToken } from '../data-dir/auth-token.js';
-import { spoolCall } from '../data-dir/spool.js';
 import { HOOK_EVENT_OF, HOOK_NAMES, planHook, type HookName } from './hook-plan.js';
 import { createHookTransport } from './hook-transport.js';
-import { shortenToFit } from './shorten-payload.js';
-import { spawnWorkerDetached } from './start-worker.js';
-import { readLastAssistantText } from './transcript-tail.js';
 
 /**
  * `memtrace hook <event>`: the one command Claude Code runs on every tool call, so it loads only
@@ -19,6 +15,8 @@ export interface HookIO {
   stdout: { write(chunk: string): unknown };
   stderr: { write(chunk: string): unknown };
   env: Record<string, string | undefined>;
+  /** bin/memtrace.cjs, to start the worker from session-start (the bin passes its own path). */
+  memtraceBin?: string;
 }
 
 export const HOOK_USAGE = `usage: memtrace hook <${HOOK_NAMES.join('|')}> [--via plugin|settings]
@@ -48,8 +46,9 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   const warn = (line: string) => io.stderr.write(`memtrace: ${line}\n`);
   const env = io.env;
   const port = parsePort(env.MEMTRACE_PORT ?? '') ?? DEFAULT_PORT;
-  const loaded = loadWorkerConfig({ MEMTRACE_DATA_DIR: env.MEMTRACE_DATA_DIR }, env.HOME || os.homedir());
-  const dataDir = loaded.ok ? loaded.config.dataDir : `${os.homedir()}/.memtrace`;
+  const home = env.HOME || (await import('node:os')).homedir();
+  const loaded = loadWorkerConfig({ MEMTRACE_DATA_DIR: env.MEMTRACE_DATA_DIR }, home);
+  const dataDir = loaded.ok ? loaded.config.dataDir : `${home}/.memtrace`;
   const timeoutMs = Number(env.MEMTRACE_HOOK_TIMEOUT_MS) > 0 ? Number(env.MEMTRACE_HOOK_TIMEOUT_MS) : 2_000;
 
   let input: Record<string, unknown>;
@@ -61,7 +60,8 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     warn(`hook input is not valid JSON (${error instanceof Error ? error.message : String(error)}); event not recorded`);
     return 0;
   }
-  const fallback = name === 'stop' && typeof input.last_assistant_message !== 'string' ? { lastAssistantMessage: readLastAssistantText(input.transcript_path) } : {};
+  // Rarely needed parts load only when needed: this command runs on every tool call.
+  const fallback = name === 'stop' && typeof input.last_assistant_message !== 'string' ? { lastAssistantMessage: (await import('./transcript-tail.js')).readLastAssistantText(input.transcript_path) } : {};
   const plan = planHook(name, input, fallback);
   if (!plan.ok) {
     warn(`${plan.reason}; event not recorded`);
@@ -79,10 +79,17 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   };
   try {
     for (const [index, call] of plan.calls.entries()) {
-      const fitted = call.body ? shortenToFit(call.body, MAX_BODY) : null;
-      const response = await transport.request(call.method, call.path, fitted?.shortened ? { ...headers, 'x-memtrace-hook-shortened': '1' } : headers, fitted ? JSON.stringify(fitted.body) : null);
+      let body = call.body ? JSON.stringify(call.body) : null;
+      let shortened = false;
+      if (body !== null && body.length * 3 > MAX_BODY && Buffer.byteLength(body) > MAX_BODY) {
+        const fitted = (await import('./shorten-payload.js')).shortenToFit(call.body!, MAX_BODY);
+        body = JSON.stringify(fitted.body);
+        shortened = fitted.shortened;
+      }
+      const response = await transport.request(call.method, call.path, shortened ? { ...headers, 'x-memtrace-hook-shortened': '1' } : headers, body);
       if (!response.ok) {
-        if (name === 'session-start' && response.failure === 'unreachable') spawnWorkerDetached(dataDir, env);
+        if (name === 'session-start' && response.failure === 'unreachable' && io.memtraceBin) (await import('./start-worker.js')).spawnWorkerDetached(io.memtraceBin, dataDir, env);
+        const { spoolCall } = await import('../data-dir/spool.js');
         const kept = plan.calls.slice(index).filter((c) => c.method === 'POST');
         for (const c of kept) spoolCall(dataDir, { method: 'POST', path: c.path, body: c.body ?? {}, hook_event: HOOK_EVENT_OF[name], via, failure: response.failure, at: Date.now() });
         warn(
@@ -124,6 +131,18 @@ function parseHookArgs(args: string[]): { name: HookName; via: string } | { erro
 }
 
 async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<string> {
+  // The process's own stdin (a pipe from Claude Code) is read in one blocking call: setting up a
+  // stream and its async iterator costs the hook more than the read. A non-blocking stdin
+  // (EAGAIN) falls back to the stream.
+  if (stream === process.stdin) {
+    try {
+      const buffer = readFileSync(0);
+      if (buffer.length > maxBytes) throw new Error(`input is larger than ${maxBytes} bytes`);
+      return buffer.toString('utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    }
+  }
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream) {

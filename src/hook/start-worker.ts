@@ -1,22 +1,19 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** bin/memtrace.mjs of this package, from src/hook or dist/hook alike. */
-export const MEMTRACE_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/memtrace.mjs');
 
 /**
  * Starts `memtrace worker` in the background, detached from the caller (a hook or
  * `memtrace worker start`), its output appended to DATA_DIR/logs/worker.out. Returns at once;
  * a second worker racing for the same data dir exits on the lock, so starting twice is safe.
+ * `memtraceBin` is this package's bin/memtrace.cjs (the caller knows where it runs from).
  */
-export function spawnWorkerDetached(dataDir: string, env: Record<string, string | undefined>): number | null {
+export function spawnWorkerDetached(memtraceBin: string, dataDir: string, env: Record<string, string | undefined>): number | null {
   const logs = path.join(dataDir, 'logs');
   fs.mkdirSync(logs, { recursive: true, mode: 0o700 });
   const out = fs.openSync(path.join(logs, 'worker.out'), 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [MEMTRACE_BIN, 'worker'], {
+    const child = spawn(process.execPath, [memtraceBin, 'worker'], {
       detached: true,
       stdio: ['ignore', out, out],
       env: { ...env, MEMTRACE_DATA_DIR: dataDir } as NodeJS.ProcessEnv,

@@ -45,7 +45,7 @@ const TIMEOUT_S: Readonly<Record<ClaudeHookEvent, number>> = { SessionStart: 15,
 
 /**
  * `invoke` is the shell prefix that runs memtrace's hook entry, e.g.
- * `node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs"` for the plugin or absolute paths for settings.
+ * `node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs"` for the plugin or absolute paths for settings.
  */
 export function memtraceHooks(invoke: string, mode: InstallMode): HooksBlock {
   const block: HooksBlock = {};
@@ -57,7 +57,7 @@ export function memtraceHooks(invoke: string, mode: InstallMode): HooksBlock {
   return block;
 }
 
-export const PLUGIN_INVOKE = 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs"';
+export const PLUGIN_INVOKE = 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs"';
 
 /**
  * A command memtrace wrote (either mode): how install finds its own entries again, whatever the
@@ -65,7 +65,7 @@ export const PLUGIN_INVOKE = 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs"';
  * or older memtrace's entries are still recognised (and replaced, never duplicated).
  */
 export function isMemtraceHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && /memtrace\.mjs"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command);
+  return typeof command === 'string' && /memtrace\.[cm]js"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command);
 }
 
 /** A shell word, quoted only when it needs to be. */

@@ -26,7 +26,7 @@ function isMemtracePackage(file: string): boolean {
   }
 }
 
-export const HOOK_ENTRY = path.join('bin', 'memtrace.mjs');
+export const HOOK_ENTRY = path.join('bin', 'memtrace.cjs');
 
 /**
  * The shell prefix a settings-file hook runs: this node and this package's entry, both absolute,

@@ -55,10 +55,10 @@ describe('memtrace install / uninstall', () => {
 
     const settings = JSON.parse(afterFirst.toString());
     const command: string = settings.hooks.SessionStart[0].hooks[0].command;
-    expect(command).toBe(`${shellQuote(process.execPath)} ${shellQuote(path.join(ROOT, 'bin/memtrace.mjs'))} hook session-start --via settings`);
+    expect(command).toBe(`${shellQuote(process.execPath)} ${shellQuote(path.join(ROOT, 'bin/memtrace.cjs'))} hook session-start --via settings`);
     // The shell reads the command back as the intended argv.
     const argv = spawnSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' }).stdout.trim().split('\n');
-    expect(argv).toEqual([process.execPath, path.join(ROOT, 'bin/memtrace.mjs'), 'hook', 'session-start', '--via', 'settings']);
+    expect(argv).toEqual([process.execPath, path.join(ROOT, 'bin/memtrace.cjs'), 'hook', 'session-start', '--via', 'settings']);
   });
 
   it.each(['user-settings.json', 'project-settings-4space.json', 'tabs-crlf.json', 'empty.json'])(

@@ -2,7 +2,7 @@
  * SLOW (~3 s): the REAL Claude Code (pinned devDependency, offline against the fake Anthropic API)
  * loads memtrace's plugin (`--plugin-dir`) and the hooks `memtrace install` writes into a
  * project's settings, in one session, and runs every hook with the intended argv. The package's
- * bin/memtrace.mjs is swapped for a stand-in that records its argv, so this checks the wiring
+ * bin/memtrace.cjs is swapped for a stand-in that records its argv, so this checks the wiring
  * (plugin manifest, hooks.json, quoting, matchers, async flags), not the hook's own work.
  */
 import fs from 'node:fs';
@@ -22,26 +22,27 @@ const unavailable = claudeUnavailableReason();
 if (unavailable) console.warn(`skipping the Claude Code install e2e test: ${unavailable}`);
 
 /**
- * Stands in for bin/memtrace.mjs: appends `{argv, event}` to ../calls.jsonl. On Stop it waits
+ * Stands in for bin/memtrace.cjs: appends `{argv, event}` to ../calls.jsonl. On Stop it waits
  * (bounded) for the four tool hooks of its own package: `-p` kills async hooks still running at exit.
  */
-const STAND_IN = `import fs from 'node:fs';
-const calls = new URL('../calls.jsonl', import.meta.url);
-const chunks = [];
-for await (const chunk of process.stdin) chunks.push(chunk);
+const STAND_IN = `'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const calls = path.join(__dirname, '..', 'calls.jsonl');
 let event = null;
-try { event = JSON.parse(Buffer.concat(chunks).toString()).hook_event_name; } catch {}
+try { event = JSON.parse(fs.readFileSync(0, 'utf8')).hook_event_name; } catch {}
 fs.appendFileSync(calls, JSON.stringify({ argv: process.argv.slice(2), event }) + '\\n');
 if (event === 'Stop') {
   const toolLines = () => fs.readFileSync(calls, 'utf8').split('\\n').filter((l) => l.includes('"event":"PostToolUse')).length;
-  for (let i = 0; i < 100 && toolLines() < 4; i++) await new Promise((r) => setTimeout(r, 100));
+  const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  for (let i = 0; i < 100 && toolLines() < 4; i++) sleep(100);
 }
 `;
 
 function stagePackage(dir: string, withPlugin: boolean): void {
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), fs.readFileSync(path.join(ROOT, 'package.json')));
-  fs.writeFileSync(path.join(dir, 'bin', 'memtrace.mjs'), STAND_IN);
+  fs.writeFileSync(path.join(dir, 'bin', 'memtrace.cjs'), STAND_IN);
   if (withPlugin) for (const entry of ['.claude-plugin', 'hooks']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
 }
 

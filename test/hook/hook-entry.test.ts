@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readWorkerInfo } from '../../src/data-dir/index.js';
 import { runHook } from '../../src/hook/hook-entry.js';
+import { MEMTRACE_BIN } from '../../src/cli/memtrace-bin.js';
 import { createAnthropicProvider, createReplayProvider } from '../../src/providers/index.js';
 import { captureIO } from '../support/cli-io.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
@@ -19,7 +20,7 @@ const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401,"t
 
 async function hook(name: string, input: unknown, env: Record<string, string>) {
   const c = captureIO({ stdin: JSON.stringify(input), env });
-  const code = await runHook([name, '--via', 'settings'], c.io);
+  const code = await runHook([name, '--via', 'settings'], { ...c.io, memtraceBin: MEMTRACE_BIN });
   return { code, stdout: c.stdout(), stderr: c.stderr() };
 }
 

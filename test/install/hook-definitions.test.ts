@@ -7,7 +7,7 @@ describe('memtraceHooks', () => {
     const hooks = memtraceHooks(PLUGIN_INVOKE, 'plugin');
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     const only = (event: keyof typeof hooks) => hooks[event]![0]!.hooks[0]!;
-    expect(only('SessionStart')).toEqual({ type: 'command', command: 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs" hook session-start --via plugin', timeout: 15 });
+    expect(only('SessionStart')).toEqual({ type: 'command', command: 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs" hook session-start --via plugin', timeout: 15 });
     for (const event of ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure'] as const) expect(only(event).async).toBe(true);
     expect(hooks.PostToolUse![0]!.matcher).toBe('*');
   });
@@ -15,17 +15,17 @@ describe('memtraceHooks', () => {
 
 describe('isMemtraceHookCommand', () => {
   it.each([
-    'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs" hook stop --via plugin',
-    '/usr/bin/node /opt/memtrace/bin/memtrace.mjs hook post-tool-use --via settings',
-    '"/Program Files/node" "/home/a b/memtrace/bin/memtrace.mjs" hook session-start --via settings',
-    '/n /x/bin/memtrace.mjs hook stop --budget 3 --via settings --later-flag',
+    'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs" hook stop --via plugin',
+    '/usr/bin/node /opt/memtrace/bin/memtrace.cjs hook post-tool-use --via settings',
+    '"/Program Files/node" "/home/a b/memtrace/bin/memtrace.cjs" hook session-start --via settings',
+    '/n /x/bin/memtrace.cjs hook stop --budget 3 --via settings --later-flag',
   ])('recognises %s', (command) => expect(isMemtraceHookCommand(command)).toBe(true));
 
   it.each([
     'npx memtrace hook stop',
-    'node /x/bin/memtrace.mjs hook stop',
-    'node /x/bin/memtrace.mjs hook stop --via other',
-    'echo memtrace.mjs hook stop --via settingsX',
+    'node /x/bin/memtrace.cjs hook stop',
+    'node /x/bin/memtrace.cjs hook stop --via other',
+    'echo memtrace.cjs hook stop --via settingsX',
     'notify-send done',
     42,
   ])('does not claim %s', (command) => expect(isMemtraceHookCommand(command)).toBe(false));

@@ -27,8 +27,8 @@ describe('findPackageRoot', () => {
 
 describe('settingsInvoke', () => {
   it('runs this node and the package entry by absolute, shell-quoted paths', () => {
-    expect(settingsInvoke('/usr/bin/node', '/opt/memtrace')).toBe('/usr/bin/node /opt/memtrace/bin/memtrace.mjs');
-    expect(settingsInvoke('/home/a b/node', '/home/a b/memtrace')).toBe('"/home/a b/node" "/home/a b/memtrace/bin/memtrace.mjs"');
+    expect(settingsInvoke('/usr/bin/node', '/opt/memtrace')).toBe('/usr/bin/node /opt/memtrace/bin/memtrace.cjs');
+    expect(settingsInvoke('/home/a b/node', '/home/a b/memtrace')).toBe('"/home/a b/node" "/home/a b/memtrace/bin/memtrace.cjs"');
   });
 
   it('tells an npx cache install apart', () => {

@@ -24,12 +24,12 @@ describe('the committed plugin files', () => {
     const { hooks } = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_HOOKS_PATH), 'utf8'));
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     for (const event of CLAUDE_HOOK_EVENTS) {
-      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace\.mjs" hook [a-z-]+ --via plugin$/);
+      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace\.cjs" hook [a-z-]+ --via plugin$/);
     }
     expect(hooks.SessionStart[0].hooks[0]).not.toHaveProperty('async');
     expect(hooks.PostToolUse[0].hooks[0].async).toBe(true);
     expect(hooks.PostToolUseFailure[0].hooks[0].async).toBe(true);
-    expect(fs.existsSync(path.join(ROOT, 'bin/memtrace.mjs'))).toBe(true);
+    expect(fs.existsSync(path.join(ROOT, 'bin/memtrace.cjs'))).toBe(true);
   });
 
   it('refuses to render without the package.json fields the manifest needs', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CLAUDE_HOOK_EVENTS, memtraceHooks } from '../../src/install/hook-definitions.js';
 import { foreignMemtraceHooks, installHooks, uninstallHooks, type JsonObject, type MergeResult } from '../../src/install/settings-merge.js';
 
-const INVOKE = '/usr/local/bin/node /opt/memtrace/bin/memtrace.mjs';
+const INVOKE = '/usr/local/bin/node /opt/memtrace/bin/memtrace.cjs';
 const WANTED = memtraceHooks(INVOKE, 'settings');
 
 function settled(result: MergeResult): Extract<MergeResult, { ok: true }> {
@@ -56,7 +56,7 @@ describe('installHooks', () => {
   });
 
   it('updates an older memtrace entry in place (other path, other flags) instead of adding a second one', () => {
-    const old = memtraceHooks('/old/node "/home/me/old place/memtrace/bin/memtrace.mjs"', 'settings');
+    const old = memtraceHooks('/old/node "/home/me/old place/memtrace/bin/memtrace.cjs"', 'settings');
     const oldPost = old.PostToolUse![0]!.hooks[0]!;
     oldPost.command = oldPost.command.replace('--via settings', '--legacy --via settings');
     delete oldPost.async;
@@ -67,7 +67,7 @@ describe('installHooks', () => {
   });
 
   it('moves a plugin-mode entry found in settings over to settings mode rather than keeping both', () => {
-    const withPlugin = install({}, memtraceHooks('node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.mjs"', 'plugin')).settings;
+    const withPlugin = install({}, memtraceHooks('node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs"', 'plugin')).settings;
     expect(install(withPlugin).settings).toEqual({ hooks: WANTED });
   });
 
@@ -77,7 +77,7 @@ describe('installHooks', () => {
     const again = install(clone(installed));
     expect(again.changes).toEqual([]);
     const older = clone(installed);
-    older.hooks.PostToolUse[1].hooks[0].command = '/old/node /old/bin/memtrace.mjs hook post-tool-use --via settings';
+    older.hooks.PostToolUse[1].hooks[0].command = '/old/node /old/bin/memtrace.cjs hook post-tool-use --via settings';
     const updated = install(older).settings as any;
     expect(updated.hooks.PostToolUse[1].hooks).toEqual([WANTED.PostToolUse![0]!.hooks[0], { type: 'command', command: 'echo mine' }]);
   });
@@ -89,7 +89,7 @@ describe('installHooks', () => {
   });
 
   it('removes memtrace entries from events memtrace no longer hooks', () => {
-    const stale = { hooks: { PreCompact: [{ hooks: [{ type: 'command', command: 'node /x/bin/memtrace.mjs hook pre-compact --via settings' }] }] } };
+    const stale = { hooks: { PreCompact: [{ hooks: [{ type: 'command', command: 'node /x/bin/memtrace.cjs hook pre-compact --via settings' }] }] } };
     const { settings, changes } = install(stale);
     expect(Object.keys(settings.hooks as object)).not.toContain('PreCompact');
     expect(changes[0]).toEqual({ event: 'PreCompact', action: 'removed' });

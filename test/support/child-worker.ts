@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { readAuthToken } from '../../src/data-dir/index.js';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/memtrace.mjs');
+const BIN = path.resolve(import.meta.dirname, '../../bin/memtrace.cjs');
 
 export interface ChildWorker {
   url: string;

@@ -1,5 +1,6 @@
 import type { Command } from '../command.js';
 import { HOOK_USAGE, runHook } from '../../hook/hook-entry.js';
+import { MEMTRACE_BIN } from '../memtrace-bin.js';
 
 /**
  * `memtrace hook` inside the CLI (tests, the demo). The bin routes `hook` straight to
@@ -9,5 +10,5 @@ export const hookCommand: Command = {
   name: 'hook',
   summary: 'forward a Claude Code hook event to the worker',
   usage: HOOK_USAGE,
-  run: (args, io) => runHook(args, io),
+  run: (args, io) => runHook(args, { ...io, memtraceBin: MEMTRACE_BIN }),
 };

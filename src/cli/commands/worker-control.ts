@@ -5,6 +5,7 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, 
 import { loadWorkerConfig } from '../../config.js';
 import { runningWorker, type WorkerInfo } from '../../data-dir/index.js';
 import { spawnWorkerDetached } from '../../hook/start-worker.js';
+import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
 
 export const WORKER_CONTROL_USAGE = `usage: memtrace worker start [--port N] [--wait-ms N]
@@ -58,7 +59,7 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
       return EXIT_OK;
     }
     const port = parseIntegerFlag('port', values.port as string | undefined, { min: 0, max: 65535 });
-    const pid = spawnWorkerDetached(dataDir, port === undefined ? io.env : { ...io.env, MEMTRACE_PORT: String(port) });
+    const pid = spawnWorkerDetached(MEMTRACE_BIN, dataDir, port === undefined ? io.env : { ...io.env, MEMTRACE_PORT: String(port) });
     const started = await waitUntil(waitMs, () => {
       const info = runningWorker(dataDir);
       return info?.port ? info : null;

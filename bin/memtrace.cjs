@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+'use strict';
+// `memtrace hook` runs on every tool call, so it goes straight to one pre-bundled CommonJS file
+// (dist/hook/hook.cjs): no ES module loader, no CLI framework. Everything else is the compiled
+// ES modules in dist/ (npm run build; `npm ci` and `npm pack` build them).
+const args = process.argv.slice(2);
+const missing = (error) => error && (error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND') && String(error.message).includes('dist');
+const explain = () => process.stderr.write('memtrace: the compiled code is missing (dist/); run `npm run build` in the memtrace checkout\n');
+
+if (args[0] === 'hook') {
+  let hook;
+  try {
+    hook = require('../dist/hook/hook.cjs');
+  } catch (error) {
+    if (!missing(error)) throw error;
+    explain();
+    return; // a hook always exits 0
+  }
+  hook.runHook(args.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, memtraceBin: __filename }).then((code) => {
+    process.exitCode = code;
+  });
+} else {
+  import('../dist/cli/main.js').then(
+    async ({ main }) => {
+      process.exitCode = await main(args);
+    },
+    (error) => {
+      if (!missing(error)) throw error;
+      explain();
+      process.exitCode = 1;
+    },
+  );
+}
