@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-/** The runs of the real Claude Code CLI: slow, and one of them compares timings, so they run alone. */
-const CLAUDE_CODE_E2E = 'test/e2e/claude-code-*.test.ts';
+/** Runs of the real Claude Code CLI and of the installed package: slow, and one compares timings, so they run alone. */
+const SLOW_E2E = ['test/e2e/claude-code-*.test.ts', 'test/e2e/package-install.test.ts'];
 
 export default defineConfig({
   test: {
@@ -11,8 +11,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [CLAUDE_CODE_E2E] } },
-      { extends: true, test: { name: 'claude-code', include: [CLAUDE_CODE_E2E], maxWorkers: 1, fileParallelism: false } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: SLOW_E2E } },
+      { extends: true, test: { name: 'slow-e2e', include: SLOW_E2E, maxWorkers: 1, fileParallelism: false } },
     ],
   },
 });
