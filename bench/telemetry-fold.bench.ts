@@ -3,7 +3,7 @@ import { silentLogger } from '../src/log.js';
 import { openStore } from '../src/store/index.js';
 import { finalizeTurnRollup, foldTurn, newTurnAccumulator, scrubProperties } from '../src/telemetry/index.js';
 import { createTelemetry } from '../src/telemetry/runtime.js';
-import type { TurnRecord } from '../src/worker/turn-record.js';
+import type { TurnRecord } from '../src/observer/turn-record.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 
 export const name = 'telemetry-fold';
@@ -21,6 +21,8 @@ function turnAt(i: number): TurnRecord {
     observationsCreated: i % 5 === 0 ? 0 : 1 + (i % 3),
     summaryCreated: false,
     claimsRejected: 0,
+    claimsUnverifiable: 0,
+    fileClaimsRemoved: 0,
     tokens: i % 11 === 0 ? null : { input: 1500, output: 200 },
     costUsd: i % 11 === 0 ? null : 0.001,
     durationMs: 800 + (i % 400),

@@ -33,9 +33,12 @@ export interface HookMatcherGroup {
 export type HooksBlock = Partial<Record<ClaudeHookEvent, HookMatcherGroup[]>>;
 
 /**
- * Which hooks may run in the background. Per-tool and per-prompt hooks never block the agent;
- * SessionStart must answer with context, and Stop / SessionEnd run once per turn or session and
- * carry what a summary needs, so they stay in the foreground (they take one node start).
+ * Which hooks may run in the background. Per-tool and per-prompt hooks never block the agent.
+ * SessionStart must answer with context. Stop and SessionEnd stay in the foreground: Claude Code
+ * kills background hooks when it exits, and with a background Stop a `claude -p` run was measured
+ * to wait about 1.6 s longer before exiting (it holds the session for background work); each
+ * foreground hook costs one node start instead. SessionEnd's handler also queues the last
+ * turn's summary from the transcript if no Stop delivered it.
  */
 const ASYNC: ReadonlySet<ClaudeHookEvent> = new Set(['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure']);
 const TOOL_EVENTS: ReadonlySet<ClaudeHookEvent> = new Set(['PostToolUse', 'PostToolUseFailure']);

@@ -79,9 +79,12 @@ function toObservation(block: RawBlock, fields: BlockFields, counts: DecisionCou
   return observation;
 }
 
+/** Notes alone record no request, investigation, learning, completion or next step. */
+const SUBSTANTIVE_SUMMARY_FIELDS = SUMMARY_FIELDS.filter((name) => name !== 'notes');
+
 function toSummary(fields: BlockFields): ParsedSummary | null {
   const summary = Object.fromEntries(SUMMARY_FIELDS.map((name) => [name, (fields[name]?.text ?? '').trim()])) as unknown as ParsedSummary;
-  return SUMMARY_FIELDS.some((name) => summary[name] !== '') ? summary : null;
+  return SUBSTANTIVE_SUMMARY_FIELDS.some((name) => summary[name] !== '') ? summary : null;
 }
 
 function readSkipReason(block: RawBlock): string | null {

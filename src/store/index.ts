@@ -6,6 +6,7 @@ import { createObservations, type Observations } from './observations.js';
 import { createQueue, type Queue } from './queue.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createSummaries, type Summaries } from './summaries.js';
+import { createToolEvents, type ToolEvents } from './tool-events.js';
 
 export interface Store {
   db: Database.Database;
@@ -13,6 +14,7 @@ export interface Store {
   sessions: Sessions;
   observations: Observations;
   summaries: Summaries;
+  toolEvents: ToolEvents;
   /** Messages a previous process left claimed, now pending again. */
   recoveredClaimed: number;
   /** A tiny durable write: proves the disk takes writes again after a fault. */
@@ -42,6 +44,7 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
     sessions: createSessions(db),
     observations: createObservations(db),
     summaries: createSummaries(db),
+    toolEvents: createToolEvents(db),
     recoveredClaimed: recovered,
     probeWrite(nowMs) {
       // A small write can succeed on a nearly full disk; resuming needs room for real turns.
@@ -63,4 +66,5 @@ export type { SessionRow } from './sessions.js';
 export type { StoredObservation, Provenance } from './observations.js';
 export { toStoredObservation } from './observations.js';
 export type { StoredSummary } from './summaries.js';
+export type { ToolEventRow } from './tool-events.js';
 export { createMinedTranscripts, type MinedTranscripts, type TranscriptFileState, type SessionMiningState } from './mined-transcripts.js';

@@ -15,6 +15,8 @@ export interface Provenance {
 
 export interface StoredObservation extends ParsedObservation, Provenance {
   id: number;
+  /** Each claim and what verification found (ClaimRecord[] from src/observer/claim-check.ts). */
+  claims: unknown[];
 }
 
 export type Observations = ReturnType<typeof createObservations>;
@@ -22,18 +24,22 @@ export type Observations = ReturnType<typeof createObservations>;
 export function createObservations(db: Database.Database) {
   const insert = db.prepare(`
     INSERT INTO observations (session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified,
-      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at)
+      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims)
     VALUES (@sessionId, @project, @type, @title, @subtitle, @narrative, @facts, @concepts, @filesRead, @filesModified,
-      @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt)`);
+      @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt, @claims)`);
   const countStmt = db.prepare('SELECT count(*) AS n FROM observations');
   const recentForProject = db.prepare('SELECT * FROM observations WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT ?');
   const recentForSession = db.prepare('SELECT type, title FROM observations WHERE session_id = ? ORDER BY id DESC LIMIT ?');
+  const byId = db.prepare('SELECT * FROM observations WHERE id = ?');
+  const bySession = db.prepare('SELECT * FROM observations WHERE session_id = ? ORDER BY id');
 
   return {
-    insert(observation: ParsedObservation, provenance: Provenance): number {
+    /** `claims`: what verification found for each claim (ClaimRecord[]), kept as provenance. */
+    insert(observation: ParsedObservation, provenance: Provenance, claims: readonly unknown[] = []): number {
       return Number(
         insert.run({
           ...provenance,
+          claims: JSON.stringify(claims),
           type: observation.type,
           title: observation.title,
           subtitle: observation.subtitle,
@@ -47,6 +53,11 @@ export function createObservations(db: Database.Database) {
       );
     },
     count: () => (countStmt.get() as { n: number }).n,
+    get(id: number): StoredObservation | null {
+      const row = byId.get(id) as Record<string, unknown> | undefined;
+      return row ? toStoredObservation(row) : null;
+    },
+    forSession: (sessionId: string) => (bySession.all(sessionId) as Array<Record<string, unknown>>).map(toStoredObservation),
     recentForProject: (project: string | null, limit: number) =>
       (recentForProject.all(project, limit) as Array<Record<string, unknown>>).map(toStoredObservation),
     /** Titles for the summary prompt, newest first. */
@@ -75,5 +86,6 @@ export function toStoredObservation(row: Record<string, unknown>): StoredObserva
     promptVersion: row.prompt_version as string,
     discoveryTokens: row.discovery_tokens as number | null,
     createdAt: row.created_at as number,
+    claims: typeof row.claims === 'string' ? (JSON.parse(row.claims) as unknown[]) : [],
   };
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { inputPreview, toolEvidence } from '../observer/tool-evidence.js';
 
 export type MessageKind = 'observation' | 'summary';
 
@@ -58,6 +59,10 @@ export function createQueue(db: Database.Database) {
   const releaseAll = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'");
   const retrying = db.prepare("SELECT 1 FROM queue WHERE session_id = ? AND status = 'pending' AND attempts > 0 LIMIT 1");
 
+  const recordEvent = db.prepare(
+    'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+
   const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
     const toolUseId = input.toolUseId ?? null;
     if (toolUseId !== null) {
@@ -66,6 +71,14 @@ export function createQueue(db: Database.Database) {
     }
     const id = Number(insert.run(input.sessionId, input.kind, toolUseId, JSON.stringify(input.payload ?? null), input.nowMs).lastInsertRowid);
     if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
+    if (input.kind === 'observation') {
+      // The session's file evidence and `memtrace show`'s provenance outlive the queue row.
+      const p = (input.payload ?? {}) as { tool_name?: unknown; tool_input?: unknown; error?: unknown };
+      const toolName = typeof p.tool_name === 'string' ? p.tool_name : 'unknown';
+      const failed = typeof p.error === 'string';
+      const evidence = toolEvidence(toolName, p.tool_input, failed);
+      recordEvent.run(id, input.sessionId, toolUseId, toolName, inputPreview(p.tool_input), failed ? 1 : 0, JSON.stringify(evidence.written), JSON.stringify(evidence.read), input.nowMs);
+    }
     return { status: 'queued', id };
   });
 

@@ -8,6 +8,11 @@ export interface StoredSummary extends ParsedSummary {
   project: string | null;
   level: 'normal' | 'aggressive' | 'fallback';
   createdAt: number;
+  provider?: string;
+  model?: string | null;
+  promptVersion?: string;
+  sourceMessageIds?: number[];
+  claims?: unknown[];
 }
 
 export type Summaries = ReturnType<typeof createSummaries>;
@@ -15,33 +20,44 @@ export type Summaries = ReturnType<typeof createSummaries>;
 export function createSummaries(db: Database.Database) {
   const insert = db.prepare(`
     INSERT INTO summaries (session_id, project, request, investigated, learned, completed, next_steps, notes,
-      source_message_ids, provider, model, prompt_version, created_at)
+      source_message_ids, provider, model, prompt_version, created_at, claims)
     VALUES (@sessionId, @project, @request, @investigated, @learned, @completed, @next_steps, @notes,
-      @sourceMessageIds, @provider, @model, @promptVersion, @createdAt)`);
+      @sourceMessageIds, @provider, @model, @promptVersion, @createdAt, @claims)`);
   const latest = db.prepare('SELECT * FROM summaries WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT 1');
   const countStmt = db.prepare('SELECT count(*) AS n FROM summaries');
+  const bySession = db.prepare('SELECT * FROM summaries WHERE session_id = ? ORDER BY id');
 
   return {
-    insert(summary: ParsedSummary, provenance: Omit<Provenance, 'discoveryTokens'>): number {
-      return Number(insert.run({ ...summary, ...provenance, sourceMessageIds: JSON.stringify(provenance.sourceMessageIds) }).lastInsertRowid);
+    insert(summary: ParsedSummary, provenance: Omit<Provenance, 'discoveryTokens'>, claims: readonly unknown[] = []): number {
+      const { request, investigated, learned, completed, next_steps, notes } = summary;
+      return Number(insert.run({ request, investigated, learned, completed, next_steps, notes, ...provenance, claims: JSON.stringify(claims), sourceMessageIds: JSON.stringify(provenance.sourceMessageIds) }).lastInsertRowid);
     },
     latestForProject(project: string | null): StoredSummary | null {
       const row = latest.get(project) as Record<string, unknown> | undefined;
-      if (!row) return null;
-      return {
-        id: row.id as number,
-        sessionId: row.session_id as string,
-        project: row.project as string | null,
-        request: row.request as string,
-        investigated: row.investigated as string,
-        learned: row.learned as string,
-        completed: row.completed as string,
-        next_steps: row.next_steps as string,
-        notes: row.notes as string,
-        level: row.level as StoredSummary['level'],
-        createdAt: row.created_at as number,
-      };
+      return row ? toStoredSummary(row) : null;
     },
+    forSession: (sessionId: string) => (bySession.all(sessionId) as Array<Record<string, unknown>>).map(toStoredSummary),
     count: () => (countStmt.get() as { n: number }).n,
+  };
+}
+
+function toStoredSummary(row: Record<string, unknown>): StoredSummary {
+  return {
+    id: row.id as number,
+    sessionId: row.session_id as string,
+    project: row.project as string | null,
+    request: row.request as string,
+    investigated: row.investigated as string,
+    learned: row.learned as string,
+    completed: row.completed as string,
+    next_steps: row.next_steps as string,
+    notes: row.notes as string,
+    level: row.level as StoredSummary['level'],
+    createdAt: row.created_at as number,
+    provider: row.provider as string,
+    model: row.model as string | null,
+    promptVersion: row.prompt_version as string,
+    sourceMessageIds: JSON.parse(String(row.source_message_ids)) as number[],
+    claims: typeof row.claims === 'string' ? (JSON.parse(row.claims) as unknown[]) : [],
   };
 }

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { Clock } from '../clock.js';
 import type { Timers } from '../timers.js';
 import type { Logger } from '../log.js';
-import type { TurnRecord } from '../worker/turn-record.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 import { baseProperties } from './base-properties.js';
 import { configPath, ensureTelemetryConfig, readTelemetryConfig, writeTelemetryConfig } from './config-file.js';
 import { errorCaptureEnabled, isDebugMode, resolveConsent, type Consent } from './consent.js';

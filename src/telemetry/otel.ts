@@ -4,7 +4,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { TurnRecord } from '../worker/turn-record.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 import { normalizeModelId } from './model-id.js';
 import { OTEL } from './otel-names.js';
 

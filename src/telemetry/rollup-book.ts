@@ -1,4 +1,4 @@
-import type { TurnRecord } from '../worker/turn-record.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 import { eventUuid } from './event-id.js';
 import {
   finalizeInjectionRollup,

@@ -1,5 +1,5 @@
 import { OBSERVATION_TYPES } from '../observer/types.js';
-import { ABORT_REASONS } from '../worker/turn-record.js';
+import { ABORT_REASONS } from '../observer/turn-record.js';
 import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
 import { count, COUNT, EPOCH_MS, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
 import { HOOK_ROLLUP } from './events/hook-rollup.js';
@@ -40,7 +40,9 @@ const OBSERVER_TURN_ROLLUP: EventSpec = {
     count('observations_created', 'observations stored'),
     ...OBSERVATION_TYPES.map((t) => count(`obs_type_${t}`, `observations of type ${t}`)),
     count('summaries_created', 'summaries stored'),
-    count('claims_rejected', 'claims rejected by verification (e.g. unknown commit hashes)'),
+    count('claims_rejected', 'claims found false (a commit hash the repository does not hold); their statements were removed'),
+    count('claims_unverifiable', 'claims that could not be checked (no repository at cwd, git missing, slow or failing); kept and marked'),
+    count('file_claims_removed', 'files_modified entries that no tool event of the session shows written; removed'),
     { key: 'total_tokens_input', type: COUNT, description: 'input tokens over turns with known usage (absent if none known)' },
     { key: 'total_tokens_output', type: COUNT, description: 'output tokens over turns with known usage (absent if none known)' },
     { key: 'total_cost_usd', type: { kind: 'number', min: 0, max: 1_000_000 }, description: 'cost over turns with a known cost (absent if none known)' },

@@ -4,7 +4,7 @@ import { storageFaultOf, type StorageFault } from '../store/storage-fault.js';
 import { decideFailure, retryDelayMs, type BackoffSchedule } from './failure-policy.js';
 import type { LoopMessage, LoopQueue, LoopTelemetry } from './loop-types.js';
 import type { ProviderGate } from './provider-gate.js';
-import type { AbortReason, TurnRecord } from './turn-record.js';
+import type { AbortReason, TurnRecord } from '../observer/turn-record.js';
 
 export interface FailureContext {
   startedMs: number;
@@ -108,6 +108,8 @@ function failedTurn(message: LoopMessage, f: { outcome: TurnRecord['outcome']; a
     observationsCreated: 0,
     summaryCreated: false,
     claimsRejected: 0,
+    claimsUnverifiable: 0,
+    fileClaimsRemoved: 0,
     tokens: null,
     costUsd: null,
     durationMs: f.durationMs,

@@ -1,5 +1,5 @@
 import { ProviderError, type ProviderErrorKind } from '../providers/types.js';
-import type { AbortReason } from './turn-record.js';
+import type { AbortReason } from '../observer/turn-record.js';
 
 /**
  * What the loop does with a failed observer call, decided from the typed error only.

@@ -1,4 +1,4 @@
-import type { TurnRecord } from './turn-record.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 
 /** A claimed queue message as the loop sees it. */
 export interface LoopMessage {

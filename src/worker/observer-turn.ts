@@ -4,9 +4,11 @@ import { buildObservationPrompt, buildSummaryPrompt, OBSERVER_PROMPT_VERSION } f
 import type { ObserverProvider } from '../providers/types.js';
 import type { Store } from '../store/index.js';
 import { processTurn } from './turn-processor.js';
-import type { ClaimVerifier } from '../observer/verify.js';
+import { hashesToCheck } from '../observer/claim-check.js';
+import { decideObserverOutput } from '../observer/index.js';
+import type { CommitVerifier } from './commit-verifier.js';
 import type { LoopMessage, RunTurn } from './observer-loop.js';
-import type { TurnRecord } from './turn-record.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 
 /** Reply budget for one observer call: a few observations or one summary. */
 const MAX_OUTPUT_TOKENS = 4096;
@@ -16,7 +18,8 @@ export interface ObserverTurnDeps {
   provider: ObserverProvider;
   clock: Clock;
   log: Logger;
-  verify?: ClaimVerifier;
+  /** Checks claimed commit hashes against the repository (async, one git process per turn). */
+  verifier?: CommitVerifier;
   recordTurn(turn: TurnRecord, nowMs: number): void;
 }
 
@@ -56,18 +59,24 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     const reply = await deps.provider.complete({ ...prompt, maxOutputTokens: MAX_OUTPUT_TOKENS, signal });
     // A reply that arrives after the loop gave up on the call must not confirm a released message.
     signal.throwIfAborted();
+    const decision = decideObserverOutput(reply.text);
+    // Claims are checked before the turn's transaction, without blocking the event loop.
+    const hashes = decision.outcome === 'parsed' ? hashesToCheck(decision.observations, decision.summary) : [];
+    const cwd = typeof payload.cwd === 'string' && payload.cwd !== '' ? payload.cwd : (session?.cwd ?? null);
+    const commitVerdicts = hashes.length > 0 && deps.verifier ? await deps.verifier.check(cwd, hashes) : new Map();
+    const sessionFiles = deps.store.toolEvents.evidence(message.sessionId);
+    const observed = claimed.kind === 'observation' ? deps.store.toolEvents.byQueueIds([claimed.id])[0] : undefined;
     const nowMs = deps.clock.now();
     return processTurn(
-      {
-        store: deps.store,
-        log: deps.log,
-        ...(deps.verify ? { verify: deps.verify } : {}),
-        onCommit: (turn) => deps.recordTurn(turn, nowMs),
-      },
+      { store: deps.store, log: deps.log, onCommit: (turn) => deps.recordTurn(turn, nowMs) },
       {
         message: claimed,
         session: { project: session?.project ?? null },
         reply,
+        decision,
+        commitVerdicts,
+        evidence: { ...sessionFiles, observedReads: observed?.filesRead ?? [] },
+        signal,
         provider: deps.provider.name,
         promptVersion: OBSERVER_PROMPT_VERSION,
         durationMs: nowMs - startedMs,

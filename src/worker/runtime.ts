@@ -8,7 +8,7 @@ import type { ObserverProvider } from '../providers/types.js';
 import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback } from '../http-edge/index.js';
-import { createGitCommitChecker } from '../observer/git-commit-checker.js';
+import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
 import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, type WorkerLock } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
 import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
@@ -30,6 +30,8 @@ export interface WorkerOptions {
   stderr: { write(chunk: string): unknown };
   clock?: Clock;
   loop?: Partial<ObserverLoopConfig>;
+  /** Overrides the commit checker (tests); by default `git cat-file --batch-check` with a 2 s limit. */
+  commitVerifier?: CommitVerifier;
   /** Overrides the telemetry sink (tests); by default from MEMTRACE_POSTHOG_KEY/HOST. */
   telemetrySink?: EventSink | null;
   /** How often rollups are checked, the spool replayed and the queue re-read (default 30 s). */
@@ -96,7 +98,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       provider: options.provider,
       clock,
       log,
-      verify: createGitCommitChecker({ timeoutMs: 2_000 }),
+      verifier: options.commitVerifier ?? createGitCommitVerifier({ timeoutMs: 2_000 }),
       recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs),
     }),
     provider: options.provider,

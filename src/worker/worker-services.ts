@@ -9,6 +9,7 @@ import { healthReport } from './health-report.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
+import { readLastAssistantText } from '../hook/transcript-tail.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -44,6 +45,21 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       throw error;
     }
   };
+  /**
+   * The Stop hook runs in the background and Claude Code kills background hooks when it exits,
+   * so the last turn's summary request may never arrive. At SessionEnd, if the session's latest
+   * prompt has no summary request, one is queued from the transcript's last assistant message
+   * (same dedup key as Stop's, so a late Stop is a duplicate).
+   */
+  const queueMissingSummary = (sessionId: string, nowMs: number) => {
+    const prompt = store.sessions.prompts(sessionId).at(-1);
+    if (!prompt?.prompt_id || store.queue.hasSeen(sessionId, `summary:${prompt.prompt_id}`)) return;
+    const transcriptPath = store.sessions.get(sessionId)?.transcriptPath ?? null;
+    const last = readLastAssistantText(transcriptPath);
+    if (!last) return;
+    const result = write(() => store.queue.enqueue({ sessionId, kind: 'summary', toolUseId: `summary:${prompt.prompt_id}`, payload: { last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, nowMs }));
+    if (result.status === 'queued') loop.wake(sessionId);
+  };
   const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
 
   return {
@@ -72,6 +88,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       },
       end: (input) => {
         const known = write(() => store.sessions.end(input.session_id, input.nowMs, { reason: input.reason ?? null, transcriptPath: input.transcript_path ?? null }));
+        if (known) queueMissingSummary(input.session_id, input.nowMs);
         if (known) {
           loop.sessionEnded(input.session_id);
           deps.onSessionEnded?.(input.session_id, input.transcript_path ?? store.sessions.get(input.session_id)?.transcriptPath ?? null);

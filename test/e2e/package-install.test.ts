@@ -100,5 +100,5 @@ describe('the packed package, installed', () => {
     const npx = run('npx', ['--no-install', 'telemetry', 'status'], { cwd: project, env: { ...env, npm_config_update_notifier: 'false' } });
     expect(npx.code, npx.stderr).toBe(0);
     expect(npx.stdout).toContain('telemetry        off');
-  });
+  }, 600_000);
 });

@@ -37,6 +37,7 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
     ...(options.telemetrySink !== undefined ? { telemetrySink: options.telemetrySink } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.tickMs ? { tickMs: options.tickMs } : {}),
+    ...(options.commitVerifier ? { commitVerifier: options.commitVerifier } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
   });
   const token = readAuthToken(dataDir)!;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { finalizeTurnRollup, foldTurn, mergeTurnAccumulators, newTurnAccumulator, turnRollupDue, eventUuid } from '../../src/telemetry/index.js';
 import { finalizeInjectionRollup, foldInjection, newInjectionAccumulator } from '../../src/telemetry/index.js';
-import type { TurnRecord } from '../../src/worker/turn-record.js';
+import type { TurnRecord } from '../../src/observer/turn-record.js';
 
 export function turn(over: Partial<TurnRecord> = {}): TurnRecord {
   return {
@@ -16,6 +16,8 @@ export function turn(over: Partial<TurnRecord> = {}): TurnRecord {
     observationsCreated: 1,
     summaryCreated: false,
     claimsRejected: 0,
+    claimsUnverifiable: 0,
+    fileClaimsRemoved: 0,
     tokens: { input: 100, output: 10 },
     costUsd: 0.001,
     durationMs: 200,

@@ -1,13 +1,10 @@
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../src/log.js';
-import { createGitCommitChecker } from '../../src/observer/git-commit-checker.js';
 import type { CompletionResult } from '../../src/providers/types.js';
 import { openStore, type QueueMessage, type Store } from '../../src/store/index.js';
 import { processTurn } from '../../src/worker/turn-processor.js';
-import type { TurnRecord } from '../../src/worker/turn-record.js';
+import type { TurnRecord } from '../../src/observer/turn-record.js';
 import { LEGACY_CLOSURE_PHRASES, VALID_REPLY, observationXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
@@ -123,33 +120,4 @@ describe('processTurn', () => {
     expect(run(claimFresh(), `${VALID_REPLY}<skip_summary reason="x"/>`).observationsCreated).toBe(1);
   });
 
-  it('rejects a fabricated commit hash but keeps a real one (real git)', () => {
-    const repo = path.join(temp.dir, 'repo');
-    fs.mkdirSync(repo);
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();
-    git('init', '-q');
-    fs.writeFileSync(path.join(repo, 'a.txt'), 'a');
-    git('add', '.');
-    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
-    const real = git('rev-parse', 'HEAD');
-    const fake = 'deadbeef1234567890abcdef1234567890abcdef';
-    const message = claimFresh('s1', { tool_name: 'Bash', cwd: repo });
-    const text = `${observationXml({ type: 'change', title: 'Committed the fix', facts: [`commit ${real.slice(0, 10)} holds the fix`, `pushed as commit ${fake}`] })}${observationXml({ type: 'change', title: `Landed in commit ${fake.slice(0, 12)}` })}`;
-    const turn = processTurn(
-      { store, log, verify: createGitCommitChecker({ timeoutMs: 5_000 }) },
-      { message, session: { project: 'demo' }, reply: reply(text), provider: 'anthropic', promptVersion: 'obs-v1', durationMs: 1, nowMs: 5_000 },
-    );
-    expect(turn.claimsRejected).toBe(2);
-    expect(turn.observationsCreated).toBe(1);
-    expect(store.observations.recentForProject('demo', 5)[0]?.facts).toEqual([`commit ${real.slice(0, 10)} holds the fix`]);
-  });
-
-  it('rejects nothing outside a git repository', () => {
-    const message = claimFresh('s1', { tool_name: 'Bash', cwd: temp.dir });
-    const turn = processTurn(
-      { store, log, verify: createGitCommitChecker({ timeoutMs: 5_000 }) },
-      { message, session: { project: 'demo' }, reply: reply(observationXml({ type: 'change', title: 'commit abc1234def' })), provider: 'anthropic', promptVersion: 'obs-v1', durationMs: 1, nowMs: 5_000 },
-    );
-    expect(turn.claimsRejected).toBe(0);
-  });
 });

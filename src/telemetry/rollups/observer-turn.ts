@@ -1,6 +1,6 @@
 import { OBSERVATION_TYPES } from '../../observer/types.js';
-import type { TurnRecord } from '../../worker/turn-record.js';
-import { ABORT_REASONS } from '../../worker/turn-record.js';
+import type { TurnRecord } from '../../observer/turn-record.js';
+import { ABORT_REASONS } from '../../observer/turn-record.js';
 import { normalizeModelId } from '../model-id.js';
 
 /** Counter keys, named exactly as the rollup's properties. */
@@ -19,6 +19,8 @@ export const TURN_COUNTERS = [
   ...OBSERVATION_TYPES.map((t) => `obs_type_${t}` as const),
   'summaries_created',
   'claims_rejected',
+  'claims_unverifiable',
+  'file_claims_removed',
   'turns_usage_unknown',
 ] as const;
 export type TurnCounter = (typeof TURN_COUNTERS)[number];
@@ -76,6 +78,8 @@ export function foldTurn(acc: ObserverTurnAccumulator, turn: TurnRecord): void {
   }
   if (turn.summaryCreated) c.summaries_created += 1;
   c.claims_rejected += turn.claimsRejected;
+  c.claims_unverifiable += turn.claimsUnverifiable;
+  c.file_claims_removed += turn.fileClaimsRemoved;
   // Only turns that reached the provider say anything about usage.
   if (turn.outcome === 'ok') {
     if (turn.tokens) {

@@ -1,4 +1,4 @@
-import type { ObservationType, OutputClass } from '../observer/types.js';
+import type { ObservationType, OutputClass } from './types.js';
 import type { ProviderName } from '../providers/types.js';
 
 /** Why a turn ended without a reply being parsed. Mirrors the rollup's abort_reason_* keys. */
@@ -15,7 +15,8 @@ export const ABORT_REASONS = [
 export type AbortReason = (typeof ABORT_REASONS)[number];
 
 /**
- * One observer turn as plain values: what the turn processor returns and telemetry folds.
+ * One observer turn as plain values: the contract between the worker, which produces it, and
+ * telemetry, which folds it (neither imports the other for it).
  * outcome: ok = a reply was handled (parsed or dropped); error = a provider failure that
  * released or confirmed the message; aborted = the turn was cut short (shutdown, idle).
  */
@@ -32,7 +33,12 @@ export interface TurnRecord {
   observationsByType: Partial<Record<ObservationType, number>>;
   observationsCreated: number;
   summaryCreated: boolean;
+  /** Claims found false (a commit the repository does not hold): their statements were removed. */
   claimsRejected: number;
+  /** Claims that could not be checked (no repository, git missing, slow or broken): kept, marked. */
+  claimsUnverifiable: number;
+  /** files_modified entries no tool event of the session shows written: removed. */
+  fileClaimsRemoved: number;
   /** null = unknown (counted as unknown, never as 0). */
   tokens: { input: number; output: number } | null;
   costUsd: number | null;
