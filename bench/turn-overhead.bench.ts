@@ -1,17 +1,22 @@
 import path from 'node:path';
 import { silentLogger } from '../src/log.js';
-import { buildObservationPrompt } from '../src/observer/prompts.js';
+import { createReplayProvider } from '../src/providers/index.js';
 import { openStore } from '../src/store/index.js';
 import { startCheckpointer } from '../src/store/checkpointer.js';
 import { createTelemetry } from '../src/telemetry/runtime.js';
-import { processTurn } from '../src/worker/turn-processor.js';
+import { createGitCommitVerifier } from '../src/worker/commit-verifier.js';
+import { createRunTurn } from '../src/worker/observer-turn.js';
 import { realisticCorpus } from './corpus.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { summarize } from './stats.js';
 
 export const name = 'turn-overhead';
 
-/** Everything of an observer turn but the provider call: claim, prompt build, parse, store + confirm + telemetry fold. */
+/**
+ * Everything of an observer turn but the provider call, through the worker's own runTurn: claim,
+ * prompt build, parse, claim checks (the corpus claims no commits, so git is not spawned), file
+ * evidence, store + confirm + telemetry fold. The provider is an in-memory replay.
+ */
 export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
   const file = path.join(temp.dir, 'memtrace.db');
@@ -21,18 +26,20 @@ export async function run(): Promise<Record<string, unknown>> {
   const telemetry = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' }, { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null });
   try {
     const replies = realisticCorpus(3_000, 11);
+    const provider = createReplayProvider({ lines: replies.map((text) => JSON.stringify({ text, usage: { input_tokens: 1500, output_tokens: 200 }, cost_usd: 0.001, model: 'claude-haiku-4-5' })) });
+    let now = 0;
+    const runTurn = createRunTurn({ store, provider, clock: { now: () => now }, log: silentLogger, verifier: createGitCommitVerifier({ timeoutMs: 2_000 }), recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs) });
     const toolResponse = { content: 'line of a source file\n'.repeat(400) };
+    const signal = new AbortController().signal;
     const samples: number[] = [];
     for (let i = 0; i < replies.length; i += 1) {
-      store.queue.enqueue({ sessionId: `s${i % 4}`, kind: 'observation', toolUseId: `t${i}`, payload: { tool_name: 'Read', tool_input: { file_path: 'a.ts' }, tool_response: toolResponse, cwd: null, at: i }, nowMs: i });
+      now = i;
+      const sessionId = `s${i % 4}`;
+      if (i < 4) store.sessions.init({ sessionId, project: '/work/app', prompt: 'fix it', promptId: 'p1', cwd: '/work/app', nowMs: i });
+      store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `t${i}`, payload: { tool_name: 'Edit', tool_input: { file_path: `/work/app/src/f${i % 50}.ts`, old_string: 'a', new_string: 'b' }, tool_response: toolResponse, cwd: '/work/app', at: i }, nowMs: i });
       const started = performance.now();
-      const message = store.queue.claimNext(`s${i % 4}`, i)!;
-      const payload = message.payload as { tool_name: string; tool_input: unknown; tool_response: unknown; at: number };
-      buildObservationPrompt({ toolName: payload.tool_name, toolInput: payload.tool_input, toolResponse: payload.tool_response, cwd: null, atMs: payload.at }, { project: 'p', userPrompt: 'fix it' });
-      processTurn(
-        { store, log: silentLogger, onCommit: (turn) => telemetry.recordTurn(turn, i) },
-        { message, session: { project: 'p' }, reply: { text: replies[i]!, usage: { inputTokens: 1500, outputTokens: 200 }, costUsd: 0.001, model: 'claude-haiku-4-5' }, provider: 'anthropic', promptVersion: 'obs-v1', durationMs: 900, nowMs: i },
-      );
+      const message = store.queue.claimNext(sessionId, i)!;
+      await runTurn(message, signal);
       if (i >= 300) samples.push(performance.now() - started);
     }
     return { turns: samples.length, reply_mix: '1-3 observations of 0.5-3 KB, 10% prose, 10% empty', per_turn: summarize(samples), target_p99_ms: 2 };

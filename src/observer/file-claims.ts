@@ -1,9 +1,8 @@
 import type { ClaimRecord, CheckedObservation } from './claim-check.js';
 
-/** What the session's own tool events show, as project-relative keys (see `toKey`). */
+/** The files the session's own tool events wrote, among those claimed (compared through `toKey`). */
 export interface FileEvidence {
   written: ReadonlySet<string>;
-  read: ReadonlySet<string>;
 }
 
 /**
@@ -55,4 +54,10 @@ export function pathKey(path: string, root: string | null): string {
     if (normal.startsWith(`${base}/`)) return normal.slice(base.length + 1);
   }
   return normal;
+}
+
+/** A path made absolute against `base` (when relative and a base is known), then normalised. */
+export function absolutePathKey(path: string, base: string | null): string {
+  const trimmed = path.trim().replace(/\\/g, '/');
+  return pathKey(!trimmed.startsWith('/') && base ? `${base.replace(/\/+$/, '')}/${trimmed}` : trimmed, null);
 }

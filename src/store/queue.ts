@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { absolutePathKey } from '../observer/file-claims.js';
 import { inputPreview, toolEvidence } from '../observer/tool-evidence.js';
 
 export type MessageKind = 'observation' | 'summary';
@@ -59,6 +60,7 @@ export function createQueue(db: Database.Database) {
   const releaseAll = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'");
   const retrying = db.prepare("SELECT 1 FROM queue WHERE session_id = ? AND status = 'pending' AND attempts > 0 LIMIT 1");
 
+  const recordWritten = db.prepare('INSERT OR IGNORE INTO session_files_written (session_id, path) VALUES (?, ?)');
   const recordEvent = db.prepare(
     'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -78,6 +80,8 @@ export function createQueue(db: Database.Database) {
       const failed = typeof p.error === 'string';
       const evidence = toolEvidence(toolName, p.tool_input, failed);
       recordEvent.run(id, input.sessionId, toolUseId, toolName, inputPreview(p.tool_input), failed ? 1 : 0, JSON.stringify(evidence.written), JSON.stringify(evidence.read), input.nowMs);
+      const cwd = typeof (p as { cwd?: unknown }).cwd === 'string' ? ((p as { cwd: string }).cwd) : null;
+      for (const written of evidence.written) recordWritten.run(input.sessionId, absolutePathKey(written, cwd));
     }
     return { status: 'queued', id };
   });

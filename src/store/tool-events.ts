@@ -16,7 +16,7 @@ export type ToolEvents = ReturnType<typeof createToolEvents>;
 
 /** The tool events a session delivered (written at enqueue, in the queue's transaction). */
 export function createToolEvents(db: Database.Database) {
-  const bySession = db.prepare('SELECT files_written, files_read FROM tool_events WHERE session_id = ?');
+  const written = db.prepare('SELECT path FROM session_files_written WHERE session_id = ? AND path IN (SELECT value FROM json_each(?))');
   const byIds = db.prepare('SELECT * FROM tool_events WHERE queue_id IN (SELECT value FROM json_each(?)) ORDER BY queue_id');
   const toRow = (r: Record<string, unknown>): ToolEventRow => ({
     queueId: r.queue_id as number,
@@ -30,15 +30,10 @@ export function createToolEvents(db: Database.Database) {
     createdAt: r.created_at as number,
   });
   return {
-    /** Every file the session's tool events wrote or read: the evidence for file claims. */
-    evidence(sessionId: string): { written: Set<string>; read: Set<string> } {
-      const written = new Set<string>();
-      const read = new Set<string>();
-      for (const row of bySession.all(sessionId) as Array<{ files_written: string; files_read: string }>) {
-        for (const p of JSON.parse(row.files_written) as string[]) written.add(p);
-        for (const p of JSON.parse(row.files_read) as string[]) read.add(p);
-      }
-      return { written, read };
+    /** Which of these (absolute, normalised) paths a tool event of the session wrote: one indexed lookup each. */
+    writtenAmong(sessionId: string, paths: readonly string[]): Set<string> {
+      if (paths.length === 0) return new Set();
+      return new Set((written.all(sessionId, JSON.stringify(paths)) as Array<{ path: string }>).map((r) => r.path));
     },
     byQueueIds: (ids: readonly number[]) => (byIds.all(JSON.stringify(ids)) as Array<Record<string, unknown>>).map(toRow),
   };

@@ -5,6 +5,7 @@ import type { ObserverProvider } from '../providers/types.js';
 import type { Store } from '../store/index.js';
 import { processTurn } from './turn-processor.js';
 import { hashesToCheck } from '../observer/claim-check.js';
+import { absolutePathKey } from '../observer/file-claims.js';
 import { decideObserverOutput } from '../observer/index.js';
 import type { CommitVerifier } from './commit-verifier.js';
 import type { LoopMessage, RunTurn } from './observer-loop.js';
@@ -64,7 +65,10 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     const hashes = decision.outcome === 'parsed' ? hashesToCheck(decision.observations, decision.summary) : [];
     const cwd = typeof payload.cwd === 'string' && payload.cwd !== '' ? payload.cwd : (session?.cwd ?? null);
     const commitVerdicts = hashes.length > 0 && deps.verifier ? await deps.verifier.check(cwd, hashes) : new Map();
-    const sessionFiles = deps.store.toolEvents.evidence(message.sessionId);
+    // File claims are looked up, not the session's whole history: one indexed query per turn.
+    const root = session?.project?.startsWith('/') ? session.project : cwd;
+    const claimedFiles = decision.observations.flatMap((o) => o.files_modified).map((f) => absolutePathKey(f, root));
+    const written = deps.store.toolEvents.writtenAmong(message.sessionId, [...new Set(claimedFiles)]);
     const observed = claimed.kind === 'observation' ? deps.store.toolEvents.byQueueIds([claimed.id])[0] : undefined;
     const nowMs = deps.clock.now();
     return processTurn(
@@ -75,7 +79,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
         reply,
         decision,
         commitVerdicts,
-        evidence: { ...sessionFiles, observedReads: observed?.filesRead ?? [] },
+        evidence: { written, observedReads: observed?.filesRead ?? [] },
         signal,
         provider: deps.provider.name,
         promptVersion: OBSERVER_PROMPT_VERSION,

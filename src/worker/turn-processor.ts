@@ -16,7 +16,7 @@ export interface TurnInput {
   decision?: ParseDecision;
   /** What the repository said about each claimed hash (checked at the edge, before this call). */
   commitVerdicts?: ReadonlyMap<string, CommitVerdict>;
-  /** Files the session's tool events wrote and read, and what the observed call read. */
+  /** Which claimed files the session's tool events wrote, and what the observed call read. */
   evidence?: FileEvidence & { observedReads: readonly string[] };
   provider: ProviderName;
   promptVersion: string;
@@ -48,7 +48,7 @@ export function processTurn(deps: TurnDeps, input: TurnInput): TurnRecord {
   let fileClaimsRemoved = 0;
   const observations = checked.observations.map((observation) => {
     if (!input.evidence) return observation;
-    const reconciled = reconcileFileClaims(observation, { written: keys(input.evidence.written, toKey), read: keys(input.evidence.read, toKey) }, input.evidence.observedReads, toKey);
+    const reconciled = reconcileFileClaims(observation, { written: keys(input.evidence.written, toKey) }, input.evidence.observedReads, toKey);
     fileClaimsRemoved += reconciled.removed;
     return reconciled.observation;
   });

@@ -54,7 +54,7 @@ describe('file claims', () => {
 
   it('keeps files_modified only where a tool event wrote the file, compared relative to the root', () => {
     const checked = { ...obs({ files_modified: ['src/a.ts', '/repo/src/b.ts', 'src/never-written.ts'], files_read: ['README.md'] }), claims: [] };
-    const evidence = { written: new Set(['a', 'b'].map((x) => toKey(`/repo/src/${x}.ts`))), read: new Set<string>() };
+    const evidence = { written: new Set(['a', 'b'].map((x) => toKey(`/repo/src/${x}.ts`))) };
     const { observation, removed } = reconcileFileClaims(checked, evidence, ['/repo/docs/guide.md', '/repo/README.md'], toKey);
     expect(observation.files_modified).toEqual(['src/a.ts', '/repo/src/b.ts']);
     expect(removed).toBe(1);

@@ -5,7 +5,7 @@ import { pathKey, reconcileFileClaims } from '../../src/observer/file-claims.js'
 describe('files_modified without a tool event that wrote the file', () => {
   it('is removed and counted', () => {
     const observation = { type: 'change' as const, title: 't', subtitle: '', narrative: '', facts: [], concepts: [], files_read: [], files_modified: ['src/imagined.ts'], claims: [] };
-    const result = reconcileFileClaims(observation, { written: new Set(), read: new Set() }, [], (p) => pathKey(p, '/repo'));
+    const result = reconcileFileClaims(observation, { written: new Set() }, [], (p) => pathKey(p, '/repo'));
     expect(result.observation.files_modified).toEqual([]);
     expect(result.removed).toBe(1);
   });

@@ -21,6 +21,12 @@ export const CLAIM_PROVENANCE_SCHEMA: Migration = {
         created_at INTEGER NOT NULL
       );
       CREATE INDEX tool_events_session ON tool_events (session_id, queue_id);
+      -- Every file a session's tool events wrote, normalised: one indexed lookup per claimed file.
+      CREATE TABLE session_files_written (
+        session_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        PRIMARY KEY (session_id, path)
+      ) WITHOUT ROWID;
       ALTER TABLE observations ADD COLUMN claims TEXT NOT NULL DEFAULT '[]';
       ALTER TABLE summaries ADD COLUMN claims TEXT NOT NULL DEFAULT '[]';
     `);
