@@ -17,7 +17,8 @@ if (args[0] === 'hook') {
     return; // a hook always exits 0
   }
   hook.runHook(args.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, memtraceBin: __filename }).then((code) => {
-    process.exitCode = code;
+    // Exit as soon as what was printed is flushed, not after every handle has wound down.
+    process.stdout.write('', () => process.exit(code));
   });
 } else {
   import('../dist/cli/main.js').then(
