@@ -15,8 +15,6 @@ export interface CollectorAppDeps {
   port: () => number;
   now: () => number;
   log: Logger;
-  /** Called after new events were stored (the server schedules a tile refresh). */
-  onStored?: () => void;
 }
 
 /** A PostHog-compatible capture endpoint and the dashboard over what it stored. */
@@ -36,7 +34,6 @@ export function createCollectorApp(deps: CollectorAppDeps): Hono {
       return c.json({ status: 0, error: decoded.reason }, decoded.status);
     }
     const stored = decoded.events.length > 0 ? deps.store.insert(decoded.events) : 0;
-    if (stored > 0) deps.onStored?.();
     if (decoded.rejected > 0) deps.log.warn('collector skipped invalid events', { path: c.req.path, rejected: decoded.rejected });
     return c.json({ status: 1, stored, duplicates: decoded.events.length - stored, rejected: decoded.rejected });
   };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { openTileAggregates, type TileAggregates } from '../dashboards/tile-store.js';
+import { openTileSums, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
 import type { CollectedEvent } from './collected-event.js';
 
 export interface CollectorStore {
@@ -9,8 +9,8 @@ export interface CollectorStore {
   /** Stores new events in one transaction; a uuid already stored is kept once. Returns how many were new. */
   insert(events: Iterable<CollectedEvent>): number;
   count(): number;
-  /** The seven tiles' running sums over this store. */
-  tiles: TileAggregates;
+  /** The tiles' sums over this store, kept as events are stored. */
+  tiles: TileSums;
   close(): void;
 }
 
@@ -32,18 +32,40 @@ export function openCollectorStore(file: string): CollectorStore {
     db.close();
     throw error;
   }
+  let tiles: TileSums;
+  try {
+    tiles = openTileSums(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const insertOne = db.prepare('INSERT OR IGNORE INTO events (uuid, event, distinct_id, timestamp, properties) VALUES (?, ?, ?, ?, ?)');
+  const lastSeq = db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM events');
+  // The tile sums move in the same transaction as the rows, so an event counts exactly once.
   const insertMany = db.transaction((events: Iterable<CollectedEvent>) => {
-    let stored = 0;
-    for (const e of events) stored += insertOne.run(e.uuid, e.event, e.distinctId, Math.trunc(e.timestamp), JSON.stringify(e.properties)).changes;
-    return stored;
+    const fromSeq = lastSeq.get()?.seq ?? 0;
+    const stored: StoredEvent[] = [];
+    for (const e of events) {
+      const timestamp = Math.trunc(e.timestamp);
+      const result = insertOne.run(e.uuid, e.event, e.distinctId, timestamp, JSON.stringify(e.properties));
+      if (result.changes === 1) stored.push({ ...e, timestamp, seq: Number(result.lastInsertRowid) });
+    }
+    tiles.addStored(stored, fromSeq);
+    return stored.length;
   });
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM events');
   return {
     db,
-    insert: (events) => insertMany.immediate(events),
+    insert: (events) => {
+      try {
+        return insertMany.immediate(events);
+      } catch (error) {
+        tiles.forget();
+        throw error;
+      }
+    },
     count: () => count.get()?.n ?? 0,
-    tiles: openTileAggregates(db),
+    tiles,
     close: () => db.close(),
   };
 }

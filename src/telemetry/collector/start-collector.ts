@@ -11,8 +11,6 @@ export interface CollectorOptions {
   hostname?: '127.0.0.1';
   log?: Logger;
   now?: () => number;
-  /** How long after new events the tile sums are brought up to date (the dashboard also does so on read). */
-  refreshDelayMs?: number;
 }
 
 export interface RunningCollector {
@@ -27,22 +25,12 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const log = options.log ?? silentLogger;
   const store = openCollectorStore(options.dbFile);
   let port = options.port;
-  let timer: NodeJS.Timeout | undefined;
-  const refreshSoon = () => {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      try {
-        store.tiles.refresh();
-      } catch (error) {
-        log.warn('collector could not refresh the dashboard tiles', { error: error instanceof Error ? error.message : String(error) });
-      }
-    }, options.refreshDelayMs ?? 500);
-    timer.unref();
-  };
-  const app = createCollectorApp({ store, port: () => port, now: options.now ?? Date.now, log, onStored: refreshSoon });
+  const app = createCollectorApp({ store, port: () => port, now: options.now ?? Date.now, log });
   let server;
   try {
+    // A new store or a changed tile counts the events already stored, once, before serving.
+    const caughtUp = store.tiles.refresh();
+    if (caughtUp.pending > 0) log.info('collector counted stored events into the dashboard tiles', { events: caughtUp.pending, ms: Math.round(caughtUp.ms) });
     server = await listenLoopback(app, options.port);
   } catch (error) {
     store.close();
@@ -55,8 +43,6 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     port: server.port,
     store,
     async close() {
-      clearTimeout(timer);
-      timer = undefined;
       await server.close();
       store.close();
     },

@@ -48,6 +48,7 @@ export function formatValue(v: number | null | undefined, unit: Unit): string {
     if (a >= 1) return `${sign}$${a.toFixed(2)}`;
     return `${sign}$${trim(a.toPrecision(2))}`;
   }
+  if (unit === 'ms') return `${compact(v)} ms`;
   return compact(v);
 }
 

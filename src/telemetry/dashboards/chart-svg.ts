@@ -65,7 +65,7 @@ function legend(series: ChartSeries[], top: number): { svg: string; height: numb
 }
 
 const wrap = (name: string, height: number, body: string) =>
-  `<svg viewBox="0 0 ${W} ${Math.ceil(height)}" width="${W}" height="${Math.ceil(height)}" role="img" aria-label="${esc(name)}" xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif">${body}</svg>`;
+  `<svg viewBox="0 0 ${W} ${Math.ceil(height)}" width="${W}" height="${Math.ceil(height)}" role="img" aria-label="${esc(name)}" font-family="system-ui, sans-serif">${body}</svg>`;
 
 function vertical(result: TileResult, data: ChartData): string {
   const { tile } = result;

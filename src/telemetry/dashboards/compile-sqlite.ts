@@ -1,29 +1,27 @@
 import type { Dimension, Tile } from './tile-ir.js';
-import { planTile, quote, renderAggregate, renderExpr, type ExprDialect, type TilePlan } from './tile-plan.js';
+import { planTile, quote, renderExpr, type ExprDialect, type TilePlan } from './tile-plan.js';
+import { renderTileQuery, type QueryDialect } from './tile-query.js';
 
 /**
  * SQL for the local collector's SQLite store (`events(seq, uuid, event, distinct_id, timestamp ms,
- * properties JSON text)`, one row per uuid). Properties are read with JSON1 `json_extract`, each
- * key once per row and only on the rows of the events that use it.
- *
- * Two forms of the same plan:
- * - `query`: one pass over the raw events, for ad-hoc use and to check the other form;
- * - `createTable` / `maintain` / `read`: a small table of per-group sums, kept up to date from
- *   new rows (`seq` in (@from, @to]) and read by the dashboard — every measure is arithmetic over
- *   sums, so adding new rows' sums to the stored ones gives exactly what a full pass would.
+ * properties JSON text)`, one row per uuid). Two forms that differ only in where the per-group
+ * sums come from (the rest is one shared text, `renderTileQuery`):
+ * - `query`: one pass over the raw events, reading properties with JSON1 — the plain compiled
+ *   SQL, the reference the fast path must match;
+ * - `read`: over the tile's table of sums kept at ingest (`table`, created by `createTable`),
+ *   so reading costs the same whatever the store's size.
  */
 export interface CompiledSQLite {
   columns: string[];
   query: string;
   table: string;
   createTable: string;
-  maintain: string;
   read: string;
 }
 
-const WEEK_MS = 604_800_000;
+export const WEEK_MS = 604_800_000;
 /** 1970-01-01 was a Thursday; weeks start on the Monday four days later. */
-const MONDAY_OFFSET_MS = 345_600_000;
+export const MONDAY_OFFSET_MS = 345_600_000;
 
 const keyColumn = (key: string) => `"k_${key}"`;
 
@@ -36,14 +34,18 @@ const EXPR: ExprDialect = {
   firstOf: (parts) => `coalesce(${parts.map((p) => `nullif(${p}, '')`).join(', ')}, '')`,
 };
 
+const QUERY: QueryDialect = {
+  ratio: (a, b) => `(${a}) * 1.0 / nullif(${b}, 0)`,
+  atLeast: (value, of, min) => `CASE WHEN (${of}) >= (${min}) THEN ${value} END`,
+  // The week is grouped as an integer (cheap per row) and shown as its Monday's date.
+  xOut: (xk) => xk,
+};
+
 function dimension(dim: Dimension): string {
   if (dim === 'week') return `((timestamp - ${MONDAY_OFFSET_MS}) / ${WEEK_MS}) * ${WEEK_MS} + ${MONDAY_OFFSET_MS}`;
   if (dim === 'install') return 'distinct_id';
   return renderExpr(dim.expr, EXPR);
 }
-
-/** The week is grouped as an integer (cheap per row) and shown as its Monday's date. */
-const xOut = (dim: Dimension) => (dim === 'week' ? `strftime('%Y-%m-%d', xk / 1000, 'unixepoch')` : 'xk');
 
 function extraction(plan: TilePlan): string[] {
   const all = new Set(plan.tile.events);
@@ -58,34 +60,13 @@ function extraction(plan: TilePlan): string[] {
     });
 }
 
-function leafRows(plan: TilePlan, range: boolean): string {
+/** One row per group, from a pass over the raw events. */
+function groupsFromEvents(plan: TilePlan): string {
   const { tile } = plan;
-  const where = [`event IN (${tile.events.map(quote).join(', ')})`, ...(range ? ['seq > @from', 'seq <= @to'] : [])].join(' AND ');
   // LIMIT -1 keeps SQLite from flattening the subquery, which would repeat each json_extract per use.
-  const rows = `SELECT event, timestamp, distinct_id${extraction(plan).map((c) => `, ${c}`).join('')} FROM events WHERE ${where} LIMIT -1`;
-  const columns = [
-    `${dimension(tile.x)} AS xk`,
-    `${tile.series ? dimension(tile.series) : "''"} AS series`,
-    ...plan.leaves.map((leaf, i) => `${renderExpr(leaf, EXPR)} AS f${i}`),
-  ];
-  return `SELECT ${columns.join(', ')} FROM (${rows})`;
-}
-
-function outer(plan: TilePlan, from: string): string {
-  const { tile } = plan;
-  const agg = {
-    sum: (i: number) => `sum(f${i})`,
-    xTotal: (i: number) => (tile.series ? `sum(sum(f${i})) OVER (PARTITION BY xk)` : `sum(f${i})`),
-    ratio: (a: string, b: string) => `(${a}) * 1.0 / nullif(${b}, 0)`,
-  };
-  const select = [`${xOut(tile.x)} AS x`, ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => `${renderAggregate(m.agg, agg)} AS ${m.name}`)];
-  const order = tile.order ? `${tile.order.by}${tile.order.desc ? ' DESC' : ''}, xk, series` : 'xk, series';
-  return [
-    `SELECT ${select.join(', ')} FROM ${from} GROUP BY xk, series`,
-    ...(plan.having === null ? [] : [`HAVING sum(f${plan.having}) != 0`]),
-    `ORDER BY ${order}`,
-    ...(tile.limit ? [`LIMIT ${tile.limit}`] : []),
-  ].join(' ');
+  const rows = `SELECT event, timestamp, distinct_id${extraction(plan).map((c) => `, ${c}`).join('')} FROM events WHERE event IN (${tile.events.map(quote).join(', ')}) LIMIT -1`;
+  const columns = [`${dimension(tile.x)} AS xk`, `${tile.series ? dimension(tile.series.by) : "''"} AS series`, ...plan.leaves.map((leaf, i) => `sum(${renderExpr(leaf, EXPR)}) AS f${i}`)];
+  return `SELECT ${columns.join(', ')} FROM (${rows}) GROUP BY xk, series`;
 }
 
 export function tileTableName(tile: Tile): string {
@@ -95,13 +76,15 @@ export function tileTableName(tile: Tile): string {
 export function compileSQLite(tile: Tile): CompiledSQLite {
   const plan = planTile(tile);
   const table = tileTableName(tile);
-  const sums = plan.leaves.map((_, i) => `f${i}`);
+  const dialect: QueryDialect = tile.x === 'week' ? { ...QUERY, xOut: (xk) => `strftime('%Y-%m-%d', ${xk} / 1000, 'unixepoch')` } : QUERY;
+  // Each sum is kept as a compensated pair (s, c), summed like SQLite's own sum(): the value is s + c.
+  const pairs = plan.leaves.map((_, i) => `s${i} REAL NOT NULL, c${i} REAL NOT NULL`);
+  const fromTable = `SELECT xk, series, ${plan.leaves.map((_, i) => `s${i} + c${i} AS f${i}`).join(', ')} FROM "${table}"`;
   return {
     columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)],
-    query: outer(plan, `(${leafRows(plan, false)})`),
+    query: renderTileQuery(plan, groupsFromEvents(plan), dialect),
     table,
-    createTable: `CREATE TABLE IF NOT EXISTS "${table}" (xk NOT NULL, series TEXT NOT NULL, ${sums.map((f) => `${f} REAL NOT NULL`).join(', ')}, PRIMARY KEY (xk, series)) WITHOUT ROWID`,
-    maintain: `INSERT INTO "${table}" (xk, series, ${sums.join(', ')}) SELECT xk, series, ${sums.map((f) => `sum(${f})`).join(', ')} FROM (${leafRows(plan, true)}) GROUP BY xk, series ON CONFLICT (xk, series) DO UPDATE SET ${sums.map((f) => `${f} = ${f} + excluded.${f}`).join(', ')}`,
-    read: outer(plan, `"${table}"`),
+    createTable: `CREATE TABLE IF NOT EXISTS "${table}" (xk NOT NULL, series TEXT NOT NULL, ${pairs.join(', ')}, PRIMARY KEY (xk, series)) WITHOUT ROWID`,
+    read: renderTileQuery(plan, fromTable, dialect),
   };
 }

@@ -5,7 +5,7 @@ import { TILES } from './tiles.js';
 export const DASHBOARD_NAME = 'memtrace fleet';
 export const DASHBOARD_TAG = 'memtrace';
 
-type Formatting = { prefix?: string; decimalPlaces?: number; style?: 'number' };
+type Formatting = { prefix?: string; suffix?: string; decimalPlaces?: number; style?: 'number' | 'percent' };
 
 /** A saved PostHog insight: the tile's HogQL in a DataVisualizationNode, charted like the local dashboard. */
 export interface InsightSpec {
@@ -45,6 +45,7 @@ const FORMATTING: Record<Unit, Formatting> = {
   tokens: { style: 'number' },
   share: { decimalPlaces: 3 },
   usd: { prefix: '$', decimalPlaces: 4 },
+  ms: { suffix: ' ms', decimalPlaces: 0 },
 };
 
 export function insightFor(tile: Tile): InsightSpec {

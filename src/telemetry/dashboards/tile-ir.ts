@@ -22,11 +22,27 @@ export type Dimension = 'week' | 'install' | { expr: Expr; label: string };
 /**
  * How a measure is computed from per-row expressions. `sum` is the sum over the group's rows;
  * `xTotal` the sum over every row sharing the group's x, whatever its series (a share of all).
+ * `atLeast` keeps `value` only where `of` ≥ `min` and is null (a gap, never a 0) elsewhere.
  */
-export type Aggregate = { sum: Expr } | { xTotal: Expr } | { ratio: [Aggregate, Aggregate] } | { product: [Aggregate, Aggregate] };
+export type Aggregate =
+  | { sum: Expr }
+  | { xTotal: Expr }
+  | { ratio: [Aggregate, Aggregate] }
+  | { product: [Aggregate, Aggregate] }
+  | { scale: [Aggregate, number] }
+  | { atLeast: { value: Aggregate; of: Aggregate; min: Aggregate } };
 
 export type ChartKind = 'lines' | 'stacked-bars' | 'bars' | 'hbars' | 'stacked-hbars' | 'ranked';
-export type Unit = 'count' | 'share' | 'usd' | 'tokens';
+export type Unit = 'count' | 'share' | 'usd' | 'tokens' | 'ms';
+
+/**
+ * A breakdown. With `total`, each x also gets a row under that label that sums every series:
+ * the headline line, drawn first and boldest; the series are secondary.
+ */
+export interface Series {
+  by: Dimension;
+  total?: string;
+}
 
 export interface Measure {
   name: string;
@@ -44,7 +60,7 @@ export interface Tile {
   unit: Unit;
   events: readonly string[];
   x: Dimension;
-  series?: Dimension;
+  series?: Series;
   measures: readonly Measure[];
   /** Measures drawn on the chart (default: all); the others are context for tables. */
   plot?: readonly string[];
@@ -69,6 +85,8 @@ export const sum = (e: Expr): Aggregate => ({ sum: e });
 export const xTotal = (e: Expr): Aggregate => ({ xTotal: e });
 export const ratio = (a: Aggregate, b: Aggregate): Aggregate => ({ ratio: [a, b] });
 export const product = (a: Aggregate, b: Aggregate): Aggregate => ({ product: [a, b] });
+export const scale = (a: Aggregate, factor: number): Aggregate => ({ scale: [a, factor] });
+export const atLeast = (value: Aggregate, of: Aggregate, min: Aggregate): Aggregate => ({ atLeast: { value, of, min } });
 
 /** Strings come from `str`/`firstOf` (or a `byEvent` of them); everything else is a number. */
 export function isStringExpr(e: Expr): boolean {

@@ -5,13 +5,21 @@ import { isStringExpr, type Aggregate, type Dimension, type Expr, type Tile } fr
  * summed once per group as f0, f1, …), the measures as arithmetic over those sums, and which
  * properties each event's rows must read. Both compilers render this plan.
  */
-export type PlannedAggregate = { sum: number } | { xTotal: number } | { ratio: [PlannedAggregate, PlannedAggregate] } | { product: [PlannedAggregate, PlannedAggregate] };
+export type PlannedAggregate =
+  | { sum: number }
+  | { xTotal: number }
+  | { ratio: [PlannedAggregate, PlannedAggregate] }
+  | { product: [PlannedAggregate, PlannedAggregate] }
+  | { scale: [PlannedAggregate, number] }
+  | { atLeast: { value: PlannedAggregate; of: PlannedAggregate; min: PlannedAggregate } };
 
 export interface TilePlan {
   tile: Tile;
   leaves: Expr[];
   measures: Array<{ name: string; agg: PlannedAggregate }>;
   having: number | null;
+  /** Leaves some measure reads as a total over the x (whatever the series). */
+  xTotals: number[];
   /** Property key → the events whose rows read it (null: every event the tile reads). */
   keys: Map<string, ReadonlySet<string> | null>;
 }
@@ -19,6 +27,8 @@ export interface TilePlan {
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const PROPERTY_KEY = /^\$?[a-z_][a-z0-9_]*$/i;
 const RESERVED = new Set(['x', 'xk', 'series', 'uuid', 'event', 'timestamp', 'distinct_id', 'properties']);
+/** Names the compilers use for their own columns (f0 a group's sum, t0 its x total, v0 a row's value). */
+const INTERNAL = /^[ftv]\d+$/;
 
 /** Property keys are spliced into both dialects, so only schema-shaped names are accepted. */
 export function assertPropertyKey(key: string): string {
@@ -34,12 +44,14 @@ export function validateTile(tile: Tile): string[] {
   if (tile.measures.length === 0) errors.push('has no measures');
   const names = new Set<string>();
   for (const m of tile.measures) {
-    if (!IDENTIFIER.test(m.name) || RESERVED.has(m.name) || /^f\d+$/.test(m.name)) errors.push(`measure name ${JSON.stringify(m.name)} is not allowed`);
+    if (!IDENTIFIER.test(m.name) || RESERVED.has(m.name) || INTERNAL.test(m.name)) errors.push(`measure name ${JSON.stringify(m.name)} is not allowed`);
     if (names.has(m.name)) errors.push(`measure ${m.name} is defined twice`);
     names.add(m.name);
   }
   for (const p of tile.plot ?? []) if (!names.has(p)) errors.push(`plots unknown measure ${p}`);
   if (tile.order && !names.has(tile.order.by)) errors.push(`orders by unknown measure ${tile.order.by}`);
+  if (tile.series?.total !== undefined && !/^[\w .()-]{1,40}$/.test(tile.series.total)) errors.push(`series total label ${JSON.stringify(tile.series.total)} must be plain words`);
+  if (tile.series?.total !== undefined && tile.limit !== undefined) errors.push('a limit would cut total rows and series rows alike; use one or the other');
   if (tile.limit !== undefined && !(Number.isInteger(tile.limit) && tile.limit > 0)) errors.push('limit must be a positive whole number');
   return errors.map((e) => `dashboard tile ${tile.id}: ${e}`);
 }
@@ -84,25 +96,51 @@ export function planTile(tile: Tile): TilePlan {
     if ('sum' in a) return { sum: leaf(a.sum) };
     if ('xTotal' in a) return { xTotal: leaf(a.xTotal) };
     if ('ratio' in a) return { ratio: [plan(a.ratio[0]), plan(a.ratio[1])] };
-    return { product: [plan(a.product[0]), plan(a.product[1])] };
+    if ('product' in a) return { product: [plan(a.product[0]), plan(a.product[1])] };
+    if ('scale' in a) {
+      if (!Number.isFinite(a.scale[1])) throw new Error(`dashboard tile ${tile.id}: scale factor must be a finite number`);
+      return { scale: [plan(a.scale[0]), a.scale[1]] };
+    }
+    return { atLeast: { value: plan(a.atLeast.value), of: plan(a.atLeast.of), min: plan(a.atLeast.min) } };
   };
   const measures = tile.measures.map((m) => ({ name: m.name, agg: plan(m.agg) }));
   const having = tile.having ? leaf(tile.having.nonZero) : null;
   const keys = new Map<string, ReadonlySet<string> | null>();
   for (const e of leaves) collectKeys(e, null, keys);
-  for (const dim of [tile.x, tile.series]) if (dim !== undefined && typeof dim === 'object') collectKeys(dim.expr, null, keys);
-  return { tile, leaves, measures, having, keys };
+  for (const dim of [tile.x, tile.series?.by]) if (dim !== undefined && typeof dim === 'object') collectKeys(dim.expr, null, keys);
+  const xTotals = new Set<number>();
+  const walk = (a: PlannedAggregate): void => {
+    if ('xTotal' in a) xTotals.add(a.xTotal);
+    else if ('ratio' in a) a.ratio.forEach(walk);
+    else if ('product' in a) a.product.forEach(walk);
+    else if ('scale' in a) walk(a.scale[0]);
+    else if ('atLeast' in a) [a.atLeast.value, a.atLeast.of, a.atLeast.min].forEach(walk);
+  };
+  measures.forEach((m) => walk(m.agg));
+  return { tile, leaves, measures, having, xTotals: [...xTotals].sort((a, b) => a - b), keys };
 }
 
-/** Renders a planned aggregate with a dialect's sum, window total and safe division. */
-export function renderAggregate(
-  a: PlannedAggregate,
-  d: { sum(leaf: number): string; xTotal(leaf: number): string; ratio(num: string, den: string): string },
-): string {
-  if ('sum' in a) return d.sum(a.sum);
-  if ('xTotal' in a) return d.xTotal(a.xTotal);
+/** How a dialect writes the arithmetic that turns group sums into measures. */
+export interface AggregateDialect {
+  ratio(num: string, den: string): string;
+  /** `value` where `of >= min`, else NULL. */
+  atLeast(value: string, of: string, min: string): string;
+}
+
+/** Renders a measure over a row holding each group sum as f<i> and each x total as t<i>. */
+export function renderAggregate(a: PlannedAggregate, d: AggregateDialect): string {
+  if ('sum' in a) return `f${a.sum}`;
+  if ('xTotal' in a) return `t${a.xTotal}`;
   if ('ratio' in a) return d.ratio(renderAggregate(a.ratio[0], d), renderAggregate(a.ratio[1], d));
-  return `(${renderAggregate(a.product[0], d)}) * (${renderAggregate(a.product[1], d)})`;
+  if ('product' in a) return `(${renderAggregate(a.product[0], d)}) * (${renderAggregate(a.product[1], d)})`;
+  if ('scale' in a) return `(${renderAggregate(a.scale[0], d)}) * ${literalNumber(a.scale[1])}`;
+  return d.atLeast(renderAggregate(a.atLeast.value, d), renderAggregate(a.atLeast.of, d), renderAggregate(a.atLeast.min, d));
+}
+
+/** A number literal both dialects read as a float. */
+export function literalNumber(n: number): string {
+  const text = String(n);
+  return /^-?\d+$/.test(text) ? `${text}.0` : text;
 }
 
 /** Renders an expression; only the leaves differ between dialects. */

@@ -1,10 +1,28 @@
-import { add, anyOf, byEvent, eq, firstOf, has, lit, mul, not, num, product, ratio, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
+import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
 export const CONTEXT_ROLLUP = 'context_injected_rollup';
 export const LEGACY = 'session_compressed';
 export const LEGACY_CONTEXT = 'context_injected';
+/** The hook path's own cost per window (SPEC §4.6); read here, defined by the worker's schema. */
+export const HOOK_ROLLUP = 'hook_rollup';
+
+/**
+ * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
+ * the fleet's turns: the last few un-upgraded installs are not the fleet, and their share is noise.
+ */
+export const VERSION_NOISE_FLOOR = 0.05;
+/** The exclusive duration buckets of `hook_rollup` (ms upper bounds; the last is open). */
+export const HOOK_BUCKETS = [
+  { key: 'ms_le_50', upTo: 50 },
+  { key: 'ms_le_100', upTo: 100 },
+  { key: 'ms_le_250', upTo: 250 },
+  { key: 'ms_le_500', upTo: 500 },
+  { key: 'ms_le_1000', upTo: 1000 },
+  { key: 'ms_le_2500', upTo: 2500 },
+  { key: 'ms_gt_2500', upTo: null },
+] as const;
 
 export const ABORT_REASONS = ['quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request', 'idle', 'shutdown'] as const;
 export const INVALID_CLASSES = ['idle', 'prose', 'malformed_xml'] as const;
@@ -28,6 +46,8 @@ const tokensSaved: Expr = byEvent({ [CONTEXT_ROLLUP]: num('total_tokens_saved_vs
 const model: Dimension = { expr: byEvent({ [ROLLUP]: str('top_model'), [LEGACY]: str('model') }), label: 'model' };
 const appVersion: Dimension = { expr: firstOf(str('app_version'), str('$app_version')), label: 'app_version' };
 const costPerObservation = ratio(sum(cost), sum(costedObservations));
+/** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
+const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
 
 export const TILES: readonly Tile[] = [
   {
@@ -67,15 +87,15 @@ export const TILES: readonly Tile[] = [
   {
     id: 'poisoned-decay',
     name: 'Poisoned-slice decay',
-    description: "Share of all observer turns of the week that were killed as poisoned, stacked by app version: the bar's height is the fleet's share.",
-    healthy: 'falls week by week to zero as installs upgrade; memtrace versions add exactly 0.',
-    chart: 'stacked-bars',
+    description: `Weekly share of observer turns killed as poisoned. The bold line is the whole fleet (every turn of the week in the denominator); the thin lines are each app version's own share, drawn only in weeks where that version ran at least ${VERSION_NOISE_FLOOR * 100} % of the fleet's turns.`,
+    healthy: 'the fleet line falls week by week to zero as installs upgrade; memtrace versions sit at exactly 0.',
+    chart: 'lines',
     unit: 'share',
     events: [ROLLUP, LEGACY],
     x: 'week',
-    series: appVersion,
+    series: { by: appVersion, total: 'all versions' },
     measures: [
-      { name: 'poisoned_share', agg: ratio(sum(poisoned), xTotal(turns)) },
+      { name: 'poisoned_share', agg: atLeast(ratio(sum(poisoned), sum(turns)), sum(turns), scale(xTotal(turns), VERSION_NOISE_FLOOR)) },
       { name: 'poisoned_turns', agg: sum(poisoned) },
       { name: 'turns', agg: sum(turns) },
       { name: 'week_turns', agg: xTotal(turns) },
@@ -149,5 +169,23 @@ export const TILES: readonly Tile[] = [
     ],
     plot: ['tokens_saved'],
     order: { by: 'tokens_saved', desc: true },
+  },
+  {
+    id: 'hook-cost',
+    name: 'Hook cost per tool call by version',
+    description: 'Milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup, with the median and 90th percentile read from its duration buckets.',
+    healthy: 'tens of milliseconds on current versions; a version near 600 ms still starts a TypeScript runtime on every call.',
+    chart: 'lines',
+    unit: 'ms',
+    events: [HOOK_ROLLUP],
+    x: 'week',
+    series: { by: appVersion },
+    measures: [
+      { name: 'mean_ms', agg: ratio(sum(postToolUse(num('total_ms'))), sum(postToolUse(num('count')))) },
+      { name: 'calls', agg: sum(postToolUse(num('count'))) },
+      { name: 'timeouts', agg: sum(postToolUse(num('timeouts'))) },
+    ],
+    plot: ['mean_ms'],
+    having: { nonZero: postToolUse(num('count')) },
   },
 ];
