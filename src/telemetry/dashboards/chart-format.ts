@@ -13,7 +13,7 @@ export function niceScale(min: number, max: number, count = 4): { lo: number; hi
   const high = Math.max(0, max);
   if (high - low <= 0) return { lo: 0, hi: 1, ticks: [0, 0.25, 0.5, 0.75, 1] };
   const step = niceStep((high - low) / count);
-  const lo = Math.floor(low / step - 1e-9) * step;
+  const lo = Math.floor(low / step + 1e-9) * step;
   const hi = Math.ceil(high / step - 1e-9) * step;
   const ticks: number[] = [];
   for (let v = lo; v <= hi + step / 2; v += step) ticks.push(Math.abs(v) < step / 1e6 ? 0 : v);

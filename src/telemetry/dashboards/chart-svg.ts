@@ -7,12 +7,15 @@ const W = 600;
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#ea580c', '#4f46e5', '#0d9488', '#a16207'];
 /** The slices a reader looks for keep one colour on every tile. */
 const FIXED: Readonly<Record<string, string>> = { poisoned: '#b91c1c', other: '#94a3b8', '(unknown)': '#94a3b8' };
+const HEADLINE_COLOR = '#0f172a';
 const AXIS = 'font-size="11" fill="#64748b"';
 
 export interface ChartSeries {
   name: string;
   color: string;
   values: Array<number | null>;
+  /** The headline series (a tile's series total): drawn first in the legend and boldest. */
+  headline?: boolean;
 }
 
 export interface ChartData {
@@ -38,12 +41,18 @@ export function chartData(result: TileResult): ChartData {
       if (!bySeries.has(name)) bySeries.set(name, xs.map(() => null));
       bySeries.get(name)![at.get(String(row.x ?? ''))!] = value(row[measure]);
     }
-    named = [...bySeries.entries()].sort(([a], [b]) => naturally(a, b));
+    const total = tile.series.total;
+    named = [...bySeries.entries()].sort(([a], [b]) => (a === total ? -1 : b === total ? 1 : naturally(a, b)));
   } else {
     named = plot.map((m) => [m, xs.map((x) => value(rows.find((r) => String(r.x ?? '') === x)?.[m]))]);
   }
   let k = 0;
-  return { xs, series: named.map(([name, values]) => ({ name, values, color: FIXED[name] ?? PALETTE[k++ % PALETTE.length]! })) };
+  return {
+    xs,
+    series: named.map(([name, values]) =>
+      tile.series?.total !== undefined && name === tile.series.total ? { name, values, color: HEADLINE_COLOR, headline: true } : { name, values, color: FIXED[name] ?? PALETTE[k++ % PALETTE.length]! },
+    ),
+  };
 }
 
 function legend(series: ChartSeries[], top: number): { svg: string; height: number } {
@@ -99,13 +108,16 @@ function vertical(result: TileResult, data: ChartData): string {
   }
   const title = (s: ChartSeries, i: number, v: number) => `<title>${esc(`${series.length > 1 ? `${s.name} · ` : ''}${tile.x === 'week' ? `week of ${xs[i]}` : xs[i]}: ${formatValue(v, tile.unit)}`)}</title>`;
   if (tile.chart === 'lines') {
-    for (const s of series) {
+    // Secondary lines first, so the headline line is drawn over them.
+    const secondaryFirst = [...series].sort((a, b) => Number(a.headline ?? false) - Number(b.headline ?? false));
+    for (const s of secondaryFirst) {
       const points = s.values.map((v, i) => (v === null ? null : [left + step * (i + 0.5), y(v)] as const));
       const runs: string[][] = [[]];
       points.forEach((p) => (p ? runs[runs.length - 1]!.push(`${p[0].toFixed(1)},${p[1].toFixed(1)}`) : runs.push([])));
-      for (const run of runs) if (run.length > 1) parts.push(`<polyline class="mark" fill="none" stroke="${s.color}" stroke-width="2.2" points="${run.join(' ')}"/>`);
+      const stroke = s.headline ? 'stroke-width="3.2"' : series.some((o) => o.headline) ? 'stroke-width="1.6" stroke-opacity="0.8" stroke-dasharray="5 3"' : 'stroke-width="2.2"';
+      for (const run of runs) if (run.length > 1) parts.push(`<polyline class="mark" fill="none" stroke="${s.color}" ${stroke} points="${run.join(' ')}"/>`);
       points.forEach((p, i) => {
-        if (p) parts.push(`<circle class="mark" cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="3" fill="${s.color}">${title(s, i, s.values[i]!)}</circle>`);
+        if (p) parts.push(`<circle class="mark" cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="${s.headline ? 3.6 : 2.4}" fill="${s.color}">${title(s, i, s.values[i]!)}</circle>`);
       });
     }
   } else {

@@ -13,6 +13,16 @@ export function headline(result: TileResult): string | null {
     const median = values[Math.floor((values.length - 1) / 2)] ?? 0;
     return `${values.filter((v) => v > 0).length} of ${values.length} above zero · median ${formatValue(median, tile.unit)}`;
   }
+  if (tile.x === 'week' && tile.chart === 'lines') {
+    // Lines are read per line: the headline line alone when there is one, else each line's latest value.
+    const last = xs.length - 1;
+    const lead = series.find((s) => s.headline);
+    if (lead) {
+      return `${lead.name}: week of ${formatWeek(xs[last]!)} ${formatValue(lead.values[last], tile.unit)}${last > 0 ? ` · week of ${formatWeek(xs[0]!)} ${formatValue(lead.values[0], tile.unit)}` : ''}`;
+    }
+    const latest = series.map((s) => [s.name, [...s.values].reverse().find((v) => v !== null)] as const).filter(([, v]) => v !== undefined);
+    return `latest: ${latest.map(([name, v]) => `${name} ${formatValue(v, tile.unit)}`).join(' · ')}`;
+  }
   if (tile.x === 'week') {
     const last = xs.length - 1;
     return `week of ${formatWeek(xs[last]!)}: ${formatValue(total(last), tile.unit)}${last > 0 ? ` · week of ${formatWeek(xs[0]!)}: ${formatValue(total(0), tile.unit)}` : ''}`;

@@ -12,7 +12,7 @@ export const HOOK_ROLLUP = 'hook_rollup';
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
  * the fleet's turns: the last few un-upgraded installs are not the fleet, and their share is noise.
  */
-export const VERSION_NOISE_FLOOR = 0.05;
+export const VERSION_NOISE_FLOOR = 0.1;
 /** The exclusive duration buckets of `hook_rollup` (ms upper bounds; the last is open). */
 export const HOOK_BUCKETS = [
   { key: 'ms_le_50', upTo: 50 },
@@ -173,7 +173,7 @@ export const TILES: readonly Tile[] = [
   {
     id: 'hook-cost',
     name: 'Hook cost per tool call by version',
-    description: 'Milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup, with the median and 90th percentile read from its duration buckets.',
+    description: 'Mean milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup.',
     healthy: 'tens of milliseconds on current versions; a version near 600 ms still starts a TypeScript runtime on every call.',
     chart: 'lines',
     unit: 'ms',
