@@ -20,6 +20,7 @@ const EXPR: ExprDialect = {
 const QUERY: QueryDialect = {
   ratio: (a, b) => `(${a}) / nullIf(${b}, 0)`,
   atLeast: (value, of, min) => `if((${of}) >= (${min}), ${value}, NULL)`,
+  cases: (branches, otherwise) => `multiIf(${branches.map(([c, v]) => `${c}, ${v}`).join(', ')}, ${otherwise})`,
   xOut: (xk) => xk,
 };
 

@@ -37,6 +37,7 @@ const EXPR: ExprDialect = {
 const QUERY: QueryDialect = {
   ratio: (a, b) => `(${a}) * 1.0 / nullif(${b}, 0)`,
   atLeast: (value, of, min) => `CASE WHEN (${of}) >= (${min}) THEN ${value} END`,
+  cases: (branches, otherwise) => `CASE ${branches.map(([c, v]) => `WHEN ${c} THEN ${v}`).join(' ')} ELSE ${otherwise} END`,
   // The week is grouped as an integer (cheap per row) and shown as its Monday's date.
   xOut: (xk) => xk,
 };

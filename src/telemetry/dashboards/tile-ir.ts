@@ -23,6 +23,9 @@ export type Dimension = 'week' | 'install' | { expr: Expr; label: string };
  * How a measure is computed from per-row expressions. `sum` is the sum over the group's rows;
  * `xTotal` the sum over every row sharing the group's x, whatever its series (a share of all).
  * `atLeast` keeps `value` only where `of` ≥ `min` and is null (a gap, never a 0) elsewhere.
+ * `quantile` estimates the q-quantile from exclusive histogram buckets (ascending upper bounds,
+ * the last open, the first starting at 0): linear within the bucket that holds it; in the open
+ * bucket, that bucket's lower bound (an "at least"). Null when the buckets are empty.
  */
 export type Aggregate =
   | { sum: Expr }
@@ -30,7 +33,8 @@ export type Aggregate =
   | { ratio: [Aggregate, Aggregate] }
   | { product: [Aggregate, Aggregate] }
   | { scale: [Aggregate, number] }
-  | { atLeast: { value: Aggregate; of: Aggregate; min: Aggregate } };
+  | { atLeast: { value: Aggregate; of: Aggregate; min: Aggregate } }
+  | { quantile: { q: number; buckets: ReadonlyArray<{ upTo: number | null; count: Aggregate }> } };
 
 export type ChartKind = 'lines' | 'stacked-bars' | 'bars' | 'hbars' | 'stacked-hbars' | 'ranked';
 export type Unit = 'count' | 'share' | 'usd' | 'tokens' | 'ms';
@@ -87,6 +91,7 @@ export const ratio = (a: Aggregate, b: Aggregate): Aggregate => ({ ratio: [a, b]
 export const product = (a: Aggregate, b: Aggregate): Aggregate => ({ product: [a, b] });
 export const scale = (a: Aggregate, factor: number): Aggregate => ({ scale: [a, factor] });
 export const atLeast = (value: Aggregate, of: Aggregate, min: Aggregate): Aggregate => ({ atLeast: { value, of, min } });
+export const quantile = (q: number, buckets: ReadonlyArray<{ upTo: number | null; count: Aggregate }>): Aggregate => ({ quantile: { q, buckets } });
 
 /** Strings come from `str`/`firstOf` (or a `byEvent` of them); everything else is a number. */
 export function isStringExpr(e: Expr): boolean {

@@ -11,7 +11,8 @@ export type PlannedAggregate =
   | { ratio: [PlannedAggregate, PlannedAggregate] }
   | { product: [PlannedAggregate, PlannedAggregate] }
   | { scale: [PlannedAggregate, number] }
-  | { atLeast: { value: PlannedAggregate; of: PlannedAggregate; min: PlannedAggregate } };
+  | { atLeast: { value: PlannedAggregate; of: PlannedAggregate; min: PlannedAggregate } }
+  | { quantile: { q: number; buckets: Array<{ upTo: number | null; count: PlannedAggregate }> } };
 
 export interface TilePlan {
   tile: Tile;
@@ -101,7 +102,12 @@ export function planTile(tile: Tile): TilePlan {
       if (!Number.isFinite(a.scale[1])) throw new Error(`dashboard tile ${tile.id}: scale factor must be a finite number`);
       return { scale: [plan(a.scale[0]), a.scale[1]] };
     }
-    return { atLeast: { value: plan(a.atLeast.value), of: plan(a.atLeast.of), min: plan(a.atLeast.min) } };
+    if ('atLeast' in a) return { atLeast: { value: plan(a.atLeast.value), of: plan(a.atLeast.of), min: plan(a.atLeast.min) } };
+    const { q, buckets } = a.quantile;
+    const bounds = buckets.map((b) => b.upTo);
+    const sound = q > 0 && q < 1 && buckets.length > 0 && bounds.every((u, i) => (u === null ? i === bounds.length - 1 : Number.isFinite(u) && u > (bounds[i - 1] ?? 0)));
+    if (!sound) throw new Error(`dashboard tile ${tile.id}: a quantile needs 0 < q < 1 and ascending positive bucket bounds, only the last open`);
+    return { quantile: { q, buckets: buckets.map((b) => ({ upTo: b.upTo, count: plan(b.count) })) } };
   };
   const measures = tile.measures.map((m) => ({ name: m.name, agg: plan(m.agg) }));
   const having = tile.having ? leaf(tile.having.nonZero) : null;
@@ -115,6 +121,7 @@ export function planTile(tile: Tile): TilePlan {
     else if ('product' in a) a.product.forEach(walk);
     else if ('scale' in a) walk(a.scale[0]);
     else if ('atLeast' in a) [a.atLeast.value, a.atLeast.of, a.atLeast.min].forEach(walk);
+    else if ('quantile' in a) a.quantile.buckets.forEach((b) => walk(b.count));
   };
   measures.forEach((m) => walk(m.agg));
   return { tile, leaves, measures, having, xTotals: [...xTotals].sort((a, b) => a - b), keys };
@@ -125,6 +132,8 @@ export interface AggregateDialect {
   ratio(num: string, den: string): string;
   /** `value` where `of >= min`, else NULL. */
   atLeast(value: string, of: string, min: string): string;
+  /** The value of the first branch whose condition holds, else `otherwise`. */
+  cases(branches: Array<[string, string]>, otherwise: string): string;
 }
 
 /** Renders a measure over a row holding each group sum as f<i> and each x total as t<i>. */
@@ -134,7 +143,26 @@ export function renderAggregate(a: PlannedAggregate, d: AggregateDialect): strin
   if ('ratio' in a) return d.ratio(renderAggregate(a.ratio[0], d), renderAggregate(a.ratio[1], d));
   if ('product' in a) return `(${renderAggregate(a.product[0], d)}) * (${renderAggregate(a.product[1], d)})`;
   if ('scale' in a) return `(${renderAggregate(a.scale[0], d)}) * ${literalNumber(a.scale[1])}`;
-  return d.atLeast(renderAggregate(a.atLeast.value, d), renderAggregate(a.atLeast.of, d), renderAggregate(a.atLeast.min, d));
+  if ('atLeast' in a) return d.atLeast(renderAggregate(a.atLeast.value, d), renderAggregate(a.atLeast.of, d), renderAggregate(a.atLeast.min, d));
+  return renderQuantile(a.quantile, d);
+}
+
+/** Linear interpolation inside the bucket where the running count first reaches q × total. */
+function renderQuantile(quantile: { q: number; buckets: Array<{ upTo: number | null; count: PlannedAggregate }> }, d: AggregateDialect): string {
+  const counts = quantile.buckets.map((b) => `(${renderAggregate(b.count, d)})`);
+  const total = `(${counts.join(' + ')})`;
+  const target = `(${total} * ${literalNumber(quantile.q)})`;
+  const branches: Array<[string, string]> = [[`${total} = 0`, 'NULL']];
+  let before = '0.0';
+  let lower = 0;
+  quantile.buckets.forEach((b, k) => {
+    const through = k === 0 ? counts[k]! : `(${before} + ${counts[k]})`;
+    const value = b.upTo === null ? literalNumber(lower) : `${literalNumber(lower)} + ${literalNumber(b.upTo - lower)} * ${d.ratio(`${target} - ${before}`, counts[k]!)}`;
+    branches.push([`${through} >= ${target}`, value]);
+    before = through;
+    lower = b.upTo ?? lower;
+  });
+  return d.cases(branches, 'NULL');
 }
 
 /** A number literal both dialects read as a float. */

@@ -1,4 +1,4 @@
-import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
+import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, quantile, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
@@ -48,6 +48,7 @@ const appVersion: Dimension = { expr: firstOf(str('app_version'), str('$app_vers
 const costPerObservation = ratio(sum(cost), sum(costedObservations));
 /** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
 const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
+const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
 
 export const TILES: readonly Tile[] = [
   {
@@ -173,7 +174,7 @@ export const TILES: readonly Tile[] = [
   {
     id: 'hook-cost',
     name: 'Hook cost per tool call by version',
-    description: 'Mean milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup.',
+    description: 'Mean milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup (tables add p50 and p90, read from its duration buckets).',
     healthy: 'tens of milliseconds on current versions; a version near 600 ms still starts a TypeScript runtime on every call.',
     chart: 'lines',
     unit: 'ms',
@@ -182,6 +183,8 @@ export const TILES: readonly Tile[] = [
     series: { by: appVersion },
     measures: [
       { name: 'mean_ms', agg: ratio(sum(postToolUse(num('total_ms'))), sum(postToolUse(num('count')))) },
+      { name: 'p50_ms', agg: quantile(0.5, hookBuckets()) },
+      { name: 'p90_ms', agg: quantile(0.9, hookBuckets()) },
       { name: 'calls', agg: sum(postToolUse(num('count'))) },
       { name: 'timeouts', agg: sum(postToolUse(num('timeouts'))) },
     ],

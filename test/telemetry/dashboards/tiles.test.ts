@@ -71,7 +71,7 @@ describe('one definition, two compilers', () => {
     { uuid: '00000000-0000-4000-8000-000000000003', event: 'session_compressed', distinctId: 'a', timestamp: t0 + 2, properties: { app_version: '13.6.0', model: 'haiku', outcome: 'invalid_output', invalid_output_class: 'prose' } },
     { uuid: '00000000-0000-4000-8000-000000000004', event: 'observer_turn_rollup', distinctId: 'b', timestamp: t0 + 3, properties: { app_version: '0.1.0', top_model: 'claude-haiku-4-5', count: 7, invalid_class_prose: 2, abort_reason_rate_limit: 1, observations_created: 4, obs_type_bugfix: 3, obs_type_decision: 1, total_cost_usd: 0.006 } },
     { uuid: '00000000-0000-4000-8000-000000000005', event: 'context_injected_rollup', distinctId: 'b', timestamp: t0 + 4, properties: { app_version: '0.1.0', count: 2, total_observations_injected: 10, total_tokens_saved_vs_naive: 5000 } },
-    { uuid: '00000000-0000-4000-8000-000000000006', event: 'hook_rollup', distinctId: 'b', timestamp: t0 + 5, properties: { app_version: '0.1.0', hook_event: 'post_tool_use', install_mode: 'settings', count: 4, total_ms: 2400, timeouts: 0 } },
+    { uuid: '00000000-0000-4000-8000-000000000006', event: 'hook_rollup', distinctId: 'b', timestamp: t0 + 5, properties: { app_version: '0.1.0', hook_event: 'post_tool_use', install_mode: 'settings', count: 4, total_ms: 2400, timeouts: 0, ms_le_500: 1, ms_le_1000: 3 } },
     { uuid: '00000000-0000-4000-8000-000000000007', event: 'hook_rollup', distinctId: 'b', timestamp: t0 + 6, properties: { app_version: '0.1.0', hook_event: 'session_start', install_mode: 'settings', count: 1, total_ms: 900 } },
   ];
   const store = openCollectorStore(':memory:');
@@ -95,7 +95,8 @@ describe('one definition, two compilers', () => {
     expect(results['observation-types']).toEqual([{ x: 'claude-haiku-4-5', bugfix: 0.75, feature: 0, refactor: 0, change: 0, discovery: 0, decision: 0.25, security: 0, other: 0, observations: 4 }]);
     expect(results['context-cache-value']![0]!.usd_value).toBeCloseTo(10 * (0.01 / 6));
     expect(results['tokens-saved']).toEqual([{ x: 'b', tokens_saved: 5000, injections: 2 }]);
-    expect(results['hook-cost']).toEqual([{ x: '2026-06-01', series: '0.1.0', mean_ms: 600, calls: 4, timeouts: 0 }]);
+    // p50: the 2nd of 4 calls is the 1st of the 3 in (500, 1000] → 500 + 500 × 1/3; p90: 500 + 500 × 2.6/3.
+    expect(results['hook-cost']).toEqual([{ x: '2026-06-01', series: '0.1.0', mean_ms: 600, p50_ms: 500 + 500 / 3, p90_ms: 500 + (500 * 2.6) / 3, calls: 4, timeouts: 0 }]);
   });
 
   it('gives the same rows through the plain compiled SQL', () => {
