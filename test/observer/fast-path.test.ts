@@ -18,25 +18,25 @@ describe('fast path vs full path: identical decisions', () => {
   it('on generated common replies, most of which take the fast path', () => {
     const random = seededRandom(21);
     let fast = 0;
-    for (let i = 0; i < 3_000; i += 1) {
+    for (let i = 0; i < 2_000; i += 1) {
       const reply = commonReply(random);
       if (takesFastPath(reply)) fast += 1;
       expectSameDecision(reply);
     }
-    expect(fast).toBeGreaterThan(2_000);
+    expect(fast).toBeGreaterThan(1_300);
   });
 
   it('on replies with entities, CDATA, attributes, odd case and stray markup dropped in', () => {
     const random = seededRandom(22);
     let fast = 0;
-    for (let i = 0; i < 4_000; i += 1) {
+    for (let i = 0; i < 3_000; i += 1) {
       const reply = mutatedReply(random);
       if (takesFastPath(reply)) fast += 1;
       expectSameDecision(reply);
     }
     // Some mutations keep the common shape (a space, a newline, a '>'), so both paths are exercised.
-    expect(fast).toBeGreaterThan(150);
-    expect(fast).toBeLessThan(3_700);
+    expect(fast).toBeGreaterThan(100);
+    expect(fast).toBeLessThan(2_800);
   });
 
   it('on replies truncated at every offset', () => {
