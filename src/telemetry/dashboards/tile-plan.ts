@@ -1,4 +1,4 @@
-import { isStringExpr, type Aggregate, type Dimension, type Expr, type Tile } from './tile-ir.js';
+import { isStringExpr, type Aggregate, type Expr, type Tile } from './tile-ir.js';
 
 /**
  * The dialect-free shape of a tile's query: the distinct per-row expressions ("leaves", each
@@ -202,8 +202,4 @@ export function renderExpr(e: Expr, d: ExprDialect): string {
     Object.entries(e.byEvent).map(([event, p]) => [quote(event), renderExpr(p, d)]),
     isStringExpr(e) ? "''" : '0',
   );
-}
-
-export function dimensionLabel(dim: Dimension): string {
-  return dim === 'week' ? 'week' : dim === 'install' ? 'install' : dim.label;
 }
