@@ -1,26 +1,41 @@
 import { readBlockFields, type BlockFields } from './block-read.js';
 import { scanBlocks, type RawBlock } from './block-scan.js';
+import { scanCommonReply } from './common-reply.js';
 import { cleanConcepts, cleanList, normalizeType } from './normalize.js';
 import type { DecisionCounts, OutputClass, ParseDecision, ParsedObservation, ParsedSummary } from './types.js';
 
 const SUMMARY_FIELDS = ['request', 'investigated', 'learned', 'completed', 'next_steps', 'notes'] as const;
+const NOT_SPACE = /\S/;
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 /** Anything tag-shaped: used only to name the class of a dropped reply, never to act on it. */
 const TAG_LIKE = /<\/?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?\/?>/;
 
 /**
  * The drop-or-parse decision (SPEC §4.5). The reply's content is read only as XML blocks;
- * nothing else in it can change what happens. Never throws.
+ * nothing else in it can change what happens. Never throws. `fastPath: false` reads every reply
+ * with the full path (the differential tests compare the two).
  */
-export function decideObserverOutput(reply: string): ParseDecision {
+export function decideObserverOutput(reply: string, options: { fastPath?: boolean } = {}): ParseDecision {
   const counts: DecisionCounts = { blocks: 0, ghost: 0, truncated: 0, unknown_type: 0 };
   const text = typeof reply === 'string' ? reply : '';
-  if (text.trim() === '') return dropped('idle', counts);
+  // (\s is exactly the whitespace String#trim removes; testing for it copies nothing.)
+  if (!NOT_SPACE.test(text)) return dropped('idle', counts);
 
-  let scan;
-  try {
-    scan = scanBlocks(stripWholeReplyFence(text));
-  } catch {
-    return dropped('malformed_xml', counts);
+  const body = stripWholeReplyFence(text);
+  // The common reply is read by the fast path; anything else (entities, CDATA, attributes, stray
+  // `<`, odd case) by the full path. Both give the same fields for what they both read.
+  let scan: { blocks: Array<RawBlock & { fields?: BlockFields }>; truncated: number } | null = null;
+  const common = options.fastPath === false ? null : scanCommonReply(body);
+  if (common) {
+    const blocks = common.blocks.map((b) => ({ name: b.name, attributes: b.type === undefined ? NO_ATTRIBUTES : typeAttribute(b.type), inner: '', fields: b.fields }));
+    scan = { blocks, truncated: common.truncated };
+  }
+  else {
+    try {
+      scan = scanBlocks(body);
+    } catch {
+      return dropped('malformed_xml', counts);
+    }
   }
   counts.blocks = scan.blocks.length;
   counts.truncated = scan.truncated;
@@ -36,7 +51,7 @@ export function decideObserverOutput(reply: string): ParseDecision {
       skipReason = readSkipReason(block) ?? skipReason;
       continue;
     }
-    const fields = readBlockFields(block.inner);
+    const fields = block.fields ?? readBlockFields(block.inner);
     if (fields === null) continue;
     if (block.name === 'observation') {
       const observation = toObservation(block, fields, counts);
@@ -53,6 +68,12 @@ export function decideObserverOutput(reply: string): ParseDecision {
     return dropped(TAG_LIKE.test(text) || counts.blocks > 0 || counts.truncated > 0 ? 'malformed_xml' : 'prose', counts);
   }
   return { outcome: 'parsed', class: 'xml', observations, summary, skipped, skip_reason: skipReason, counts };
+}
+
+function typeAttribute(type: string): Record<string, string> {
+  const attributes: Record<string, string> = Object.create(null);
+  attributes.type = type;
+  return attributes;
 }
 
 function dropped(cls: OutputClass, counts: DecisionCounts): ParseDecision {
@@ -107,6 +128,8 @@ function decodeBasicEntities(value: string): string {
 
 /** A reply wrapped whole in a ``` fence is unwrapped; fences inside a narrative stay. */
 export function stripWholeReplyFence(text: string): string {
+  const first = NOT_SPACE.exec(text);
+  if (first === null || text.charCodeAt(first.index) !== 96 /* ` */) return text;
   const trimmed = text.trim();
   if (!trimmed.startsWith('```') || !trimmed.endsWith('```') || trimmed.length < 6) return text;
   const firstLineEnd = trimmed.indexOf('\n');

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dashboardBody, insightBody } from './posthog-shapes.js';
 
 interface Item {
   id: number;
@@ -26,6 +27,12 @@ export async function startFakePostHogApi(expectedKey: string) {
       const list = store[match[2] as 'insights' | 'dashboards'];
       const id = match[3] ? Number(match[3]) : null;
       const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      if (req.method === 'POST' || req.method === 'PATCH') {
+        // Like PostHog, a body outside the API's shapes is a 400 naming what is wrong.
+        const shape = match[2] === 'insights' ? insightBody : dashboardBody;
+        const checked = (req.method === 'PATCH' ? shape.partial() : shape).safeParse(body);
+        if (!checked.success) return send(400, { type: 'validation_error', detail: checked.error.message });
+      }
       if (req.method === 'GET' && id === null) {
         const search = url.searchParams.get('search') ?? '';
         return send(200, { results: list.filter((i) => i.name.includes(search)) });

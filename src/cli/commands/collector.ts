@@ -58,7 +58,7 @@ export const collectorCommand: Command = {
     }
     if (values.simulate) {
       io.stdout.write(`simulating ${installs} installs over ${weeks} weeks (seed ${seed})…\n`);
-      const events = simulateFleet({ seed, installs, weeks });
+      const events = simulateFleet({ seed, installs, weeks, nowMs: Date.now() });
       const stored = collector.store.insert(events);
       io.stdout.write(`stored ${stored} new event(s) (${events.length - stored} already present) in ${dbFile}\n`);
     }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { commandGroup, EXIT_FAILURE, EXIT_OK, parseCommandArgs, type CliIO, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { openCollectorStore } from '../../telemetry/collector/index.js';
-import { exportDashboard, pushDashboards, runTiles, type TileResult } from '../../telemetry/dashboards/index.js';
+import { exportDashboard, pushDashboards, queryTilesDirect, TILES, type TileResult } from '../../telemetry/dashboards/index.js';
 
 const exportCommand: Command = {
   name: 'export',
@@ -75,9 +75,9 @@ function formatCell(value: unknown): string {
 const reportCommand: Command = {
   name: 'report',
   summary: 'the tiles as tables, from the local collector store',
-  usage: 'usage: memtrace dashboards report [--db FILE] [--json]\n\nComputes the seven tiles over the local collector store (default DATA_DIR/collector.db).',
+  usage: `usage: memtrace dashboards report [--db FILE] [--json] [--plain]\n\nComputes the ${TILES.length} tiles over the local collector store (default DATA_DIR/collector.db)\nfrom the sums it keeps as events arrive. --plain runs each tile's compiled SQL over the raw\nevents instead (slow on a large store; the same numbers).`,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { db: { type: 'string' }, json: { type: 'boolean' } });
+    const { values } = parseCommandArgs(args, { db: { type: 'string' }, json: { type: 'boolean' }, plain: { type: 'boolean' } });
     const file = collectorDb(io, values.db);
     if (!fs.existsSync(file)) {
       io.stderr.write(`memtrace dashboards report: no collector store at ${file} (run 'memtrace collector --simulate --exit' or point --db at one)\n`);
@@ -85,7 +85,13 @@ const reportCommand: Command = {
     }
     const store = openCollectorStore(file);
     try {
-      const results = runTiles(store.db);
+      let results: TileResult[];
+      if (values.plain) results = queryTilesDirect(store.db);
+      else {
+        const caughtUp = store.tiles.refresh((done, total) => io.stderr.write(`\rcounting stored events into the tiles: ${done}/${total}`));
+        if (caughtUp.pending > 0) io.stderr.write('\n');
+        results = store.tiles.read();
+      }
       if (values.json) io.stdout.write(`${JSON.stringify(results.map((r) => ({ id: r.tile.id, name: r.tile.name, columns: r.columns, rows: r.rows })), null, 2)}\n`);
       else io.stdout.write(`${results.map(table).join('\n')}\n`);
     } finally {

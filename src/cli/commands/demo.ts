@@ -59,7 +59,7 @@ export const demoCommand: Command = {
     try {
       say('[1/6] starting the local collector and filling it with a simulated mixed-version fleet');
       collector = await startCollector({ dbFile: path.join(dataDir, 'collector.db'), port: 0 });
-      collector.store.insert(simulateFleet({ seed: 42 }));
+      collector.store.insert(simulateFleet({ seed: 42, nowMs: Date.now() }));
       say(`      dashboard: ${collector.url}/dashboard`);
       // Telemetry goes to the local collector only, whatever the shell has configured.
       const env: Record<string, string | undefined> = {

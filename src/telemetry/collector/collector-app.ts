@@ -1,36 +1,53 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { isAllowedHost } from '../../http-edge/index.js';
-import { renderDashboardPage } from '../dashboards/svg-chart.js';
-import { runTiles } from '../dashboards/run-tiles.js';
+import type { Logger } from '../../log.js';
+import { loopbackGuards } from '../../http-edge/index.js';
+import { renderDashboardPage } from '../dashboards/dashboard-page.js';
 import { decodeCaptureBody, MAX_CAPTURE_BYTES } from './capture-body.js';
 import type { CollectorStore } from './collector-store.js';
 
-export const CAPTURE_PATHS = ['/batch', '/batch/', '/capture', '/capture/', '/e', '/e/', '/i/v0/e', '/i/v0/e/'];
+/** The routes posthog-node and posthog-js post to. */
+export const CAPTURE_PATHS = ['/batch', '/capture', '/e', '/i/v0/e'] as const;
+
+export interface CollectorAppDeps {
+  store: CollectorStore;
+  /** The bound port, for the Host check (known only once listening). */
+  port: () => number;
+  now: () => number;
+  log: Logger;
+}
 
 /** A PostHog-compatible capture endpoint and the dashboard over what it stored. */
-export function createCollectorApp(deps: { store: CollectorStore; port: () => number; now: () => number }): Hono {
+export function createCollectorApp(deps: CollectorAppDeps): Hono {
   const app = new Hono();
-  app.use('*', async (c, next) => {
-    if (!isAllowedHost(c.req.header('host'), deps.port())) return c.json({ error: 'misdirected request' }, 421);
-    await next();
-  });
+  // The same loopback guards as the worker (Host, browser origin, JSON, size); the dashboard may
+  // be opened in a browser by typing its URL, and may link to itself (same-origin).
+  app.use('*', ...loopbackGuards({ port: deps.port, maxBodyBytes: MAX_CAPTURE_BYTES, requireJson: true, allowSameOrigin: true }));
   const capture = async (c: Context) => {
-    const raw = Buffer.from(await c.req.arrayBuffer());
-    const decoded = decodeCaptureBody(raw, { gzip: c.req.header('content-encoding') === 'gzip', nowMs: deps.now() });
-    if (!decoded.ok) return c.json({ status: 0, error: decoded.reason }, decoded.status);
-    const stored = deps.store.insert(decoded.events);
+    const raw = new Uint8Array(await c.req.arrayBuffer());
+    const gzip = /gzip/i.test(c.req.header('content-encoding') ?? '') || /gzip/i.test(c.req.query('compression') ?? '');
+    const decoded = decodeCaptureBody(raw, { gzip, nowMs: deps.now() });
+    if (!decoded.ok) {
+      deps.log.warn('collector refused a capture body', { path: c.req.path, status: decoded.status, reason: decoded.reason });
+      return c.json({ status: 0, error: decoded.reason }, decoded.status);
+    }
+    const stored = decoded.events.length > 0 ? deps.store.insert(decoded.events) : 0;
+    if (decoded.rejected > 0) deps.log.warn('collector skipped invalid events', { path: c.req.path, rejected: decoded.rejected });
     return c.json({ status: 1, stored, duplicates: decoded.events.length - stored, rejected: decoded.rejected });
   };
-  const limit = bodyLimit({ maxSize: MAX_CAPTURE_BYTES, onError: (c) => c.json({ status: 0, error: `body over ${MAX_CAPTURE_BYTES} bytes` }, 413) });
-  for (const path of CAPTURE_PATHS) app.post(path, limit, capture);
+  for (const path of CAPTURE_PATHS) {
+    app.post(path, capture);
+    app.post(`${path}/`, capture);
+  }
   app.get('/', (c) => c.redirect('/dashboard'));
   app.get('/health', (c) => c.json({ status: 'ok', events: deps.store.count() }));
   app.get('/dashboard', (c) => {
-    const results = runTiles(deps.store.db);
-    return c.html(renderDashboardPage(results, { events: deps.store.count(), generatedAt: new Date(deps.now()).toISOString() }));
+    const results = deps.store.tiles.read();
+    return c.html(renderDashboardPage(results, { events: deps.store.count(), generatedAtMs: deps.now() }));
   });
-  app.notFound((c) => c.json({ error: 'not found' }, 404));
-  app.onError((error, c) => c.json({ status: 0, error: `collector error: ${error.message}` }, 500));
+  app.notFound((c) => c.json({ status: 0, error: 'not found' }, 404));
+  app.onError((error, c) => {
+    deps.log.error('collector request failed', { path: c.req.path, error: error.message });
+    return c.json({ status: 0, error: 'collector error' }, 500);
+  });
   return app;
 }

@@ -1,46 +1,97 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { openTileSums, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
+import type { CollectedEvent } from './collected-event.js';
 
-export interface CollectedEvent {
-  uuid: string;
-  event: string;
-  distinctId: string;
-  timestamp: number;
-  properties: Record<string, unknown>;
+export interface CollectorStore {
+  db: Database.Database;
+  /** Stores new events in one transaction; a uuid already stored is kept once. Returns how many were new. */
+  insert(events: Iterable<CollectedEvent>): number;
+  count(): number;
+  /** The tiles' sums over this store, kept as events are stored. */
+  tiles: TileSums;
+  close(): void;
 }
 
-/** The local collector's own SQLite file: one row per event uuid. */
-export function openCollectorStore(file: string) {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+const SCHEMA_VERSION = 1;
+
+/**
+ * The local collector's own SQLite file (WAL). `seq` orders rows by arrival so the tile sums can
+ * be brought up to date from where they stopped; `uuid` is unique, so a re-sent event is ignored.
+ */
+export function openCollectorStore(file: string): CollectorStore {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS events (
-      uuid TEXT PRIMARY KEY,
-      event TEXT NOT NULL,
-      distinct_id TEXT NOT NULL,
-      timestamp INTEGER NOT NULL,
-      properties BLOB NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS events_by_name_time ON events (event, timestamp);
-  `);
-  // JSONB: tiles read properties without re-parsing JSON text for every measure.
-  const insert = db.prepare('INSERT OR IGNORE INTO events (uuid, event, distinct_id, timestamp, properties) VALUES (?, ?, ?, ?, jsonb(?))');
-  const insertMany = db.transaction((events: readonly CollectedEvent[]) => {
-    let stored = 0;
-    for (const e of events) stored += insert.run(e.uuid, e.event, e.distinctId, e.timestamp, JSON.stringify(e.properties)).changes;
-    return stored;
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  let tiles: TileSums;
+  try {
+    tiles = openTileSums(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const insertOne = db.prepare('INSERT OR IGNORE INTO events (uuid, event, distinct_id, timestamp, properties) VALUES (?, ?, ?, ?, ?)');
+  const lastSeq = db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM events');
+  // The tile sums move in the same transaction as the rows, so an event counts exactly once.
+  const insertMany = db.transaction((events: Iterable<CollectedEvent>) => {
+    const fromSeq = lastSeq.get()?.seq ?? 0;
+    const stored: StoredEvent[] = [];
+    for (const e of events) {
+      const timestamp = Math.trunc(e.timestamp);
+      const result = insertOne.run(e.uuid, e.event, e.distinctId, timestamp, JSON.stringify(e.properties));
+      if (result.changes === 1) stored.push({ ...e, timestamp, seq: Number(result.lastInsertRowid) });
+    }
+    tiles.addStored(stored, fromSeq);
+    return stored.length;
   });
-  const count = db.prepare('SELECT count(*) AS n FROM events');
+  const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM events');
   return {
     db,
-    /** Duplicates by uuid are kept once; returns how many were new. */
-    insert: (events: readonly CollectedEvent[]) => insertMany(events),
-    count: () => (count.get() as { n: number }).n,
+    insert: (events) => {
+      try {
+        return insertMany.immediate(events);
+      } catch (error) {
+        tiles.forget();
+        throw error;
+      }
+    },
+    count: () => count.get()?.n ?? 0,
+    tiles,
     close: () => db.close(),
   };
 }
 
-export type CollectorStore = ReturnType<typeof openCollectorStore>;
+function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version === SCHEMA_VERSION) return;
+  if (version > SCHEMA_VERSION) throw new Error(`collector store schema v${version} is newer than this memtrace (v${SCHEMA_VERSION})`);
+  db.transaction(() => {
+    const old = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all().map((c) => c.name);
+    // Stores from before v1 had no seq column and kept properties as JSONB; carry their rows over.
+    if (old.length > 0) db.exec('ALTER TABLE events RENAME TO events_v0; DROP INDEX IF EXISTS events_by_name_time');
+    db.exec(`
+      CREATE TABLE events (
+        seq INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        event TEXT NOT NULL,
+        distinct_id TEXT NOT NULL,
+        timestamp INTEGER NOT NULL,
+        properties TEXT NOT NULL
+      );
+      CREATE INDEX events_event_time ON events (event, timestamp);
+    `);
+    if (old.length > 0) {
+      db.exec('INSERT OR IGNORE INTO events (uuid, event, distinct_id, timestamp, properties) SELECT uuid, event, distinct_id, timestamp, json(properties) FROM events_v0 ORDER BY rowid; DROP TABLE events_v0');
+    }
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -1,6 +1,17 @@
+import { silentLogger, type Logger } from '../../log.js';
 import { listenLoopback } from '../../http-edge/index.js';
 import { createCollectorApp } from './collector-app.js';
 import { openCollectorStore, type CollectorStore } from './collector-store.js';
+
+export interface CollectorOptions {
+  dbFile: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The collector only ever binds the loopback interface. */
+  hostname?: '127.0.0.1';
+  log?: Logger;
+  now?: () => number;
+}
 
 export interface RunningCollector {
   url: string;
@@ -10,18 +21,23 @@ export interface RunningCollector {
 }
 
 /** The local collector on 127.0.0.1 with its own SQLite file. */
-export async function startCollector(options: { dbFile: string; port: number; now?: () => number }): Promise<RunningCollector> {
+export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
+  const log = options.log ?? silentLogger;
   const store = openCollectorStore(options.dbFile);
   let port = options.port;
-  const app = createCollectorApp({ store, port: () => port, now: options.now ?? Date.now });
+  const app = createCollectorApp({ store, port: () => port, now: options.now ?? Date.now, log });
   let server;
   try {
+    // A new store or a changed tile counts the events already stored, once, before serving.
+    const caughtUp = store.tiles.refresh();
+    if (caughtUp.pending > 0) log.info('collector counted stored events into the dashboard tiles', { events: caughtUp.pending, ms: Math.round(caughtUp.ms) });
     server = await listenLoopback(app, options.port);
   } catch (error) {
     store.close();
     throw error;
   }
   port = server.port;
+  log.info('collector listening', { url: server.url, db: options.dbFile });
   return {
     url: server.url,
     port: server.port,

@@ -1,5 +1,8 @@
-/** mulberry32: a small seeded PRNG, so simulated fleets and fuzz cases are reproducible. */
-export function seededRandom(seed: number): () => number {
+/** A source of uniform numbers in [0, 1). */
+export type Random = () => number;
+
+/** mulberry32: a tiny seeded PRNG, so a simulated fleet is the same on every machine. */
+export function seededRandom(seed: number): Random {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -1,131 +1,191 @@
-import { seededRandom } from './prng.js';
-import type { CollectedEvent } from '../collector/collector-store.js';
+import type { CollectedEvent } from '../collector/collected-event.js';
+import { LEGACY_VERSIONS, LOOSE_TYPE_MIX, MEMTRACE_VERSIONS, MODELS, pickWeighted, TYPE_MIX, turnCostUsd, turnTokens, upgradeWeek, type AdoptionCurve, type ModelProfile } from './fleet-model.js';
+import { sessionHookWindows } from './hook-model.js';
+import { seededRandom, type Random } from './prng.js';
+import { ABORT_REASONS, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, OBSERVATION_TYPES, ROLLUP } from './tiles.js';
 
 /**
- * A mixed fleet: installs on legacy releases emit one `session_compressed` per observer turn,
- * with the poisoned share by model that the legacy fleet showed (seed 000); installs that have
- * upgraded to memtrace emit one `observer_turn_rollup` per session and never a poisoned slice.
- * Upgrades follow a logistic adoption curve over the weeks. Pure and seeded.
+ * A mixed fleet, pure and seeded. Installs on legacy releases send one `session_compressed` per
+ * observer turn, killed as `poisoned` at the rate the legacy fleet showed for their model; each
+ * install moves to memtrace 0.1.0 in a week drawn from the adoption curve, then to 0.2.0 along a
+ * second curve once it is released. On memtrace an install sends per session one
+ * `observer_turn_rollup`, one `context_injected_rollup` and its `hook_rollup` windows. What the
+ * legacy classifier killed, memtrace drops as prose and carries on: no poisoned slice.
+ * The last simulated week is the week of `nowMs`, and nothing is dated after `nowMs`.
  */
-export const POISONED_SHARE_BY_MODEL: Readonly<Record<string, number>> = {
-  haiku: 0.411,
-  'claude-haiku-4-5-20251001': 0.339,
-  'claude-sonnet-4-5': 0.177,
-  'claude-sonnet-4-6': 0.096,
-  'claude-opus-4-7': 0.059,
-  'gemini-2.5-flash-lite': 0.001,
-  'openai/gpt-oss-120b:free': 0.001,
-  'gemini-3-flash-preview': 0,
-};
-const MODEL_WEIGHTS: Array<[string, number]> = [
-  ['haiku', 0.2],
-  ['claude-haiku-4-5-20251001', 0.3],
-  ['claude-sonnet-4-5', 0.12],
-  ['claude-sonnet-4-6', 0.15],
-  ['claude-opus-4-7', 0.05],
-  ['gemini-2.5-flash-lite', 0.08],
-  ['openai/gpt-oss-120b:free', 0.05],
-  ['gemini-3-flash-preview', 0.05],
-];
-export const LEGACY_VERSIONS = ['13.5.2', '13.6.0'];
-export const MEMTRACE_VERSIONS = ['0.1.0', '0.2.0'];
-const WEEK_MS = 7 * 86_400_000;
-const OBS_TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security', 'other'];
-const TRANSIENT = ['rate_limit', 'overloaded', 'transport'];
-
 export interface FleetOptions {
   seed?: number;
   installs?: number;
   weeks?: number;
-  /** Monday 00:00 UTC of the first week. */
-  startMs?: number;
+  /** The simulated weeks end with the week holding this instant (ms, UTC); pass the clock's now. */
+  nowMs?: number;
+  /** Mean sessions per install per week. */
   sessionsPerWeek?: number;
+  /** Mean observer turns per session. */
   turnsPerSession?: number;
 }
 
-export function simulateFleet(options: FleetOptions = {}): CollectedEvent[] {
-  const random = seededRandom(options.seed ?? 42);
-  const installs = options.installs ?? 120;
-  const weeks = options.weeks ?? 12;
-  const start = options.startMs ?? Date.UTC(2026, 5, 1);
-  const sessionsPerWeek = options.sessionsPerWeek ?? 3;
-  const turnsPerSession = options.turnsPerSession ?? 12;
-  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
-  const uuid = () => {
-    const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-  };
-  const events: CollectedEvent[] = [];
-  for (let i = 0; i < installs; i += 1) {
+/** `nowMs` defaults to a fixed instant only so that a call without a clock stays reproducible. */
+export const DEFAULT_FLEET = { seed: 42, installs: 150, weeks: 12, nowMs: Date.UTC(2026, 7, 19, 12), sessionsPerWeek: 3, turnsPerSession: 12 } as const;
+
+const HOUR_MS = 3_600_000;
+const WEEK_MS = 7 * 24 * HOUR_MS;
+/** 1970-01-05 was a Monday. */
+const MONDAY_MS = 4 * 24 * HOUR_MS;
+const TRANSIENT = ['rate_limit', 'overloaded', 'transport'] as const;
+
+export const mondayOf = (ms: number) => Math.floor((ms - MONDAY_MS) / WEEK_MS) * WEEK_MS + MONDAY_MS;
+
+/** Legacy installs move to memtrace over the middle of the span; 0.2.0 ships at 60 % and spreads faster. */
+export function fleetCurves(weeks: number): { memtrace: AdoptionCurve; secondRelease: number; second: AdoptionCurve } {
+  const secondRelease = Math.floor(weeks * 0.6);
+  return { memtrace: { midWeek: weeks * 0.45, spreadWeeks: weeks / 10 }, secondRelease, second: { midWeek: secondRelease + 1.5, spreadWeeks: 1 } };
+}
+
+function uuidFrom(random: Random): string {
+  const word = () => Math.floor(random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  const [a, b, c, d] = [word(), word(), word(), word()];
+  return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${'89ab'[Math.floor(random() * 4)]}${c.slice(1, 4)}-${c.slice(4, 8)}${d}`;
+}
+
+/** Yields the fleet's events install by install; pure, so the same options give the same events. */
+export function* generateFleet(options: FleetOptions = {}): Generator<CollectedEvent> {
+  const o = { ...DEFAULT_FLEET, ...options };
+  const random = seededRandom(o.seed);
+  const uuid = () => uuidFrom(random);
+  const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
+  const curves = fleetCurves(o.weeks);
+  const weights = Object.fromEntries(MODELS.map((m) => [m.id, m.weight]));
+  for (let i = 0; i < o.installs; i += 1) {
     const distinctId = uuid();
-    let r = random();
-    const model = MODEL_WEIGHTS.find(([, w]) => (r -= w) < 0)?.[0] ?? 'haiku';
-    // Each install upgrades in a week drawn from a logistic curve centred mid-way.
-    const upgradeWeek = Math.round(weeks / 2 + (weeks / 8) * Math.log(1 / Math.min(0.999, Math.max(0.001, random())) - 1));
-    const legacyVersion = pick(LEGACY_VERSIONS);
-    for (let week = 0; week < weeks; week += 1) {
-      const upgraded = week >= upgradeWeek;
-      const version = upgraded ? (week >= upgradeWeek + 3 ? MEMTRACE_VERSIONS[1]! : MEMTRACE_VERSIONS[0]!) : legacyVersion;
-      const base = { app_version: version, os: 'linux', arch: 'x64', node_version: 'v20.20.2', is_ci: false };
-      for (let s = 0; s < sessionsPerWeek; s += 1) {
-        const sessionStart = start + week * WEEK_MS + Math.floor(random() * (WEEK_MS - 3_600_000));
-        const poisonedShare = POISONED_SHARE_BY_MODEL[model] ?? 0;
-        if (!upgraded) {
-          for (let t = 0; t < turnsPerSession; t += 1) {
-            const roll = random();
-            const props: Record<string, unknown> = { ...base, $app_version: version, model };
-            if (roll < poisonedShare) Object.assign(props, { outcome: 'aborted', abort_reason: 'poisoned', invalid_output_class: 'poisoned' });
-            else if (roll < poisonedShare + 0.08) Object.assign(props, { outcome: 'invalid_output', invalid_output_class: random() < 0.5 ? 'idle' : 'prose' });
-            else if (roll < poisonedShare + 0.11) Object.assign(props, { outcome: 'aborted', abort_reason: pick(TRANSIENT) });
-            else Object.assign(props, { outcome: 'ok', invalid_output_class: 'xml', observations_created: 1 + Math.floor(random() * 2), cost_usd: 0.0008 + random() * 0.002 });
-            events.push({ uuid: uuid(), event: 'session_compressed', distinctId, timestamp: sessionStart + t * 20_000, properties: props });
+    const modelId = pickWeighted(random, weights);
+    const model = MODELS.find((m) => m.id === modelId)!;
+    const toMemtrace = upgradeWeek(curves.memtrace, random);
+    const toSecond = Math.max(toMemtrace, upgradeWeek(curves.second, random));
+    const legacyVersion = random() < 0.35 ? LEGACY_VERSIONS[0] : LEGACY_VERSIONS[1];
+    const activity = 0.3 + 1.7 * random();
+    const base = { os: pickWeighted(random, { linux: 0.45, darwin: 0.45, win32: 0.1 }), arch: random() < 0.6 ? 'arm64' : 'x64', node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0', is_ci: random() < 0.03 };
+    // Some installs inject little memory per session, so injection can cost more than it saves.
+    const injectedMean = random() < 0.08 ? 1.5 : 4 + 10 * random();
+    for (let week = 0; week < o.weeks; week += 1) {
+      const sessions = Math.round(o.sessionsPerWeek * activity * (0.5 + random()));
+      for (let s = 0; s < sessions; s += 1) {
+        const weekAt = random();
+        const start = firstWeekMs + week * WEEK_MS + Math.floor(weekAt * (WEEK_MS - 2 * HOUR_MS));
+        const turns = Math.max(1, Math.round(o.turnsPerSession * (0.4 + 1.2 * random())));
+        const injected = Math.max(0, Math.round(injectedMean * (0.5 + random())));
+        const end = start + 5_000 + turns * 25_000;
+        if (end + 600_000 > o.nowMs) continue; // not yet happened
+        // Upgrades happen during a week, so a session's version follows its own instant on the curve.
+        const at = week + weekAt;
+        const version = at < toMemtrace ? legacyVersion : at < toSecond ? MEMTRACE_VERSIONS[0] : MEMTRACE_VERSIONS[1];
+        const versionProps = version === '13.5.2' ? { $app_version: version } : { app_version: version };
+        const injectedTokens = 450 + injected * 70;
+        const savedTokens = injected * Math.round(700 + 900 * random()) - injectedTokens;
+        if (at < toMemtrace) {
+          const context = { ...base, ...versionProps, observations_injected: injected, tokens_injected: injectedTokens, tokens_saved_vs_naive: savedTokens };
+          yield { uuid: uuid(), event: LEGACY_CONTEXT, distinctId, timestamp: start, properties: context };
+          for (let t = 0; t < turns; t += 1) {
+            yield { uuid: uuid(), event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...legacyTurn(random, model) } };
           }
           continue;
         }
-        const counts: Record<string, number> = { count: turnsPerSession, turns_parsed: 0, turns_dropped: 0, invalid_class_idle: 0, invalid_class_prose: 0, invalid_class_malformed_xml: 0, outcomes_ok: 0, outcomes_error: 0, outcomes_aborted: 0, observations_created: 0, summaries_created: 1 };
-        for (const reason of ['idle', 'shutdown', 'quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request']) counts[`abort_reason_${reason}`] = 0;
-        for (const type of OBS_TYPES) counts[`obs_type_${type}`] = 0;
-        let cost = 0;
-        for (let t = 0; t < turnsPerSession; t += 1) {
-          const roll = random();
-          // What the legacy fleet killed as poisoned is, to memtrace, prose: dropped, and the session goes on.
-          if (roll < poisonedShare + 0.04) {
-            counts.turns_dropped! += 1;
-            counts.invalid_class_prose! += 1;
-            counts.outcomes_ok! += 1;
-          } else if (roll < poisonedShare + 0.08) {
-            counts.turns_dropped! += 1;
-            counts.invalid_class_idle! += 1;
-            counts.outcomes_ok! += 1;
-          } else if (roll < poisonedShare + 0.11) {
-            counts.outcomes_error! += 1;
-            counts[`abort_reason_${pick(TRANSIENT)}`]! += 1;
-          } else {
-            counts.turns_parsed! += 1;
-            counts.outcomes_ok! += 1;
-            const n = 1 + Math.floor(random() * 2);
-            counts.observations_created! += n;
-            for (let k = 0; k < n; k += 1) counts[`obs_type_${pick(OBS_TYPES)}`]! += 1;
-            cost += 0.0008 + random() * 0.002;
-          }
+        yield { uuid: uuid(), event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...rollup(random, model, turns), rollup_reason: random() < 0.93 ? 'session_end' : 'worker_shutdown', window_seq: 0, window_start_ts: start } };
+        yield {
+          uuid: uuid(),
+          event: CONTEXT_ROLLUP,
+          distinctId,
+          timestamp: start + 300_000,
+          properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
+        };
+        for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()))) {
+          yield { uuid: uuid(), event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } };
         }
-        events.push({
-          uuid: uuid(),
-          event: 'observer_turn_rollup',
-          distinctId,
-          timestamp: sessionStart + turnsPerSession * 20_000,
-          properties: { ...base, ...counts, total_cost_usd: Math.round(cost * 1e6) / 1e6, top_model: model, provider: model.startsWith('gemini') || model.includes('/') ? 'openai' : 'anthropic', rollup_reason: 'session_end', window_seq: 0, window_start_ts: sessionStart },
-        });
-        const injected = 3 + Math.floor(random() * 10);
-        events.push({
-          uuid: uuid(),
-          event: 'context_injected_rollup',
-          distinctId,
-          timestamp: sessionStart,
-          properties: { ...base, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: 600 + injected * 60, avg_tokens: 600 + injected * 60, total_observations_injected: injected, total_tokens_saved_vs_naive: injected * 900 - (600 + injected * 60), window_start_ts: sessionStart },
-        });
       }
     }
   }
-  return events;
+}
+
+/** The whole fleet as an array (the default is about 60 k events). */
+export function simulateFleet(options: FleetOptions = {}): CollectedEvent[] {
+  return [...generateFleet(options)];
+}
+
+/** Cost rounded to the micro-dollar, as the legacy events and the rollups report it. */
+const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+function legacyTurn(random: Random, model: ModelProfile): Record<string, unknown> {
+  const r = random();
+  const p = model.poisonedShare;
+  if (r < p) return { outcome: 'aborted', abort_reason: 'poisoned', invalid_output_class: 'poisoned' };
+  if (r < p + 0.06) return { outcome: 'invalid_output', invalid_output_class: pickWeighted(random, { prose: 0.45, idle: 0.4, xml: 0.15 }) };
+  if (r < p + 0.09) return { outcome: 'aborted', abort_reason: random() < 0.9 ? TRANSIENT[Math.floor(random() * TRANSIENT.length)] : random() < 0.5 ? 'quota' : 'auth' };
+  const observations = Math.floor(random() * 3.2);
+  const tokens = turnTokens(random);
+  // About one turn in twenty had no usage reported: its cost is unknown, so it is left out.
+  const cost = random() < 0.05 ? {} : { cost_usd: usd(turnCostUsd(model, tokens.input, tokens.output)) };
+  return { outcome: 'ok', invalid_output_class: 'xml', observations_created: observations, ...cost };
+}
+
+function rollup(random: Random, model: ModelProfile, turns: number): Record<string, unknown> {
+  const c: Record<string, number> = { count: turns, turns_parsed: 0, turns_dropped: 0, invalid_class_idle: 0, invalid_class_prose: 0, invalid_class_malformed_xml: 0, outcomes_ok: 0, outcomes_error: 0, outcomes_aborted: 0 };
+  for (const reason of ABORT_REASONS) c[`abort_reason_${reason}`] = 0;
+  for (const type of OBSERVATION_TYPES) c[`obs_type_${type}`] = 0;
+  const bump = (key: string, by = 1) => {
+    c[key] = (c[key] ?? 0) + by;
+  };
+  const p = model.poisonedShare;
+  let observations = 0;
+  let cost = 0;
+  let unknownUsage = 0;
+  let tokensIn = 0;
+  let tokensOut = 0;
+  for (let t = 0; t < turns; t += 1) {
+    const r = random();
+    if (r < p + 0.03) {
+      // The closure-phrase replies the legacy classifier called poisoned: dropped as prose, session goes on.
+      bump('turns_dropped');
+      bump('invalid_class_prose');
+      bump('outcomes_ok');
+    } else if (r < p + 0.055) {
+      bump('turns_dropped');
+      bump(random() < 0.85 ? 'invalid_class_idle' : 'invalid_class_malformed_xml');
+      bump('outcomes_ok');
+    } else if (r < p + 0.08) {
+      bump('outcomes_error');
+      bump(`abort_reason_${TRANSIENT[Math.floor(random() * TRANSIENT.length)]}`);
+      continue;
+    } else if (r < p + 0.085) {
+      bump('outcomes_aborted');
+      bump(random() < 0.7 ? 'abort_reason_idle' : 'abort_reason_shutdown');
+      continue;
+    } else {
+      bump('turns_parsed');
+      bump('outcomes_ok');
+      const n = Math.floor(random() * 3.2);
+      observations += n;
+      for (let k = 0; k < n; k += 1) bump(`obs_type_${pickWeighted(random, model.followsTypes ? TYPE_MIX : LOOSE_TYPE_MIX)}`);
+    }
+    if (random() < 0.03) unknownUsage += 1;
+    else {
+      const tokens = turnTokens(random);
+      tokensIn += tokens.input;
+      tokensOut += tokens.output;
+      cost += turnCostUsd(model, tokens.input, tokens.output);
+    }
+  }
+  const known = turns - c.outcomes_error! - c.outcomes_aborted! - unknownUsage;
+  // Absent is not zero: with no turn's usage known, tokens and cost are left out.
+  const usage = known > 0 ? { total_tokens_input: tokensIn, total_tokens_output: tokensOut, total_cost_usd: usd(cost) } : {};
+  return {
+    ...c,
+    observations_created: observations,
+    summaries_created: random() < 0.9 ? 1 : 0,
+    claims_rejected: random() < 0.05 ? 1 : 0,
+    ...usage,
+    turns_usage_unknown: unknownUsage,
+    avg_duration_ms: Math.round(1_800 + 2_400 * random()),
+    top_model: model.id,
+    provider: model.provider,
+  };
 }

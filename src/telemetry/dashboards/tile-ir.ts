@@ -1,39 +1,101 @@
 /**
- * A tiny language for dashboard tiles, compiled to HogQL (PostHog) and to SQLite (the local
- * collector). A tile is defined once; both compilers read the same definition.
+ * A tiny language for dashboard tiles. A tile is data: which events it reads, per-row
+ * expressions over their properties, how rows are grouped, and how the per-group sums combine.
+ * Two compilers read the same definition: HogQL for PostHog, SQL for the local collector.
  */
 export type Expr =
-  | { num: string } // numeric property; absent → 0
+  | { num: string } // numeric property; absent or not a number → 0
   | { str: string } // string property; absent → ''
+  | { has: string } // 1 when the property is present
   | { lit: number }
-  | { isEvent: string } // 1 when the event name matches
   | { eq: [Expr, string] } // 1 when equal
-  | { either: [Expr, Expr] } // 1 when either is non-zero
+  | { anyOf: Expr[] } // 1 when any part is non-zero
+  | { not: Expr } // 1 when zero
   | { mul: [Expr, Expr] }
   | { add: Expr[] }
-  | { firstOf: Expr[] }; // first non-empty string
+  | { firstOf: Expr[] } // first non-empty string
+  | { byEvent: Readonly<Record<string, Expr>> }; // value by event name; other events → 0 (or '')
 
+/** What rows are grouped by: the week (Monday, UTC), the install (distinct_id) or a string expression. */
 export type Dimension = 'week' | 'install' | { expr: Expr; label: string };
 
-export type Aggregate = { sum: Expr } | { ratio: [Aggregate, Aggregate] } | { product: [Aggregate, Aggregate] };
+/**
+ * How a measure is computed from per-row expressions. `sum` is the sum over the group's rows;
+ * `xTotal` the sum over every row sharing the group's x, whatever its series (a share of all).
+ * `atLeast` keeps `value` only where `of` ≥ `min` and is null (a gap, never a 0) elsewhere.
+ * `quantile` estimates the q-quantile from exclusive histogram buckets (ascending upper bounds,
+ * the last open, the first starting at 0): linear within the bucket that holds it; in the open
+ * bucket, that bucket's lower bound (an "at least"). Null when the buckets are empty.
+ */
+export type Aggregate =
+  | { sum: Expr }
+  | { xTotal: Expr }
+  | { ratio: [Aggregate, Aggregate] }
+  | { product: [Aggregate, Aggregate] }
+  | { scale: [Aggregate, number] }
+  | { atLeast: { value: Aggregate; of: Aggregate; min: Aggregate } }
+  | { quantile: { q: number; buckets: ReadonlyArray<{ upTo: number | null; count: Aggregate }> } };
+
+export type ChartKind = 'lines' | 'stacked-bars' | 'bars' | 'hbars' | 'stacked-hbars' | 'ranked';
+export type Unit = 'count' | 'share' | 'usd' | 'tokens' | 'ms';
+
+/**
+ * A breakdown. With `total`, each x also gets a row under that label that sums every series:
+ * the headline line, drawn first and boldest; the series are secondary.
+ */
+export interface Series {
+  by: Dimension;
+  total?: string;
+}
+
+export interface Measure {
+  name: string;
+  agg: Aggregate;
+}
 
 export interface Tile {
   id: string;
   name: string;
-  caption: string;
-  chart: 'lines' | 'stacked-bars' | 'bars';
+  /** What the tile shows, one sentence. */
+  description: string;
+  /** What a healthy fleet looks like on it. */
+  healthy: string;
+  chart: ChartKind;
+  unit: Unit;
   events: readonly string[];
   x: Dimension;
-  series?: Dimension;
-  measures: ReadonlyArray<{ name: string; agg: Aggregate }>;
-  /** Rows with a zero denominator or no data are left out rather than shown as 0. */
+  series?: Series;
+  measures: readonly Measure[];
+  /** Measures drawn on the chart (default: all); the others are context for tables. */
+  plot?: readonly string[];
+  /** Groups whose sum of this is zero are left out: an unknown ratio is not a 0. */
   having?: { nonZero: Expr };
+  order?: { by: string; desc?: boolean };
+  limit?: number;
 }
 
 export const num = (key: string): Expr => ({ num: key });
 export const str = (key: string): Expr => ({ str: key });
-export const isEvent = (name: string): Expr => ({ isEvent: name });
+export const has = (key: string): Expr => ({ has: key });
+export const lit = (value: number): Expr => ({ lit: value });
 export const eq = (e: Expr, value: string): Expr => ({ eq: [e, value] });
-export const when = (event: string, then: Expr): Expr => ({ mul: [isEvent(event), then] });
+export const anyOf = (...parts: Expr[]): Expr => ({ anyOf: parts });
+export const not = (e: Expr): Expr => ({ not: e });
+export const mul = (a: Expr, b: Expr): Expr => ({ mul: [a, b] });
 export const add = (...parts: Expr[]): Expr => ({ add: parts });
+export const firstOf = (...parts: Expr[]): Expr => ({ firstOf: parts });
+export const byEvent = (cases: Record<string, Expr>): Expr => ({ byEvent: cases });
 export const sum = (e: Expr): Aggregate => ({ sum: e });
+export const xTotal = (e: Expr): Aggregate => ({ xTotal: e });
+export const ratio = (a: Aggregate, b: Aggregate): Aggregate => ({ ratio: [a, b] });
+export const product = (a: Aggregate, b: Aggregate): Aggregate => ({ product: [a, b] });
+export const scale = (a: Aggregate, factor: number): Aggregate => ({ scale: [a, factor] });
+export const atLeast = (value: Aggregate, of: Aggregate, min: Aggregate): Aggregate => ({ atLeast: { value, of, min } });
+export const quantile = (q: number, buckets: ReadonlyArray<{ upTo: number | null; count: Aggregate }>): Aggregate => ({ quantile: { q, buckets } });
+
+/** Strings come from `str`/`firstOf` (or a `byEvent` of them); everything else is a number. */
+export function isStringExpr(e: Expr): boolean {
+  if ('str' in e || 'firstOf' in e) return true;
+  if ('byEvent' in e) return Object.values(e.byEvent).some(isStringExpr);
+  return false;
+}

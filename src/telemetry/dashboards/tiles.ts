@@ -1,101 +1,194 @@
-import { add, eq, isEvent, num, str, sum, when, type Expr, type Tile } from './tile-ir.js';
+import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, quantile, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
-/** memtrace's rollups and the legacy fleet's per-turn events (SPEC §4.6). */
+/** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
-export const LEGACY = 'session_compressed';
 export const CONTEXT_ROLLUP = 'context_injected_rollup';
+export const LEGACY = 'session_compressed';
 export const LEGACY_CONTEXT = 'context_injected';
+/** The hook path's own cost per window (SPEC §4.6); read here, defined by the worker's schema. */
+export const HOOK_ROLLUP = 'hook_rollup';
 
-const ABORT_REASONS = ['quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request', 'idle', 'shutdown'] as const;
-const INVALID_CLASSES = ['idle', 'prose', 'malformed_xml'] as const;
-const OBS_TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security', 'other'] as const;
+/**
+ * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
+ * the fleet's turns: the last few un-upgraded installs are not the fleet, and their share is noise.
+ */
+export const VERSION_NOISE_FLOOR = 0.1;
+/** The exclusive duration buckets of `hook_rollup` (ms upper bounds; the last is open). */
+export const HOOK_BUCKETS = [
+  { key: 'ms_le_50', upTo: 50 },
+  { key: 'ms_le_100', upTo: 100 },
+  { key: 'ms_le_250', upTo: 250 },
+  { key: 'ms_le_500', upTo: 500 },
+  { key: 'ms_le_1000', upTo: 1000 },
+  { key: 'ms_le_2500', upTo: 2500 },
+  { key: 'ms_gt_2500', upTo: null },
+] as const;
+
+export const ABORT_REASONS = ['quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request', 'idle', 'shutdown'] as const;
+export const INVALID_CLASSES = ['idle', 'prose', 'malformed_xml'] as const;
+export const OBSERVATION_TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security', 'other'] as const;
 
 /** Every observer turn counts once: a rollup carries `count` turns, a legacy event is one turn. */
-const turns: Expr = add(when(ROLLUP, num('count')), isEvent(LEGACY));
-/** Legacy turns aborted or classified as poisoned; memtrace never emits the value. */
-const poisoned: Expr = when(LEGACY, { either: [eq(str('abort_reason'), 'poisoned'), eq(str('invalid_output_class'), 'poisoned')] });
-const cost: Expr = add(when(ROLLUP, num('total_cost_usd')), when(LEGACY, num('cost_usd')));
-const observationsCreated: Expr = add(when(ROLLUP, num('observations_created')), when(LEGACY, num('observations_created')));
-const model = { expr: { firstOf: [str('top_model'), str('model')] } as Expr, label: 'model' };
-const appVersion = { expr: { firstOf: [str('app_version'), str('$app_version')] } as Expr, label: 'app_version' };
+const turns: Expr = byEvent({ [ROLLUP]: num('count'), [LEGACY]: lit(1) });
+/** Legacy turns killed as poisoned. memtrace never emits the value, so its rows add 0. */
+const poisoned: Expr = byEvent({ [LEGACY]: anyOf(eq(str('abort_reason'), 'poisoned'), eq(str('invalid_output_class'), 'poisoned')) });
+const legacyAbortedOther: Expr = mul(eq(str('outcome'), 'aborted'), not(anyOf(...[...ABORT_REASONS, 'poisoned'].map((r) => eq(str('abort_reason'), r)))));
+const cost: Expr = byEvent({ [ROLLUP]: num('total_cost_usd'), [LEGACY]: num('cost_usd') });
+/** Observations whose cost is known: absent cost is unknown, not free, so those stay out of the ratio. */
+const costedObservations: Expr = byEvent({
+  [ROLLUP]: mul(has('total_cost_usd'), num('observations_created')),
+  [LEGACY]: mul(has('cost_usd'), num('observations_created')),
+});
+const observationsByType = add(...OBSERVATION_TYPES.map((t) => num(`obs_type_${t}`)));
+const injected: Expr = byEvent({ [CONTEXT_ROLLUP]: num('total_observations_injected'), [LEGACY_CONTEXT]: num('observations_injected') });
+const tokensSaved: Expr = byEvent({ [CONTEXT_ROLLUP]: num('total_tokens_saved_vs_naive'), [LEGACY_CONTEXT]: num('tokens_saved_vs_naive') });
+
+const model: Dimension = { expr: byEvent({ [ROLLUP]: str('top_model'), [LEGACY]: str('model') }), label: 'model' };
+const appVersion: Dimension = { expr: firstOf(str('app_version'), str('$app_version')), label: 'app_version' };
+const costPerObservation = ratio(sum(cost), sum(costedObservations));
+/** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
+const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
+const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
 
 export const TILES: readonly Tile[] = [
   {
     id: 'abort-reasons',
     name: 'Session abort reasons',
-    caption: 'Turns that ended without a handled reply, by reason. Healthy: small, dominated by transient rate_limit/overloaded; no poisoned after upgrade.',
+    description: 'Observer turns that ended without a handled reply, per week, by reason (rollup counters plus legacy per-turn aborts).',
+    healthy: 'a thin band of transient reasons (rate_limit, overloaded, transport); the legacy poisoned slice shrinks to nothing as installs upgrade.',
     chart: 'stacked-bars',
+    unit: 'count',
     events: [ROLLUP, LEGACY],
     x: 'week',
     measures: [
-      ...ABORT_REASONS.map((r) => ({ name: r, agg: sum(add(when(ROLLUP, num(`abort_reason_${r}`)), when(LEGACY, eq(str('abort_reason'), r)))) })),
-      { name: 'poisoned', agg: sum(when(LEGACY, eq(str('abort_reason'), 'poisoned'))) },
+      ...ABORT_REASONS.map((r) => ({ name: r, agg: sum(byEvent({ [ROLLUP]: num(`abort_reason_${r}`), [LEGACY]: eq(str('abort_reason'), r) })) })),
+      { name: 'poisoned', agg: sum(byEvent({ [LEGACY]: eq(str('abort_reason'), 'poisoned') })) },
+      { name: 'other', agg: sum(byEvent({ [LEGACY]: legacyAbortedOther })) },
     ],
   },
   {
     id: 'invalid-output-classes',
     name: 'Compression invalid-output classes',
-    caption: 'Dropped observer replies by class. Healthy: idle and prose only, no poisoned class at all.',
+    description: 'Observer replies that did not parse, per week, by class (legacy "xml" failures count as malformed_xml).',
+    healthy: 'idle and prose only, at a steady low level; no poisoned class once the fleet runs memtrace.',
     chart: 'stacked-bars',
+    unit: 'count',
     events: [ROLLUP, LEGACY],
     x: 'week',
     measures: [
-      ...INVALID_CLASSES.map((c) => ({ name: c, agg: sum(add(when(ROLLUP, num(`invalid_class_${c}`)), when(LEGACY, eq(str('invalid_output_class'), c)))) })),
-      { name: 'poisoned', agg: sum(when(LEGACY, eq(str('invalid_output_class'), 'poisoned'))) },
+      { name: 'idle', agg: sum(byEvent({ [ROLLUP]: num('invalid_class_idle'), [LEGACY]: eq(str('invalid_output_class'), 'idle') })) },
+      { name: 'prose', agg: sum(byEvent({ [ROLLUP]: num('invalid_class_prose'), [LEGACY]: eq(str('invalid_output_class'), 'prose') })) },
+      {
+        name: 'malformed_xml',
+        agg: sum(byEvent({ [ROLLUP]: num('invalid_class_malformed_xml'), [LEGACY]: mul(eq(str('outcome'), 'invalid_output'), eq(str('invalid_output_class'), 'xml')) })),
+      },
+      { name: 'poisoned', agg: sum(byEvent({ [LEGACY]: eq(str('invalid_output_class'), 'poisoned') })) },
     ],
   },
   {
     id: 'poisoned-decay',
     name: 'Poisoned-slice decay',
-    caption: 'Share of all observer turns aborted as poisoned, by app version. Healthy: falls to zero as installs upgrade; memtrace versions are always 0.',
+    description: `Weekly share of observer turns killed as poisoned. The bold line is the whole fleet (every turn of the week in the denominator); the thin lines are each app version's own share, drawn only in weeks where that version ran at least ${VERSION_NOISE_FLOOR * 100} % of the fleet's turns.`,
+    healthy: 'the fleet line falls week by week to zero as installs upgrade; memtrace versions sit at exactly 0.',
     chart: 'lines',
+    unit: 'share',
     events: [ROLLUP, LEGACY],
     x: 'week',
-    series: appVersion,
-    measures: [{ name: 'poisoned_share', agg: { ratio: [sum(poisoned), sum(turns)] } }],
+    series: { by: appVersion, total: 'all versions' },
+    measures: [
+      { name: 'poisoned_share', agg: atLeast(ratio(sum(poisoned), sum(turns)), sum(turns), scale(xTotal(turns), VERSION_NOISE_FLOOR)) },
+      { name: 'poisoned_turns', agg: sum(poisoned) },
+      { name: 'turns', agg: sum(turns) },
+      { name: 'week_turns', agg: xTotal(turns) },
+    ],
+    plot: ['poisoned_share'],
     having: { nonZero: turns },
   },
   {
     id: 'cost-per-observation',
     name: 'Cost per observation by model',
-    caption: 'USD spent per stored observation. Healthy: stable or falling; a jump means drops or retries are wasting calls.',
-    chart: 'bars',
+    description: 'USD spent by the observer per stored observation: sum(total_cost_usd) / sum(observations_created), by model.',
+    healthy: 'stable per model and cents or less; a jump means calls are wasted on dropped or retried turns.',
+    chart: 'hbars',
+    unit: 'usd',
     events: [ROLLUP, LEGACY],
     x: model,
-    measures: [{ name: 'usd_per_observation', agg: { ratio: [sum(cost), sum(observationsCreated)] } }],
-    having: { nonZero: observationsCreated },
+    measures: [
+      { name: 'usd_per_observation', agg: costPerObservation },
+      { name: 'cost_usd', agg: sum(cost) },
+      { name: 'observations', agg: sum(costedObservations) },
+    ],
+    plot: ['usd_per_observation'],
+    having: { nonZero: costedObservations },
+    order: { by: 'usd_per_observation', desc: true },
   },
   {
     id: 'observation-types',
     name: 'Observation types by model',
-    caption: 'What each model records. Healthy: a mix led by discovery, bugfix and change; all "other" means the prompt is not followed.',
-    chart: 'stacked-bars',
+    description: 'The mix of observation types each model stores (share of its observations), from the rollups.',
+    healthy: 'a spread led by discovery, change and bugfix; a model stuck on "other" is not following the prompt.',
+    chart: 'stacked-hbars',
+    unit: 'share',
     events: [ROLLUP],
-    x: model,
-    measures: OBS_TYPES.map((t) => ({ name: t, agg: sum(num(`obs_type_${t}`)) })),
-    having: { nonZero: num('observations_created') },
+    x: { expr: str('top_model'), label: 'model' },
+    measures: [
+      ...OBSERVATION_TYPES.map((t) => ({ name: t, agg: ratio(sum(num(`obs_type_${t}`)), sum(observationsByType)) })),
+      { name: 'observations', agg: sum(observationsByType) },
+    ],
+    plot: OBSERVATION_TYPES,
+    having: { nonZero: observationsByType },
+    order: { by: 'observations', desc: true },
   },
   {
     id: 'context-cache-value',
     name: 'Context-cache value',
-    caption: 'Observations injected × cost per observation: what re-discovering the injected memory would have cost (USD). Healthy: grows with use.',
+    description: "Observations injected as context × that week's cost per observation: what re-creating the reused memory would have cost (USD).",
+    healthy: 'grows with use and does not drop when installs upgrade.',
     chart: 'bars',
+    unit: 'usd',
     events: [ROLLUP, LEGACY, CONTEXT_ROLLUP, LEGACY_CONTEXT],
     x: 'week',
     measures: [
-      {
-        name: 'usd_value',
-        agg: { product: [sum(add(when(CONTEXT_ROLLUP, num('total_observations_injected')), when(LEGACY_CONTEXT, num('observations_injected')))), { ratio: [sum(cost), sum(observationsCreated)] }] },
-      },
+      { name: 'usd_value', agg: product(sum(injected), costPerObservation) },
+      { name: 'observations_injected', agg: sum(injected) },
+      { name: 'usd_per_observation', agg: costPerObservation },
     ],
+    plot: ['usd_value'],
   },
   {
     id: 'tokens-saved',
     name: 'Tokens saved vs naive per install',
-    caption: 'Discovery tokens of injected memory minus tokens injected, per install. Healthy: positive for most installs.',
-    chart: 'bars',
+    description: 'Per install, tokens the injected memory saved against re-reading its sources, highest first.',
+    healthy: 'above zero for nearly every install; bars below the line are installs where injection costs more than it saves.',
+    chart: 'ranked',
+    unit: 'tokens',
     events: [CONTEXT_ROLLUP, LEGACY_CONTEXT],
     x: 'install',
-    measures: [{ name: 'tokens_saved', agg: sum(add(when(CONTEXT_ROLLUP, num('total_tokens_saved_vs_naive')), when(LEGACY_CONTEXT, num('tokens_saved_vs_naive')))) }],
+    measures: [
+      { name: 'tokens_saved', agg: sum(tokensSaved) },
+      { name: 'injections', agg: sum(byEvent({ [CONTEXT_ROLLUP]: num('count'), [LEGACY_CONTEXT]: lit(1) })) },
+    ],
+    plot: ['tokens_saved'],
+    order: { by: 'tokens_saved', desc: true },
+  },
+  {
+    id: 'hook-cost',
+    name: 'Hook cost per tool call by version',
+    description: 'Mean milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup (tables add p50 and p90, read from its duration buckets).',
+    healthy: 'tens of milliseconds on current versions; a version near 600 ms still starts a TypeScript runtime on every call.',
+    chart: 'lines',
+    unit: 'ms',
+    events: [HOOK_ROLLUP],
+    x: 'week',
+    series: { by: appVersion },
+    measures: [
+      { name: 'mean_ms', agg: ratio(sum(postToolUse(num('total_ms'))), sum(postToolUse(num('count')))) },
+      { name: 'p50_ms', agg: quantile(0.5, hookBuckets()) },
+      { name: 'p90_ms', agg: quantile(0.9, hookBuckets()) },
+      { name: 'calls', agg: sum(postToolUse(num('count'))) },
+      { name: 'timeouts', agg: sum(postToolUse(num('timeouts'))) },
+    ],
+    plot: ['mean_ms'],
+    having: { nonZero: postToolUse(num('count')) },
   },
 ];

@@ -47,7 +47,7 @@ describe('memtrace dashboards export and report', () => {
     expect(await main(['dashboards', 'export'], c.io)).toBe(0);
     const spec = JSON.parse(c.stdout());
     expect(spec.dashboard.name).toBe('memtrace fleet');
-    expect(spec.insights).toHaveLength(7);
+    expect(spec.insights).toHaveLength(TILES.length);
     expect(spec.insights[0].query).toMatchObject({ kind: 'DataVisualizationNode', source: { kind: 'HogQLQuery' } });
   });
 
@@ -60,7 +60,7 @@ describe('memtrace dashboards export and report', () => {
     const c = captureIO();
     expect(await main(['dashboards', 'report', '--db', db, '--json'], c.io)).toBe(0);
     const tiles = JSON.parse(c.stdout());
-    expect(tiles).toHaveLength(7);
+    expect(tiles).toHaveLength(TILES.length);
     expect(tiles[0].rows.length).toBeGreaterThan(0);
     temp.cleanup();
   });

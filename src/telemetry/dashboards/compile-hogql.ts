@@ -1,0 +1,52 @@
+import type { Dimension, Tile } from './tile-ir.js';
+import { planTile, quote, renderExpr, type ExprDialect } from './tile-plan.js';
+import { renderTileQuery, type QueryDialect } from './tile-query.js';
+
+export interface CompiledHogQL {
+  sql: string;
+  /** Result columns in order: x, [series], then one per measure. */
+  columns: string[];
+}
+
+const EXPR: ExprDialect = {
+  num: (k) => `coalesce(toFloat(properties.${k}), 0)`,
+  str: (k) => `coalesce(toString(properties.${k}), '')`,
+  has: (k) => `if(properties.${k} IS NOT NULL, 1, 0)`,
+  flag: (condition) => `if(${condition}, 1, 0)`,
+  byEvent: (cases, otherwise) => `multiIf(${cases.map(([event, value]) => `event = ${event}, ${value}`).join(', ')}, ${otherwise})`,
+  firstOf: (parts) => `coalesce(${parts.map((p) => `nullIf(${p}, '')`).join(', ')}, '')`,
+};
+
+const QUERY: QueryDialect = {
+  ratio: (a, b) => `(${a}) / nullIf(${b}, 0)`,
+  atLeast: (value, of, min) => `if((${of}) >= (${min}), ${value}, NULL)`,
+  cases: (branches, otherwise) => `multiIf(${branches.map(([c, v]) => `${c}, ${v}`).join(', ')}, ${otherwise})`,
+  xOut: (xk) => xk,
+};
+
+function dimension(dim: Dimension): string {
+  if (dim === 'week') return 'toStartOfWeek(timestamp, 1)';
+  if (dim === 'install') return 'distinct_id';
+  return renderExpr(dim.expr, EXPR);
+}
+
+/**
+ * HogQL for PostHog. PostHog can hold an event twice until its table merges, so the innermost
+ * query keeps one row per uuid (`GROUP BY uuid` with `any(…)`) and every sum runs over those rows:
+ * a turn count is a count of distinct uuids, a rollup's fields are summed once. From the group
+ * sums on, the query is the same text the collector runs (`renderTileQuery`).
+ * `sinceWeeks` bounds the scan (default 26; 0 reads all time).
+ */
+export function compileHogQL(tile: Tile, options: { sinceWeeks?: number } = {}): CompiledHogQL {
+  const plan = planTile(tile);
+  const sinceWeeks = options.sinceWeeks ?? 26;
+  const perEvent = [
+    `any(${dimension(tile.x)}) AS x`,
+    `any(${tile.series ? dimension(tile.series.by) : "''"}) AS s`,
+    ...plan.leaves.map((leaf, i) => `any(${renderExpr(leaf, EXPR)}) AS v${i}`),
+  ];
+  const where = [`event IN (${tile.events.map(quote).join(', ')})`, ...(sinceWeeks > 0 ? [`timestamp >= now() - INTERVAL ${Math.floor(sinceWeeks)} WEEK`] : [])];
+  const once = `SELECT uuid, ${perEvent.join(', ')} FROM events WHERE ${where.join(' AND ')} GROUP BY uuid`;
+  const groups = `SELECT x AS xk, s AS series, ${plan.leaves.map((_, i) => `sum(v${i}) AS f${i}`).join(', ')} FROM (${once}) GROUP BY xk, series`;
+  return { sql: renderTileQuery(plan, groups, QUERY), columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)] };
+}

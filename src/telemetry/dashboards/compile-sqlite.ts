@@ -1,0 +1,91 @@
+import type { Dimension, Tile } from './tile-ir.js';
+import { planTile, quote, renderExpr, type ExprDialect, type TilePlan } from './tile-plan.js';
+import { renderTileQuery, type QueryDialect } from './tile-query.js';
+
+/**
+ * SQL for the local collector's SQLite store (`events(seq, uuid, event, distinct_id, timestamp ms,
+ * properties JSON text)`, one row per uuid). Two forms that differ only in where the per-group
+ * sums come from (the rest is one shared text, `renderTileQuery`):
+ * - `query`: one pass over the raw events, reading properties with JSON1 — the plain compiled
+ *   SQL, the reference the fast path must match;
+ * - `read`: over the tile's table of sums kept at ingest (`table`, created by `createTable`),
+ *   so reading costs the same whatever the store's size.
+ */
+export interface CompiledSQLite {
+  columns: string[];
+  query: string;
+  table: string;
+  createTable: string;
+  read: string;
+}
+
+export const WEEK_MS = 604_800_000;
+/** 1970-01-01 was a Thursday; weeks start on the Monday four days later. */
+export const MONDAY_OFFSET_MS = 345_600_000;
+
+const keyColumn = (key: string) => `"k_${key}"`;
+
+const EXPR: ExprDialect = {
+  num: (k) => `coalesce(CAST(${keyColumn(k)} AS REAL), 0)`,
+  str: (k) => `coalesce(CAST(${keyColumn(k)} AS TEXT), '')`,
+  has: (k) => `(${keyColumn(k)} IS NOT NULL)`,
+  flag: (condition) => `(${condition})`,
+  byEvent: (cases, otherwise) => `CASE event ${cases.map(([event, value]) => `WHEN ${event} THEN ${value}`).join(' ')} ELSE ${otherwise} END`,
+  firstOf: (parts) => `coalesce(${parts.map((p) => `nullif(${p}, '')`).join(', ')}, '')`,
+};
+
+const QUERY: QueryDialect = {
+  ratio: (a, b) => `(${a}) * 1.0 / nullif(${b}, 0)`,
+  atLeast: (value, of, min) => `CASE WHEN (${of}) >= (${min}) THEN ${value} END`,
+  cases: (branches, otherwise) => `CASE ${branches.map(([c, v]) => `WHEN ${c} THEN ${v}`).join(' ')} ELSE ${otherwise} END`,
+  // The week is grouped as an integer (cheap per row) and shown as its Monday's date.
+  xOut: (xk) => xk,
+};
+
+function dimension(dim: Dimension): string {
+  if (dim === 'week') return `((timestamp - ${MONDAY_OFFSET_MS}) / ${WEEK_MS}) * ${WEEK_MS} + ${MONDAY_OFFSET_MS}`;
+  if (dim === 'install') return 'distinct_id';
+  return renderExpr(dim.expr, EXPR);
+}
+
+function extraction(plan: TilePlan): string[] {
+  const all = new Set(plan.tile.events);
+  return [...plan.keys.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, events]) => {
+      const read = `json_extract(properties, '$."${key}"')`;
+      const needed = events === null ? null : [...events].filter((e) => all.has(e));
+      if (needed === null || needed.length === all.size) return `${read} AS ${keyColumn(key)}`;
+      if (needed.length === 0) return `NULL AS ${keyColumn(key)}`;
+      return `CASE WHEN event IN (${needed.map(quote).join(', ')}) THEN ${read} END AS ${keyColumn(key)}`;
+    });
+}
+
+/** One row per group, from a pass over the raw events. */
+function groupsFromEvents(plan: TilePlan): string {
+  const { tile } = plan;
+  // LIMIT -1 keeps SQLite from flattening the subquery, which would repeat each json_extract per use.
+  const rows = `SELECT event, timestamp, distinct_id${extraction(plan).map((c) => `, ${c}`).join('')} FROM events WHERE event IN (${tile.events.map(quote).join(', ')}) LIMIT -1`;
+  const columns = [`${dimension(tile.x)} AS xk`, `${tile.series ? dimension(tile.series.by) : "''"} AS series`, ...plan.leaves.map((leaf, i) => `sum(${renderExpr(leaf, EXPR)}) AS f${i}`)];
+  return `SELECT ${columns.join(', ')} FROM (${rows}) GROUP BY xk, series`;
+}
+
+export function tileTableName(tile: Tile): string {
+  return `dash_${tile.id.replace(/-/g, '_')}`;
+}
+
+export function compileSQLite(tile: Tile): CompiledSQLite {
+  const plan = planTile(tile);
+  const table = tileTableName(tile);
+  const dialect: QueryDialect = tile.x === 'week' ? { ...QUERY, xOut: (xk) => `strftime('%Y-%m-%d', ${xk} / 1000, 'unixepoch')` } : QUERY;
+  // Each sum is kept as a compensated pair (s, c), summed like SQLite's own sum(): the value is s + c.
+  const pairs = plan.leaves.map((_, i) => `s${i} REAL NOT NULL, c${i} REAL NOT NULL`);
+  const fromTable = `SELECT xk, series, ${plan.leaves.map((_, i) => `s${i} + c${i} AS f${i}`).join(', ')} FROM "${table}"`;
+  return {
+    columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)],
+    query: renderTileQuery(plan, groupsFromEvents(plan), dialect),
+    table,
+    createTable: `CREATE TABLE IF NOT EXISTS "${table}" (xk NOT NULL, series TEXT NOT NULL, ${pairs.join(', ')}, PRIMARY KEY (xk, series)) WITHOUT ROWID`,
+    read: renderTileQuery(plan, fromTable, dialect),
+  };
+}

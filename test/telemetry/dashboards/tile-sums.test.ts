@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openCollectorStore, type CollectedEvent, type CollectorStore } from '../../../src/telemetry/collector/index.js';
+import { queryTilesDirect, seededRandom, simulateFleet, TILES, type Tile } from '../../../src/telemetry/dashboards/index.js';
+import { openTileSums } from '../../../src/telemetry/dashboards/index.js';
+import { makeTempDir } from '../../support/temp-dir.js';
+import { compareTileResults } from '../../support/tile-compare.js';
+
+const NOW = Date.UTC(2026, 7, 19, 12);
+
+function expectSameAsPlainSql(store: CollectorStore): void {
+  const comparison = compareTileResults(store.tiles.read(), queryTilesDirect(store.db));
+  expect(comparison.shape_mismatches).toEqual([]);
+  expect(comparison.max_relative_difference).toBe(0);
+  expect(comparison.identical).toBe(comparison.cells);
+}
+
+/** Events whose properties hold what a buggy or hostile client might send in place of the schema's types. */
+function oddEvents(count: number, seed: number): CollectedEvent[] {
+  const random = seededRandom(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const odd: unknown[] = [null, true, false, 0, -0, 1, 2.5, 1 / 3, 0.1 + 0.2, 1e21, -7, 2 ** 53 + 2, 9.3e18, '', '12abc', ' 3.5', '1e3', 'x', '0x10', '.5', 'poisoned', 'haiku', { a: 1 }, [1, 2], '日本'];
+  const events = ['observer_turn_rollup', 'session_compressed', 'context_injected_rollup', 'context_injected', 'hook_rollup', 'other_event'];
+  const keys = ['count', 'total_cost_usd', 'cost_usd', 'observations_created', 'obs_type_bugfix', 'abort_reason', 'invalid_output_class', 'outcome', 'top_model', 'model', 'app_version', '$app_version', 'total_observations_injected', 'tokens_saved_vs_naive', 'hook_event', 'total_ms', 'abort_reason_quota', 'invalid_class_prose'];
+  return Array.from({ length: count }, (_, i) => {
+    const properties: Record<string, unknown> = {};
+    for (const key of keys) if (random() < 0.5) properties[key] = random() < 0.5 ? pick(odd) : key === 'hook_event' ? 'post_tool_use' : key.includes('version') ? pick(['0.1.0', '13.6.0']) : Math.floor(random() * 5);
+    return { uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, event: pick(events), distinctId: pick(['a', 'b', 'c']), timestamp: NOW - Math.floor(random() * 5e9), properties };
+  });
+}
+
+describe('tile sums kept at ingest', () => {
+  let temp: ReturnType<typeof makeTempDir> | undefined;
+  afterEach(() => temp?.cleanup());
+
+  it('equal the plain compiled SQL cell for cell on a simulated fleet', () => {
+    const store = openCollectorStore(':memory:');
+    const fleet = simulateFleet({ seed: 11, installs: 70, nowMs: NOW });
+    for (let i = 0; i < fleet.length; i += 250) store.insert(fleet.slice(i, i + 250));
+    expect(store.count()).toBeGreaterThan(15_000);
+    expectSameAsPlainSql(store);
+  });
+
+  it('equal the plain compiled SQL on odd property values (numbers as text, booleans, objects, null)', () => {
+    const store = openCollectorStore(':memory:');
+    const events = oddEvents(3_000, 5);
+    for (let i = 0; i < events.length; i += 37) store.insert(events.slice(i, i + 37));
+    expectSameAsPlainSql(store);
+  });
+
+  it('count a uuid once, and nothing of a batch that failed', () => {
+    const store = openCollectorStore(':memory:');
+    const fleet = simulateFleet({ seed: 3, installs: 20, nowMs: NOW });
+    store.insert(fleet.slice(0, 2_000));
+    store.insert(fleet.slice(1_000, 3_000));
+    // A property JSON cannot hold makes the whole batch roll back, sums included.
+    const broken = { ...fleet[3_000]!, properties: { count: 10n } };
+    expect(() => store.insert([...fleet.slice(3_000, 3_500), broken])).toThrow();
+    store.insert(fleet.slice(3_000, 4_000));
+    expect(store.count()).toBe(4_000);
+    expectSameAsPlainSql(store);
+  });
+
+  it('stay exact when two connections write the same file in turn', () => {
+    temp = makeTempDir();
+    const file = path.join(temp.dir, 'collector.db');
+    const a = openCollectorStore(file);
+    const b = openCollectorStore(file);
+    const fleet = simulateFleet({ seed: 4, installs: 20, nowMs: NOW });
+    for (let i = 0; i < fleet.length; i += 500) (i % 1_000 === 0 ? a : b).insert(fleet.slice(i, i + 500));
+    expectSameAsPlainSql(a);
+    expectSameAsPlainSql(b);
+    a.close();
+    b.close();
+  });
+
+  it('count the events stored before them once, and rebuild a tile whose definition changed', () => {
+    temp = makeTempDir();
+    const file = path.join(temp.dir, 'collector.db');
+    const first = openCollectorStore(file);
+    first.insert(simulateFleet({ seed: 9, installs: 20, nowMs: NOW }));
+    first.db.exec('DELETE FROM dashboard_tiles');
+    first.close();
+    const store = openCollectorStore(file);
+    const progress: number[] = [];
+    const stats = store.tiles.refresh((done) => progress.push(done));
+    expect(stats.pending).toBe(store.count());
+    expect(progress.at(-1)).toBe(store.count());
+    expect(store.tiles.refresh().pending).toBe(0);
+    expectSameAsPlainSql(store);
+
+    const changed: Tile[] = TILES.map((t) => (t.id === 'tokens-saved' ? { ...t, limit: 5 } : t));
+    const sums = openTileSums(store.db, changed);
+    expect(sums.refresh().pending).toBe(store.count());
+    expect(sums.read().find((r) => r.tile.id === 'tokens-saved')!.rows).toHaveLength(5);
+    store.close();
+  });
+});
