@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import { createReplayProvider } from '../src/providers/index.js';
 import { createGitCommitVerifier } from '../src/worker/commit-verifier.js';
@@ -7,6 +6,7 @@ import { makeGitRepo } from '../test/support/git-repo.js';
 import { observationXml } from '../test/support/replies.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { startHarness, toolEvent } from '../test/support/worker-harness.js';
+import { createPoster, postAtRate } from './http-poster.js';
 import { percentile, summarize } from './stats.js';
 
 export const name = 'verify';
@@ -50,33 +50,13 @@ export async function run(): Promise<Record<string, unknown>> {
 async function ingestWhileVerifying(repo: string, hashes: string[]): Promise<Record<string, unknown>> {
   const reply = JSON.stringify({ text: observationXml({ type: 'change', title: 'history', facts: hashes.map((h) => `commit ${h}`) }) });
   const h = await startHarness(createReplayProvider({ lines: [reply] }), { loop: { concurrency: 2 } });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const url = new URL(`${h.worker.url}/api/sessions/observations`);
-  const send = (i: number) =>
-    new Promise<number>((resolve, reject) => {
-      const body = JSON.stringify(toolEvent(`s${i % 4}`, i, { cwd: repo }));
-      const started = performance.now();
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${h.token}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 202 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const poster = createPoster(`${h.worker.url}/api/sessions/observations`, h.token);
   try {
-    const samples: number[] = [];
-    const pending: Promise<void>[] = [];
-    const started = performance.now();
-    for (let i = 0; i < 1_000; i += 1) {
-      const wait = started + i * 5 - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      pending.push(send(i).then((ms) => void samples.push(ms)));
-    }
-    await Promise.all(pending);
+    const samples = await postAtRate(poster, 1_000, 200, (i) => toolEvent(`s${i % 4}`, i, { cwd: repo }));
     const verified = h.worker.store.observations.count();
     return { rate_per_s: 200, seconds: 5, latency: summarize(samples), turns_verified_meanwhile: verified };
   } finally {
-    agent.destroy();
+    poster.close();
     await h.stop();
   }
 }

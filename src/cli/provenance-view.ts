@@ -1,17 +1,10 @@
 import type { ClaimRecord } from '../observer/claim-check.js';
+import type { ParsedObservation } from '../observer/types.js';
 import type { SessionRow, StoredObservation, StoredSummary, ToolEventRow } from '../store/index.js';
 
 /** What `memtrace show` prints, as plain values (the JSON form) and as text. Pure. */
-export interface ObservationView {
+export interface ObservationView extends ParsedObservation {
   id: number;
-  type: string;
-  title: string;
-  subtitle: string;
-  narrative: string;
-  facts: string[];
-  concepts: string[];
-  files_read: string[];
-  files_modified: string[];
   provenance: {
     session_id: string;
     project: string | null;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Timers } from '../timers.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { estimateTokens } from '../context/token-estimate.js';
@@ -9,16 +10,13 @@ import { countStep, type CompactionCounters } from './counters.js';
 import { compactionStep, type StepResult } from './step.js';
 import { createSummarizer } from './summarizer.js';
 
-export interface CompactionTimers {
-  /** Must not keep the process alive (unref'd). */
-  setTimeout(fn: () => void, ms: number): { cancel(): void };
-}
+export type { Timers as CompactionTimers } from '../timers.js';
 
 export interface CompactionDeps {
   db: Database.Database;
   provider: Pick<ObserverProvider, 'name' | 'complete'>;
   clock: Clock;
-  timers: CompactionTimers;
+  timers: Timers;
   log: Logger;
   recordCounters?: (event: string, dims: Readonly<Record<string, string>>, increments: Readonly<Record<string, number>>, nowMs: number) => void;
 }

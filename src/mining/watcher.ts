@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { nodeTimers, type Timers } from '../timers.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { BackoffMap } from './backoff.js';
@@ -23,10 +24,7 @@ export interface TranscriptWatchConfig {
 export const DEFAULT_WATCH_CONFIG: Omit<TranscriptWatchConfig, 'dirs'> = { intervalMs: 60_000, idleMs: 120_000, firstPassDelayMs: 5_000, catchUpDelayMs: 15_000 };
 
 
-export interface WatcherTimers {
-  /** Must not keep the process alive (unref'd). */
-  setTimeout(fn: () => void, ms: number): { cancel(): void };
-}
+export type { Timers as WatcherTimers } from '../timers.js';
 
 export interface TranscriptWatcherDeps {
   store: Store;
@@ -39,7 +37,7 @@ export interface TranscriptWatcherDeps {
   /** The observer loop's wake: mined events are observed like hook events. */
   wake(sessionId: string): void;
   projectOf(cwd: string | null): string | null;
-  timers?: WatcherTimers;
+  timers?: Timers;
   backoff?: BackoffMap;
 }
 
@@ -56,14 +54,6 @@ export interface TranscriptWatcher {
   stop(): Promise<void>;
 }
 
-const unrefTimers: WatcherTimers = {
-  setTimeout(fn, ms) {
-    const handle = setTimeout(fn, ms);
-    handle.unref();
-    return { cancel: () => clearTimeout(handle) };
-  },
-};
-
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -73,7 +63,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  */
 export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: TranscriptWatcherDeps): TranscriptWatcher {
   const { clock, log } = deps;
-  const timers = deps.timers ?? unrefTimers;
+  const timers = deps.timers ?? nodeTimers;
   const abort = new AbortController();
   const reported = new Map<string, string>();
   const miner = createMiner(

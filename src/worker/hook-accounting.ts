@@ -1,3 +1,4 @@
+import type { HookCallInfo } from '../server/app.js';
 import { hookDurationBucket, HOOK_EVENTS, HOOK_INSTALL_MODES } from '../telemetry/index.js';
 
 /** A hook's own cost is folded per call into windowed counters; nothing per call leaves the machine. */
@@ -5,14 +6,7 @@ export interface HookCounterSink {
   recordCounters(event: 'hook_rollup', dims: Record<string, string>, increments: Record<string, number>, nowMs: number): void;
 }
 
-export interface HookCallSeen {
-  event: string;
-  via: string;
-  startedAtMs: number | null;
-  shortened: boolean;
-  status: number;
-  nowMs: number;
-}
+export type { HookCallInfo as HookCallSeen } from '../server/app.js';
 
 export interface HookStats {
   accepted: number;
@@ -40,7 +34,7 @@ export function createHookAccounting(sink: HookCounterSink) {
   const dimsOf = (event: string, via: string) => (EVENTS.has(event) ? { hook_event: event, install_mode: MODES.has(via) ? via : 'unknown' } : null);
 
   return {
-    seen(call: HookCallSeen): void {
+    seen(call: HookCallInfo): void {
       if (call.status >= 500) stats.failed += 1;
       else if (call.status >= 400) stats.rejected += 1;
       else stats.accepted += 1;

@@ -1,9 +1,9 @@
-import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { readWorkerInfo, runningWorker } from '../../src/data-dir/index.js';
 import { captureIO } from '../support/cli-io.js';
+import { freePort } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 describe('memtrace worker start|stop|status', () => {
@@ -60,13 +60,3 @@ describe('memtrace worker start|stop|status', () => {
     expect(c.stdout()).toContain('usage: memtrace worker start');
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

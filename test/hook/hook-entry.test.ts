@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readWorkerInfo } from '../../src/data-dir/index.js';
@@ -10,6 +9,7 @@ import { createAnthropicProvider, createReplayProvider } from '../../src/provide
 import { captureIO } from '../support/cli-io.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { observationXml } from '../support/replies.js';
+import { freePort } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
@@ -147,13 +147,3 @@ describe('memtrace hook against a real worker', () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
