@@ -65,17 +65,6 @@ export function createCompactionStore(db: Database.Database) {
     ON CONFLICT (project_key) DO UPDATE SET attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at, last_failure = excluded.last_failure,
       wait_for_observation_above = excluded.wait_for_observation_above, idle_through_observation_id = excluded.idle_through_observation_id, updated_at = excluded.updated_at`);
 
-  const toSourceObservation = (row: Record<string, unknown>): SourceObservation => ({
-    id: row.id as number,
-    type: row.type as string,
-    title: row.title as string,
-    subtitle: row.subtitle as string,
-    narrative: row.narrative as string,
-    facts: JSON.parse(row.facts as string) as string[],
-    filesModified: JSON.parse(row.files_modified as string) as string[],
-    createdAt: row.created_at as number,
-  });
-
   const writeLeafTx = db.transaction((project: string | null, observationIds: number[], expectedReach: number | null, summary: NewSummary): number | null => {
     if (((leafReach.get(project) as { id: number | null }).id ?? null) !== expectedReach) return null;
     const rows = (observationsByIds.all(JSON.stringify(observationIds)) as Array<Record<string, unknown>>).filter((r) => r.project === project);
@@ -206,4 +195,18 @@ export function createCompactionStore(db: Database.Database) {
 
 function summaryColumns(s: NewSummary) {
   return { level: s.level, content: s.content, tokens: s.tokens, sourceTokens: s.sourceTokens, provider: s.provider, model: s.model, promptVersion: s.promptVersion, nowMs: s.nowMs };
+}
+
+/** An observations row as a summarizer's source (repair reads leaves' sources the same way). */
+export function toSourceObservation(row: Record<string, unknown>): SourceObservation {
+  return {
+    id: row.id as number,
+    type: row.type as string,
+    title: row.title as string,
+    subtitle: row.subtitle as string,
+    narrative: row.narrative as string,
+    facts: JSON.parse(row.facts as string) as string[],
+    filesModified: JSON.parse(row.files_modified as string) as string[],
+    createdAt: row.created_at as number,
+  };
 }

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { estimateTokens } from '../../context/token-estimate.js';
 import { COMPACTION_PROMPT_VERSION } from '../prompts.js';
-import { condensedSourceText, leafSourceText, type SourceObservation, type SourceSummary } from '../source-text.js';
+import { toSourceObservation } from '../compaction-store.js';
+import { condensedSourceText, leafSourceText, type SourceSummary } from '../source-text.js';
 import type { RepairRow, RepairTarget } from './target.js';
 
 /** Repair over memtrace's own summary DAG (memory_summaries + summary_sources). */
@@ -50,18 +51,7 @@ export function memtraceRepairTarget(db: Database.Database, scope: { project?: s
       })),
     source(row) {
       if (row.kind === 'leaf') {
-        const observations = (leafSources.all(Number(row.id)) as Array<Record<string, unknown>>).map(
-          (o): SourceObservation => ({
-            id: o.id as number,
-            type: o.type as string,
-            title: o.title as string,
-            subtitle: o.subtitle as string,
-            narrative: o.narrative as string,
-            facts: JSON.parse(o.facts as string) as string[],
-            filesModified: JSON.parse(o.files_modified as string) as string[],
-            createdAt: o.created_at as number,
-          }),
-        );
+        const observations = (leafSources.all(Number(row.id)) as Array<Record<string, unknown>>).map(toSourceObservation);
         if (observations.length === 0) return null;
         const text = leafSourceText(observations);
         return { text, tokens: estimateTokens(text), sourceSummaryIds: [] };
