@@ -6,6 +6,8 @@ export interface WorkerHealth {
   port?: number | null;
   status?: string;
   degraded?: Array<Record<string, unknown>>;
+  /** The whole /health answer (queue, calls in flight, hook counters). */
+  health?: Record<string, unknown>;
   error?: string;
 }
 
@@ -16,8 +18,8 @@ export async function workerHealth(dataDir: string, timeoutMs = 1_000): Promise<
   if (!info.port) return { running: true, pid: info.pid, port: null, status: 'starting' };
   try {
     const res = await fetch(`http://127.0.0.1:${info.port}/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await res.json()) as { status?: string; degraded?: Array<Record<string, unknown>> };
-    return { running: true, pid: info.pid, port: info.port, status: body.status ?? 'unknown', degraded: body.degraded ?? [] };
+    const body = (await res.json()) as { status?: string; degraded?: Array<Record<string, unknown>> } & Record<string, unknown>;
+    return { running: true, pid: info.pid, port: info.port, status: body.status ?? 'unknown', degraded: body.degraded ?? [], health: body };
   } catch (error) {
     return { running: true, pid: info.pid, port: info.port, status: 'unreachable', error: error instanceof Error ? error.message : String(error) };
   }

@@ -29,7 +29,9 @@ const MAX_PLAUSIBLE_MS = 600_000;
  * refusals must be visible here: /health and `memtrace worker status`) and folds the cost of
  * accepted ones into hook_rollup.
  */
-export function createHookAccounting(sink: HookCounterSink) {
+export function createHookAccounting(sink: HookCounterSink, options: { defer?: (fn: () => void) => void } = {}) {
+  // The fold writes an accumulator row: done after the reply, not on the hook's path to it.
+  const defer = options.defer ?? ((fn: () => void) => fn());
   const stats: HookStats = { accepted: 0, rejected: 0, failed: 0, shortened: 0, replayed_from_spool: 0, spooled_timeouts: 0, spooled_unreachable: 0 };
   const dimsOf = (event: string, via: string) => (EVENTS.has(event) ? { hook_event: event, install_mode: MODES.has(via) ? via : 'unknown' } : null);
 
@@ -43,7 +45,7 @@ export function createHookAccounting(sink: HookCounterSink) {
       if (!dims || call.status >= 300 || call.startedAtMs === null) return;
       const durationMs = call.nowMs - call.startedAtMs;
       if (durationMs < 0 || durationMs > MAX_PLAUSIBLE_MS) return;
-      sink.recordCounters('hook_rollup', dims, { count: 1, total_ms: durationMs, [hookDurationBucket(durationMs)]: 1, payloads_shortened: call.shortened ? 1 : 0 }, call.nowMs);
+      defer(() => sink.recordCounters('hook_rollup', dims, { count: 1, total_ms: durationMs, [hookDurationBucket(durationMs)]: 1, payloads_shortened: call.shortened ? 1 : 0 }, call.nowMs));
     },
     /** A spooled call the worker replayed: the hook that wrote it timed out or found no worker. */
     replayed(call: { hook_event: string; via: string; failure: 'unreachable' | 'timeout' }, nowMs: number): void {

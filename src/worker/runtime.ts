@@ -109,7 +109,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   });
 
   let port = config.port;
-  const hooks = createHookAccounting(telemetry);
+  const hooks = createHookAccounting(telemetry, { defer: setImmediate });
   const projectOf = createProjectResolver();
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
   // after a session ends (its background hooks may have been cut off) and when idle.

@@ -32,9 +32,9 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
   if (action === 'status') {
     const { values } = parseCommandArgs(args, { json: { type: 'boolean' } });
     const health = await workerHealth(dataDir);
-    const full = health.running && health.port ? await fetchHealth(health.port) : null;
+    const full = health.health ?? null;
     if (values.json) {
-      say(JSON.stringify({ data_dir: dataDir, ...health, ...(full ? { health: full } : {}) }, null, 2));
+      say(JSON.stringify({ data_dir: dataDir, ...health }, null, 2));
       return health.running ? EXIT_OK : EXIT_FAILURE;
     }
     if (!health.running) {
@@ -97,15 +97,6 @@ async function waitUntil<T>(ms: number, probe: () => T | null): Promise<T | null
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   return null;
-}
-
-async function fetchHealth(port: number): Promise<Record<string, unknown> | null> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1_000) });
-    return (await res.json()) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
 }
 
 function tail(file: string, lines: number): string {
