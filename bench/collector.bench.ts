@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openCollectorStore, startCollector } from '../src/telemetry/collector/index.js';
-import { generateFleet, queryTilesDirect, simulateFleet, TILES, type TileResult } from '../src/telemetry/dashboards/index.js';
+import { openCollectorStore, startCollector } from '../src/fleet/collector/index.js';
+import { generateFleet, queryTilesDirect, simulateFleet, TILES, type TileResult } from '../src/fleet/dashboards/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { compareTileResults } from '../test/support/tile-compare.js';
 

@@ -6,7 +6,7 @@ import { estimateTokens } from '../../src/context/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createAnthropicProvider } from '../../src/providers/index.js';
 import { openStore } from '../../src/store/index.js';
-import { seededRandom } from '../../src/telemetry/dashboards/prng.js';
+import { seededRandom } from '../../src/fleet/dashboards/prng.js';
 import { fakeClock, MINUTE, promptOf, recordingTimers, seedObservations, SMALL_CONFIG } from '../support/compaction-fixtures.js';
 import { startFakeLlm, type FakeLlm, type FakeStep } from '../support/fake-llm.js';
 import { makeTempDir } from '../support/temp-dir.js';

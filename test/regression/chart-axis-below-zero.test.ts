@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { niceScale } from '../../src/telemetry/dashboards/chart-format.js';
+import { niceScale } from '../../src/fleet/dashboards/chart-format.js';
 
 describe('regression: a chart of values at or above zero drew an axis down to a negative tick', () => {
   it('starts the axis at 0 when the lowest value is 0', () => {

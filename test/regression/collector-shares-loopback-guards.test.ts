@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCollector, type RunningCollector } from '../../src/telemetry/collector/index.js';
+import { startCollector, type RunningCollector } from '../../src/fleet/collector/index.js';
 import { rawRequest } from '../support/raw-http.js';
 import { makeTempDir } from '../support/temp-dir.js';
 

@@ -57,4 +57,4 @@ export const LEGACY_CLOSURE_PHRASES = [
   'this session has ended',
 ] as const;
 
-export { seededRandom } from '../../src/telemetry/dashboards/prng.js';
+export { seededRandom } from '../../src/fleet/dashboards/prng.js';

@@ -1,4 +1,4 @@
-import type { TileResult } from '../../src/telemetry/dashboards/index.js';
+import type { TileResult } from '../../src/fleet/dashboards/index.js';
 
 export interface TileComparison {
   cells: number;

@@ -2,8 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { startCollector } from '../../telemetry/collector/index.js';
-import { simulateFleet } from '../../telemetry/dashboards/index.js';
+import { startCollector } from '../../fleet/collector/index.js';
+import { simulateFleet } from '../../fleet/dashboards/index.js';
 import { waitForStopSignal } from '../stop-signal.js';
 
 export const DEFAULT_COLLECTOR_PORT = 37878;

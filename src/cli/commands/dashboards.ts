@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { commandGroup, EXIT_FAILURE, EXIT_OK, parseCommandArgs, type CliIO, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { openCollectorStore } from '../../telemetry/collector/index.js';
-import { exportDashboard, pushDashboards, queryTilesDirect, TILES, type TileResult } from '../../telemetry/dashboards/index.js';
+import { openCollectorStore } from '../../fleet/collector/index.js';
+import { exportDashboard, pushDashboards, queryTilesDirect, TILES, type TileResult } from '../../fleet/dashboards/index.js';
 
 const exportCommand: Command = {
   name: 'export',

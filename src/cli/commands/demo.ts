@@ -12,8 +12,8 @@ import { createProjectResolver } from '../../worker/project-of.js';
 import { readAuthToken } from '../../data-dir/index.js';
 import { runCommand } from '../command.js';
 import { waitForStopSignal } from '../stop-signal.js';
-import { startCollector, type RunningCollector } from '../../telemetry/collector/index.js';
-import { simulateFleet } from '../../telemetry/dashboards/index.js';
+import { startCollector, type RunningCollector } from '../../fleet/collector/index.js';
+import { simulateFleet } from '../../fleet/dashboards/index.js';
 
 const DEMO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../demo');
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { TILES } from '../../../src/telemetry/dashboards/index.js';
+import { TILES } from '../../../src/fleet/dashboards/index.js';
 import { captureIO } from '../../support/cli-io.js';
 import { startFakePostHogApi } from '../../support/fake-posthog-api.js';
 

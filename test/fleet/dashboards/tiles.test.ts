@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openCollectorStore, type CollectedEvent } from '../../../src/telemetry/collector/index.js';
-import { compileHogQL, queryTilesDirect, simulateFleet, TILES, VERSION_NOISE_FLOOR } from '../../../src/telemetry/dashboards/index.js';
-import { LEGACY_VERSIONS, MEMTRACE_VERSIONS } from '../../../src/telemetry/dashboards/index.js';
+import { openCollectorStore, type CollectedEvent } from '../../../src/fleet/collector/index.js';
+import { compileHogQL, queryTilesDirect, simulateFleet, TILES, VERSION_NOISE_FLOOR } from '../../../src/fleet/dashboards/index.js';
+import { LEGACY_VERSIONS, MEMTRACE_VERSIONS } from '../../../src/fleet/dashboards/index.js';
 
 const byId = (id: string) => TILES.find((t) => t.id === id)!;
 const NOW = Date.UTC(2026, 7, 19, 12);

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openCollectorStore, type CollectedEvent, type CollectorStore } from '../../../src/telemetry/collector/index.js';
-import { queryTilesDirect, seededRandom, simulateFleet, TILES, type Tile } from '../../../src/telemetry/dashboards/index.js';
-import { openTileSums } from '../../../src/telemetry/dashboards/index.js';
+import { openCollectorStore, type CollectedEvent, type CollectorStore } from '../../../src/fleet/collector/index.js';
+import { queryTilesDirect, seededRandom, simulateFleet, TILES, type Tile } from '../../../src/fleet/dashboards/index.js';
+import { openTileSums } from '../../../src/fleet/dashboards/index.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { compareTileResults } from '../../support/tile-compare.js';
 

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCollector, type RunningCollector } from '../../../src/telemetry/collector/index.js';
-import { simulateFleet, TILES } from '../../../src/telemetry/dashboards/index.js';
+import { startCollector, type RunningCollector } from '../../../src/fleet/collector/index.js';
+import { simulateFleet, TILES } from '../../../src/fleet/dashboards/index.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adoptedShare, fleetCurves, HOOK_BUCKETS, LEGACY_VERSIONS, MODELS, mondayOf, simulateFleet } from '../../../src/telemetry/dashboards/index.js';
-import { openCollectorStore } from '../../../src/telemetry/collector/index.js';
+import { adoptedShare, fleetCurves, HOOK_BUCKETS, LEGACY_VERSIONS, MODELS, mondayOf, simulateFleet } from '../../../src/fleet/dashboards/index.js';
+import { openCollectorStore } from '../../../src/fleet/collector/index.js';
 
 const NOW = Date.UTC(2026, 10, 18, 15); // a Wednesday
 const WEEK = 604_800_000;

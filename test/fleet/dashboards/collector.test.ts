@@ -2,8 +2,8 @@ import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { PostHog } from 'posthog-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startCollector, type RunningCollector } from '../../../src/telemetry/collector/index.js';
-import { TILES } from '../../../src/telemetry/dashboards/index.js';
+import { startCollector, type RunningCollector } from '../../../src/fleet/collector/index.js';
+import { TILES } from '../../../src/fleet/dashboards/index.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 
 describe('memtrace collector', () => {

@@ -1,6 +1,6 @@
 import createHogQLParser, { type HogQLParser } from '@posthog/hogql-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportDashboard, TILES } from '../../../src/telemetry/dashboards/index.js';
+import { exportDashboard, TILES } from '../../../src/fleet/dashboards/index.js';
 import { dashboardBody, insightBody } from '../../support/posthog-shapes.js';
 
 interface ParseError {
