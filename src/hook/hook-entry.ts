@@ -61,7 +61,7 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     return 0;
   }
   // Rarely needed parts load only when needed: this command runs on every tool call.
-  const fallback = name === 'stop' && typeof input.last_assistant_message !== 'string' ? { lastAssistantMessage: (await import('./transcript-tail.js')).readLastAssistantText(input.transcript_path) } : {};
+  const fallback = name === 'stop' && typeof input.last_assistant_message !== 'string' ? { lastAssistantMessage: (await import('../hosts/claude-code/transcript-tail.js')).readLastAssistantText(input.transcript_path) } : {};
   const plan = planHook(name, input, fallback);
   if (!plan.ok) {
     warn(`${plan.reason}; event not recorded`);

@@ -1,4 +1,5 @@
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
+import { toolEventRecord } from '../observer/tool-evidence.js';
 import { segmentKey } from './segment-keys.js';
 import type { MinedEvent } from './segment-miner.js';
 
@@ -55,7 +56,8 @@ export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: stri
     const perSegment = new Map<number, number>();
     if (input.events.length > 0) ensureSession(input.sessionId, input.session, input.nowMs);
     for (const event of input.events) {
-      const result = store.queue.enqueue({ sessionId: input.sessionId, kind: 'observation', toolUseId: event.toolUseId, payload: event.payload, nowMs: input.nowMs });
+      const payload = { ...event.payload, session_id: input.sessionId, at: event.payload.at ?? input.nowMs };
+      const result = store.queue.enqueue({ sessionId: input.sessionId, kind: 'observation', toolUseId: event.toolUseId, payload, toolEvent: toolEventRecord(payload), nowMs: input.nowMs });
       if (result.status === 'queued') {
         queued += 1;
         perSegment.set(event.segment, (perSegment.get(event.segment) ?? 0) + 1);
@@ -91,7 +93,7 @@ export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: stri
       sessionId: input.sessionId,
       kind: 'summary',
       toolUseId: null,
-      payload: { last_assistant_message: input.lastAssistantMessage, at: input.nowMs, source: 'transcript', transcript_path: input.transcriptPath },
+      payload: { kind: 'stop', session_id: input.sessionId, last_assistant_message: input.lastAssistantMessage, at: input.nowMs, source: 'transcript', transcript_path: input.transcriptPath },
       nowMs: input.nowMs,
     });
     mined.markSummarized(input.sessionId, input.segments, input.nowMs);

@@ -35,24 +35,18 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     if (!claimed) throw new Error(`claimed message ${message.id} vanished from the queue`);
     const session = deps.store.sessions.get(message.sessionId);
     const sessionInfo = { project: session?.project ?? null, userPrompt: deps.store.sessions.latestPrompt(message.sessionId) ?? session?.prompt ?? null };
-    const payload = (claimed.payload ?? {}) as Record<string, unknown>;
+    const event = claimed.payload;
     const prompt =
-      claimed.kind === 'observation'
-        ? buildObservationPrompt(
+      event.kind === 'stop'
+        ? buildSummaryPrompt({ lastAssistantMessage: event.last_assistant_message ?? null, recentObservations: deps.store.observations.recentForSession(message.sessionId, 30) }, sessionInfo)
+        : buildObservationPrompt(
             {
-              toolName: typeof payload.tool_name === 'string' ? payload.tool_name : 'unknown',
-              toolInput: payload.tool_input,
-              toolResponse: payload.tool_response,
-              failure: typeof payload.error === 'string' ? { error: payload.error, interrupted: payload.is_interrupt === true } : null,
-              cwd: typeof payload.cwd === 'string' ? payload.cwd : null,
-              atMs: typeof payload.at === 'number' ? payload.at : claimed.createdAt,
-            },
-            sessionInfo,
-          )
-        : buildSummaryPrompt(
-            {
-              lastAssistantMessage: typeof payload.last_assistant_message === 'string' ? payload.last_assistant_message : null,
-              recentObservations: deps.store.observations.recentForSession(message.sessionId, 30),
+              toolName: event.tool_name,
+              toolInput: event.tool_input,
+              toolResponse: event.tool_response,
+              failure: event.kind === 'post_tool_use_failure' ? { error: event.error, interrupted: event.is_interrupt === true } : null,
+              cwd: event.cwd ?? null,
+              atMs: event.at,
             },
             sessionInfo,
           );
@@ -63,7 +57,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     const decision = decideObserverOutput(reply.text);
     // Claims are checked before the turn's transaction, without blocking the event loop.
     const hashes = decision.outcome === 'parsed' ? hashesToCheck(decision.observations, decision.summary) : [];
-    const cwd = typeof payload.cwd === 'string' && payload.cwd !== '' ? payload.cwd : (session?.cwd ?? null);
+    const cwd = event.cwd ? event.cwd : (session?.cwd ?? null);
     const commitVerdicts = hashes.length > 0 && deps.verifier ? await deps.verifier.check(cwd, hashes) : new Map();
     // File claims are looked up, not the session's whole history: one indexed query per turn.
     const root = session?.project?.startsWith('/') ? session.project : cwd;

@@ -9,7 +9,8 @@ import { healthReport } from './health-report.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
-import { readLastAssistantText } from '../hook/transcript-tail.js';
+import { readLastAssistantText } from '../hosts/claude-code/transcript-tail.js';
+import { createEventIntake } from './event-intake.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -45,21 +46,18 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       throw error;
     }
   };
-  /**
-   * The Stop hook runs in the background and Claude Code kills background hooks when it exits,
-   * so the last turn's summary request may never arrive. At SessionEnd, if the session's latest
-   * prompt has no summary request, one is queued from the transcript's last assistant message
-   * (same dedup key as Stop's, so a late Stop is a duplicate).
-   */
-  const queueMissingSummary = (sessionId: string, nowMs: number) => {
-    const prompt = store.sessions.prompts(sessionId).at(-1);
-    if (!prompt?.prompt_id || store.queue.hasSeen(sessionId, `summary:${prompt.prompt_id}`)) return;
-    const transcriptPath = store.sessions.get(sessionId)?.transcriptPath ?? null;
-    const last = readLastAssistantText(transcriptPath);
-    if (!last) return;
-    const result = write(() => store.queue.enqueue({ sessionId, kind: 'summary', toolUseId: `summary:${prompt.prompt_id}`, payload: { last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, nowMs }));
-    if (result.status === 'queued') loop.wake(sessionId);
-  };
+  const intake = createEventIntake({
+    store,
+    projectOf: deps.projectOf,
+    write,
+    wake: (sessionId) => loop.wake(sessionId),
+    onTranscript: deps.onTranscript,
+    sessionEnded: (sessionId, transcriptPath) => {
+      loop.sessionEnded(sessionId);
+      deps.onSessionEnded?.(sessionId, transcriptPath);
+    },
+    lastAssistantText: readLastAssistantText,
+  });
   const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
 
   return {
@@ -69,44 +67,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
     providerName: deps.providerName,
     port: deps.port,
     token: () => deps.token,
-    sessions: {
-      init: (input) => {
-        if (input.transcript_path) deps.onTranscript?.(input.session_id, input.transcript_path);
-        write(() =>
-          store.sessions.init({
-            sessionId: input.session_id,
-            project: input.project ?? deps.projectOf(input.cwd),
-            prompt: input.prompt ?? null,
-            promptId: input.prompt_id ?? null,
-            platform: input.platform ?? null,
-            cwd: input.cwd ?? null,
-            transcriptPath: input.transcript_path ?? null,
-            source: input.source ?? null,
-            nowMs: input.nowMs,
-          }),
-        );
-      },
-      end: (input) => {
-        const known = write(() => store.sessions.end(input.session_id, input.nowMs, { reason: input.reason ?? null, transcriptPath: input.transcript_path ?? null }));
-        if (known) queueMissingSummary(input.session_id, input.nowMs);
-        if (known) {
-          loop.sessionEnded(input.session_id);
-          deps.onSessionEnded?.(input.session_id, input.transcript_path ?? store.sessions.get(input.session_id)?.transcriptPath ?? null);
-        }
-        return known;
-      },
-    },
-    enqueue: (input) => {
-      if (input.transcriptPath) deps.onTranscript?.(input.sessionId, input.transcriptPath);
-      const result = write(() => {
-        if (!store.sessions.get(input.sessionId)) {
-          store.sessions.init({ sessionId: input.sessionId, project: deps.projectOf(input.cwd), cwd: input.cwd, transcriptPath: input.transcriptPath, nowMs: input.nowMs });
-        }
-        return store.queue.enqueue({ sessionId: input.sessionId, kind: input.kind, toolUseId: input.dedupKey, payload: input.payload, nowMs: input.nowMs });
-      });
-      if (result.status === 'queued') loop.wake(input.sessionId);
-      return result;
-    },
+    accept: (event, nowMs) => intake.accept(event, nowMs),
     injectContext: ({ project, cwd, budgetRaw, nowMs }) => {
       const budget = parseBudget(budgetRaw);
       if (typeof budget !== 'number') return { ok: false, field: 'budget_tokens', message: budget.error };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitPayload } from '../../src/mining/fit-payload.js';
+import { fitPayload } from '../../src/hosts/fit-payload.js';
 import { capField } from '../../src/observer/prompts.js';
 
 describe('fitting a mined event to the hooks’ body limit', () => {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lastAssistantText } from '../../src/hook/assistant-text.js';
-import { readLastAssistantText } from '../../src/hook/transcript-tail.js';
+import { lastAssistantText } from '../../src/hosts/claude-code/assistant-text.js';
+import { readLastAssistantText } from '../../src/hosts/claude-code/transcript-tail.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const line = (o: unknown) => JSON.stringify(o);
