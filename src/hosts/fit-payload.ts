@@ -1,10 +1,10 @@
 /**
- * Keeps a mined event within the size the hooks' HTTP route accepts (1 MiB bodies), the way
- * a hook shortens an oversized event: the longest strings keep their head and tail around a
- * marker. The observer reads at most 16,000 characters of a field (head and tail), so what it
- * sees does not change; the queue just does not store megabytes it would never read. Pure.
+ * Keeps an event within the size the queue stores (1 MiB, the HTTP API's body limit): the
+ * longest strings keep their head and tail around a marker. The observer reads at most 16,000
+ * characters of a field (head and tail), so what it sees does not change; the queue just does
+ * not store megabytes it would never read. Hook events and mined events alike. Pure.
  */
-export const MINED_PAYLOAD_MAX_CHARS = 1024 * 1024;
+export const STORED_EVENT_MAX_CHARS = 1024 * 1024;
 /** Shortened strings keep at least this much (half head, half tail). */
 const MIN_KEEP_CHARS = 32 * 1024;
 
@@ -28,7 +28,8 @@ function measure(value: unknown, strings: number[], depth = 0): number {
   return size;
 }
 
-function shorten(text: string, keep: number): string {
+/** The text with at most `keep` characters of it kept, head and tail around the marker. */
+export function shortenText(text: string, keep: number): string {
   if (text.length <= keep) return text;
   const head = Math.ceil(keep / 2);
   let end = head;
@@ -40,14 +41,14 @@ function shorten(text: string, keep: number): string {
 }
 
 function rewrite(value: unknown, keep: number, depth = 0): unknown {
-  if (typeof value === 'string') return shorten(value, keep);
+  if (typeof value === 'string') return shortenText(value, keep);
   if (value === null || typeof value !== 'object' || depth > 64) return value;
   if (Array.isArray(value)) return value.map((v) => rewrite(v, keep, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewrite(v, keep, depth + 1)]));
 }
 
 /** The value as is when it fits; else a copy whose longest strings are shortened to fit. */
-export function fitPayload<T>(value: T, maxChars = MINED_PAYLOAD_MAX_CHARS): { value: T; shortened: boolean } {
+export function fitPayload<T>(value: T, maxChars = STORED_EVENT_MAX_CHARS): { value: T; shortened: boolean } {
   const strings: number[] = [];
   const size = measure(value, strings);
   if (size <= maxChars) return { value, shortened: false };

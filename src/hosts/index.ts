@@ -19,4 +19,5 @@ export {
 } from './hook-event.js';
 export { sessionStartContextJson, type AdaptResult, type AdapterDeps, type HostAdapter } from './host-adapter.js';
 export { adapterFor } from './registry.js';
-export { fitPayload } from './fit-payload.js';
+export { fitPayload, STORED_EVENT_MAX_CHARS } from './fit-payload.js';
+export { fitEvent } from './fit-event.js';

@@ -4,3 +4,4 @@ export { isAllowedHost, isBrowserCrossSite } from './host-guard.js';
 export { hasBearerToken } from './bearer-token.js';
 export { findExcessiveNesting } from './json-depth.js';
 export { listenLoopback, type ListeningServer } from './listen.js';
+export { listenUnixSocket, type ListeningSocket } from './listen-socket.js';

@@ -3,7 +3,7 @@
  * rendered from package.json's facts and the one hook definition. `scripts/generate-plugin.ts`
  * writes them; a test fails when the committed files drift. Pure.
  */
-import { memtraceHooks, PLUGIN_INVOKE } from './hook-definitions.js';
+import { memtraceHooks, PLUGIN_FORWARDER } from './hook-definitions.js';
 
 export interface PackageFacts {
   name: string;
@@ -32,7 +32,7 @@ export function pluginManifest(pkg: PackageFacts): Record<string, unknown> {
 export function pluginHooksFile(): Record<string, unknown> {
   return {
     description: 'memtrace: injects remembered context at session start; records prompts and tool use in the background, without blocking the agent.',
-    hooks: memtraceHooks(PLUGIN_INVOKE, 'plugin'),
+    hooks: memtraceHooks(PLUGIN_FORWARDER, 'plugin'),
   };
 }
 

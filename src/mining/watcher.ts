@@ -5,7 +5,7 @@ import type { Store } from '../store/index.js';
 import type { BackoffMap } from './backoff.js';
 import { discoverTranscripts } from './discover.js';
 import { createMiner } from './miner.js';
-import { miningRollupIncrements, passHasActivity, type PassReport } from './mining-report.js';
+import { miningRollupIncrements, passHasActivity, type FileOutcome, type FileReport, type PassReport } from './mining-report.js';
 import { createStoreMiningStore } from './mining-store.js';
 
 export interface TranscriptWatchConfig {
@@ -37,6 +37,12 @@ export interface TranscriptWatcherDeps {
   /** The observer loop's wake: mined events are observed like hook events. */
   wake(sessionId: string): void;
   projectOf(cwd: string | null): string | null;
+  /**
+   * A transcript the hooks reported has gone quiet (idle for `idleMs`) and is now mined: the
+   * session may have ended without a SessionEnd or a Stop (an agent host kills background hooks
+   * when it exits). Called once per quiet spell.
+   */
+  quiet?(sessionId: string, path: string): void;
   timers?: Timers;
   backoff?: BackoffMap;
 }
@@ -54,6 +60,9 @@ export interface TranscriptWatcher {
   stop(): Promise<void>;
 }
 
+/** A mined file (or one with nothing new) is a transcript no longer being written. */
+const QUIET_OUTCOMES: ReadonlySet<FileOutcome> = new Set(['mined', 'migrated', 'unchanged']);
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -66,6 +75,13 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
   const timers = deps.timers ?? nodeTimers;
   const abort = new AbortController();
   const reported = new Map<string, string>();
+  /** Reported sessions already handed to `quiet` since their last hook event. */
+  const settled = new Set<string>();
+  const onFile = (file: FileReport) => {
+    if (!QUIET_OUTCOMES.has(file.outcome) || reported.get(file.path) !== file.sessionId || settled.has(file.sessionId)) return;
+    settled.add(file.sessionId);
+    deps.quiet?.(file.sessionId, file.path);
+  };
   const miner = createMiner(
     {},
     {
@@ -88,7 +104,7 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
             config.dirs,
             [...reported].map(([path, sessionId]) => ({ path, sessionId })),
           );
-      const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal });
+      const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal, onFile });
       const nowMs = clock.now();
       if (passHasActivity(report)) {
         deps.telemetry.recordCounters('mining_rollup', { trigger: only ? 'session_end' : 'watch' }, miningRollupIncrements(report), nowMs);
@@ -131,7 +147,8 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
   return {
     runPass,
     reportTranscript(sessionId, path) {
-      if (reported.size < 10_000) reported.set(path, sessionId);
+      if (reported.size < 10_000 || reported.has(path)) reported.set(path, sessionId);
+      settled.delete(sessionId);
     },
     catchUp(sessionId, path) {
       if (reported.size < 10_000) reported.set(path, sessionId);

@@ -8,17 +8,6 @@ import { MAX_BODY_BYTES, readEvent } from './read-body.js';
 
 export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './read-body.js';
 
-/** A call made by `memtrace hook`, as its headers describe it; the worker folds its cost. */
-export interface HookCallInfo {
-  event: string;
-  via: string;
-  /** When the hook process started (epoch ms), or null if it did not say. */
-  startedAtMs: number | null;
-  shortened: boolean;
-  status: number;
-  nowMs: number;
-}
-
 /** What the routes need from the rest of the worker; each piece is passed in. */
 export interface WorkerServices {
   clock: Clock;
@@ -34,7 +23,6 @@ export interface WorkerServices {
   injectContext(input: { project: string | null; cwd: string | null; budgetRaw: string | undefined; nowMs: number }):
     | { ok: true; markdown: string }
     | { ok: false; field: string; message: string };
-  hookCall(info: HookCallInfo): void;
   /** /health: status, queue depth, degraded reasons; nothing private (no ids, paths or content). */
   health(): { status: 'ok' | 'degraded' } & Record<string, unknown>;
   telemetryStatus(nowMs: number): unknown;
@@ -46,21 +34,6 @@ const MAX_QUERY_PATH = 4096;
 export function createApp(services: WorkerServices): Hono {
   const app = new Hono();
 
-  // Outermost: sees every hook call's final status, refusals included.
-  app.use('*', async (c, next) => {
-    await next();
-    const event = c.req.header('x-memtrace-hook-event');
-    if (!event) return;
-    const started = Number(c.req.header('x-memtrace-hook-started'));
-    services.hookCall({
-      event,
-      via: c.req.header('x-memtrace-hook-via') ?? 'unknown',
-      startedAtMs: Number.isFinite(started) && started > 0 ? started : null,
-      shortened: c.req.header('x-memtrace-hook-shortened') === '1',
-      status: c.res.status,
-      nowMs: services.clock.now(),
-    });
-  });
   app.use('*', ...loopbackGuards({ port: services.port, token: { prefix: '/api/', value: services.token }, maxBodyBytes: MAX_BODY_BYTES, requireJson: true }));
 
   // SPEC §4.3's four routes each carry one or two kinds of hook event.

@@ -7,9 +7,13 @@ import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } f
 import type { ObserverProvider } from '../providers/types.js';
 import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
-import { listenLoopback } from '../http-edge/index.js';
+import { listenLoopback, listenUnixSocket } from '../http-edge/index.js';
+import { createHookApp } from '../server/hook-app.js';
+import { adapterFor, isHostName } from '../hosts/index.js';
+import { createContextFiles } from './context-files.js';
+import { hookDoor } from './hook-door.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
-import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, type WorkerLock } from '../data-dir/index.js';
+import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, SOCKET_PATH_LIMIT, WORKER_SOCKET, writeContextFile, type WorkerLock } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
 import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
 import { createHookAccounting } from './hook-accounting.js';
@@ -113,9 +117,15 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const projectOf = createProjectResolver();
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
   // after a session ends (its background hooks may have been cut off) and when idle.
-  const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, { store, clock, log, telemetry, wake: (id) => loop.wake(id), projectOf });
-  const app = createApp(
-    createWorkerServices({
+  const contextFiles = createContextFiles({ db: store.db, dataDir: config.dataDir });
+  const keepContext = (cwd: string, output: string) => {
+    try {
+      writeContextFile(config.dataDir, cwd, output === '' ? null : output);
+    } catch (error) {
+      log.warn('could not keep the context file', { error: String(error) });
+    }
+  };
+  const services = createWorkerServices({
       store,
       loop,
       telemetry,
@@ -131,21 +141,53 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       onSessionEnded: (sessionId, transcriptPath) => {
         if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
       },
-    }),
-  );
+      keepContext,
+  });
+  const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, {
+    store,
+    clock,
+    log,
+    telemetry,
+    wake: (id) => loop.wake(id),
+    projectOf,
+    quiet: (sessionId) => services.sessionQuiet(sessionId, clock.now()),
+  });
+  const app = createApp(services);
 
+  // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
+  const replay = () =>
+    replaySpool({
+      dataDir: config.dataDir,
+      intake: services.hostIntake,
+      app,
+      port,
+      token,
+      log,
+      nowMs: () => clock.now(),
+      replayed: (entry, nowMs) => hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
+      unreadable: () => hooks.unreadable(),
+    }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
+  await replay();
   const server = await listenLoopback(app, config.port);
   port = server.port;
   lock.update({ port });
-  const replay = () =>
-    replaySpool({ dataDir: config.dataDir, app, port, token, hooks, log, nowMs: () => clock.now() }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
+  const hookSocket = await listenUnixSocket(createHookApp(hookDoor({ dataDir: config.dataDir, intake: services.hostIntake, hooks, log, now: () => clock.now(), reportError: (error) => telemetry.captureException(error, 'server', clock.now()) })), config.dataDir, WORKER_SOCKET, { pathLimit: SOCKET_PATH_LIMIT });
+  // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
+  await replay();
+  const refreshContextFiles = () => {
+    try {
+      contextFiles.refreshChanged(clock.now());
+    } catch (error) {
+      log.warn('could not refresh the context files', { error: String(error) });
+    }
+  };
   const ticker = setInterval(() => {
     telemetry.tick(clock.now());
     void replay();
     loop.rescan();
+    refreshContextFiles();
   }, options.tickMs ?? 30_000);
   ticker.unref();
-  await replay();
   loop.wake();
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
@@ -164,10 +206,12 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       stopped ??= (async () => {
         clearInterval(ticker);
         await watcher.stop();
+        await hookSocket.close();
         await server.close();
         await compaction.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
+        refreshContextFiles();
         await checkpointer.stop();
         store.close();
         lock.release();

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
 import type { Logger } from '../log.js';
-import type { HookCallInfo, WorkerServices } from '../server/app.js';
+import type { WorkerServices } from '../server/app.js';
 import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
@@ -11,6 +11,7 @@ import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
 import { readLastAssistantText } from '../hosts/claude-code/transcript-tail.js';
 import { createEventIntake } from './event-intake.js';
+import { createHostIntake, type HostIntake } from './host-intake.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -28,10 +29,18 @@ export interface ServiceDeps {
   onTranscript?: (sessionId: string, transcriptPath: string) => void;
   /** A session ended: what its transcript holds beyond what the hooks delivered may be mined. */
   onSessionEnded?: (sessionId: string, transcriptPath: string | null) => void;
+  /** Keeps the context a session starting in `cwd` got (for a start while no worker runs). */
+  keepContext?: (cwd: string, output: string) => void;
 }
 
+export type Services = WorkerServices & {
+  hostIntake: HostIntake;
+  /** A session's transcript went quiet: queue its last summary request if none came. */
+  sessionQuiet(sessionId: string, nowMs: number): void;
+};
+
 /** The worker's side of each route: store writes, loop wake-ups, context, accounting. */
-export function createWorkerServices(deps: ServiceDeps): WorkerServices {
+export function createWorkerServices(deps: ServiceDeps): Services {
   const { store, loop, telemetry, clock } = deps;
   const contextQuery = createContextQuery(store.db);
   /** A write on the request path: a full disk pauses the loop too, a success lets it resume. */
@@ -60,7 +69,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
   });
   const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
 
-  return {
+  const api: WorkerServices = {
     clock,
     log: deps.log,
     version: deps.version,
@@ -81,9 +90,19 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
         throw error;
       }
     },
-    hookCall: (info: HookCallInfo) => deps.hooks.seen(info),
     health,
     telemetryStatus: (nowMs) => ({ ...telemetry.status(nowMs), worker: { running: true, pid: process.pid, port: deps.port(), ...health() } }),
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   };
+  const hostIntake = createHostIntake({
+    accept: (event, nowMs) => intake.accept(event, nowMs),
+    contextFor: (cwd, nowMs) => {
+      const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
+      return result.ok ? result.markdown : '';
+    },
+    keepContext: (cwd, output) => deps.keepContext?.(cwd, output),
+    adapterDeps: { lastAssistantText: readLastAssistantText },
+    seen: (call) => deps.hooks.seen(call),
+  });
+  return { ...api, hostIntake, sessionQuiet: (sessionId, nowMs) => intake.queueMissingSummary(sessionId, nowMs) };
 }

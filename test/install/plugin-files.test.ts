@@ -24,7 +24,7 @@ describe('the committed plugin files', () => {
     const { hooks } = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_HOOKS_PATH), 'utf8'));
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     for (const event of CLAUDE_HOOK_EVENTS) {
-      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace\.cjs" hook [a-z-]+ --via plugin$/);
+      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace-hook" claude-code [a-z-]+ plugin node$/);
     }
     expect(hooks.SessionStart[0].hooks[0]).not.toHaveProperty('async');
     expect(hooks.PostToolUse[0].hooks[0].async).toBe(true);

@@ -47,6 +47,6 @@ describe.skipIf(unavailable !== null)('claude plugin validate --strict', () => {
     expect(report).toMatchObject({ success: true, strict: true, manifest: { errors: [], warnings: [] } });
     expect(report.contents.flatMap((c: any) => [...(c.errors ?? []), ...(c.warnings ?? [])])).toEqual([]);
     expect(report.provides.hooks.map((h: any) => h.event)).toEqual([...CLAUDE_HOOK_EVENTS]);
-    expect(report.provides.hooks.every((h: any) => h.type === 'command' && h.command.startsWith('node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs" hook '))).toBe(true);
+    expect(report.provides.hooks.every((h: any) => h.type === 'command' && h.command.startsWith('sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code '))).toBe(true);
   });
 });

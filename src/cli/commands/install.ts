@@ -4,7 +4,7 @@ import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
 import {
   findPackageRoot,
-  HOOK_ENTRY,
+  HOOK_FORWARDER,
   installHooks,
   isEphemeralInstall,
   memtraceHooks,
@@ -12,7 +12,7 @@ import {
   renderSettings,
   settingsDiff,
   SettingsFileError,
-  settingsInvoke,
+  settingsForwarder,
   uninstallHooks,
   writeSettingsFile,
   type HookChange,
@@ -77,8 +77,8 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   let packageRoot: string | null = null;
   if (action === 'install') {
     packageRoot = findPackageRoot();
-    if (!fs.existsSync(path.join(packageRoot, HOOK_ENTRY))) return fail(`memtrace's hook entry ${path.join(packageRoot, HOOK_ENTRY)} is missing; reinstall memtrace.`);
-    merge = installHooks(snapshot.value, memtraceHooks(settingsInvoke(process.execPath, packageRoot), 'settings'));
+    if (!fs.existsSync(path.join(packageRoot, HOOK_FORWARDER))) return fail(`memtrace's hook forwarder ${path.join(packageRoot, HOOK_FORWARDER)} is missing; reinstall memtrace.`);
+    merge = installHooks(snapshot.value, memtraceHooks(settingsForwarder(process.execPath, packageRoot), 'settings'));
   } else {
     merge = uninstallHooks(snapshot.value);
   }
