@@ -9,6 +9,11 @@ export interface HostAdapter {
   host: HostName;
   /** The hook names this host's hooks are invoked with, memtrace's own (`post-tool-use`) and the host's (`AfterTool`). */
   readonly eventNames: readonly string[];
+  /**
+   * The events whose hooks the agent waits for, as `memtrace install` sets them up for this host
+   * (the rest run in the background): what memtrace's share of the agent's time is made of.
+   */
+  readonly blocking: ReadonlySet<HookEventKind>;
   /** Which of memtrace's six events a hook name stands for, or null when memtrace does not handle it. */
   kindOf(eventName: string): HookEventKind | null;
   /** The event a payload describes. Validation of field bounds happens after (hook-event.ts). */

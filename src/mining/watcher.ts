@@ -75,6 +75,7 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
   const timers = deps.timers ?? nodeTimers;
   const abort = new AbortController();
   const reported = new Map<string, string>();
+  const catchUps = new Map<string, Promise<PassReport | null>>();
   /** Reported sessions already handed to `quiet` since their last hook event. */
   const settled = new Set<string>();
   const onFile = (file: FileReport) => {
@@ -152,15 +153,21 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
     },
     catchUp(sessionId, path) {
       if (reported.size < 10_000) reported.set(path, sessionId);
-      return new Promise((resolve) => {
+      // A Stop and then a SessionEnd ask for the same catch-up: one pass serves both.
+      const pending = catchUps.get(path);
+      if (pending) return pending;
+      const done = new Promise<PassReport | null>((resolve) => {
         const attempt = (tries: number) =>
           timers.setTimeout(() => {
             // A pass already running: try again shortly rather than skip the catch-up.
             if (running && tries < 20 && !stopped) return void attempt(tries + 1);
+            catchUps.delete(path);
             void runPass({ path, sessionId }).then(resolve);
           }, tries === 0 ? config.catchUpDelayMs : 1_000);
         attempt(0);
       });
+      catchUps.set(path, done);
+      return done;
     },
     async stop() {
       stopped = true;

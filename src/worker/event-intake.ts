@@ -15,6 +15,11 @@ export interface IntakeDeps {
   onTranscript?(sessionId: string, transcriptPath: string): void;
   /** A session ended: its rollup is due, and what its transcript holds beyond the hooks may be mined. */
   sessionEnded(sessionId: string, transcriptPath: string | null): void;
+  /**
+   * A turn ended (Stop, which hosts wait for): its background tool hooks may yet be killed at the
+   * agent's exit, so the transcript is read for what they miss a little later.
+   */
+  turnEnded?(sessionId: string, transcriptPath: string): void;
   /** The transcript's last assistant message, for a session whose last summary request never came. */
   lastAssistantText(transcriptPath: string | null): string | null;
 }
@@ -80,9 +85,12 @@ export function createEventIntake(deps: IntakeDeps) {
         case 'post_tool_use':
         case 'post_tool_use_failure':
           return enqueue({ ...event, at: nowMs }, event.tool_use_id ?? null, nowMs);
-        case 'stop':
+        case 'stop': {
+          const transcriptPath = event.transcript_path ?? store.sessions.get(event.session_id)?.transcriptPath ?? null;
+          if (transcriptPath) deps.turnEnded?.(event.session_id, transcriptPath);
           // One summary per prompt: a Stop replayed from the spool is the same Stop.
           return enqueue({ ...event, at: nowMs }, event.prompt_id ? summaryKey(event.prompt_id) : null, nowMs);
+        }
         case 'session_end': {
           const known = write(() => store.sessions.end(event.session_id, nowMs, { reason: event.reason ?? null, transcriptPath: event.transcript_path ?? null }));
           if (!known) return { status: 'unknown_session' };

@@ -8,6 +8,7 @@ export interface HookCounterSink {
 /** One hook call the worker handled (live over the socket, or replayed from the spool). */
 export interface HookCallSeen {
   host: string;
+  sessionId: string | null;
   /** The event it carried; null when it carried none memtrace handles or could not be read. */
   kind: string | null;
   via: string;

@@ -27,7 +27,7 @@ export interface HostIntakeDeps {
   keepContext(cwd: string, output: string): void;
   adapterDeps: AdapterDeps;
   /** Counts what a hook call cost and whether it was shortened (hook_rollup, /health). */
-  seen(call: { host: string; kind: HookEventKind | null; via: string; status: number; shortened: boolean; elapsedMs: number | null; nowMs: number }): void;
+  seen(call: { host: string; sessionId: string | null; kind: HookEventKind | null; via: string; status: number; shortened: boolean; elapsedMs: number | null; nowMs: number }): void;
 }
 
 /**
@@ -38,7 +38,7 @@ export function createHostIntake(deps: HostIntakeDeps) {
   const failed = (status: 400 | 404, error: string, kind: HookEventKind | null, unreadable = false): HostCallResult => ({ status, output: '', kind, error, unreadable });
   const ignored = (reason: string): HostCallResult => ({ status: 200, output: '', kind: null, ignored: reason });
 
-  function map(call: HostCall, nowMs: number): { result: HostCallResult; shortened: boolean } {
+  function map(call: HostCall, nowMs: number): { result: HostCallResult; shortened: boolean; sessionId?: string } {
     if (!isHostName(call.host)) return { result: failed(404, `unknown host '${call.host}'`, null), shortened: false };
     const adapter = adapterFor(call.host);
     if (!adapter) return { result: failed(404, `no adapter for host '${call.host}'`, null), shortened: false };
@@ -69,13 +69,13 @@ export function createHostIntake(deps: HostIntakeDeps) {
       output = markdown.trim() === '' ? '' : adapter.contextOutput(markdown);
       if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output);
     }
-    return { result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted }, shortened: fitted.shortened || !('text' in call.body) };
+    return { result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted }, shortened: fitted.shortened || !('text' in call.body), sessionId: parsed.event.session_id };
   }
 
   return {
     handle(call: HostCall, nowMs: number): HostCallResult {
-      const { result, shortened } = map(call, nowMs);
-      deps.seen({ host: call.host, kind: result.kind, via: call.via, status: result.status, shortened, elapsedMs: call.hookElapsedMs(nowMs), nowMs });
+      const { result, shortened, sessionId } = map(call, nowMs);
+      deps.seen({ host: call.host, sessionId: sessionId ?? null, kind: result.kind, via: call.via, status: result.status, shortened, elapsedMs: call.hookElapsedMs(nowMs), nowMs });
       return result;
     },
   };

@@ -141,6 +141,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       onSessionEnded: (sessionId, transcriptPath) => {
         if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
       },
+      onTurnEnded: (sessionId, transcriptPath) => void watcher.catchUp(sessionId, transcriptPath),
       keepContext,
   });
   const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, {

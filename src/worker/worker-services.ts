@@ -12,6 +12,8 @@ import { projectLabel } from './project-of.js';
 import { readLastAssistantText } from '../hosts/claude-code/transcript-tail.js';
 import { createEventIntake } from './event-intake.js';
 import { createHostIntake, type HostIntake } from './host-intake.js';
+import { createAgentTimeTracker } from './agent-time.js';
+import { adapterFor, isHostName } from '../hosts/index.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -29,6 +31,8 @@ export interface ServiceDeps {
   onTranscript?: (sessionId: string, transcriptPath: string) => void;
   /** A session ended: what its transcript holds beyond what the hooks delivered may be mined. */
   onSessionEnded?: (sessionId: string, transcriptPath: string | null) => void;
+  /** A turn ended (Stop): the transcript may hold tool events whose background hooks will be killed. */
+  onTurnEnded?: (sessionId: string, transcriptPath: string) => void;
   /** Keeps the context a session starting in `cwd` got (for a start while no worker runs). */
   keepContext?: (cwd: string, output: string) => void;
 }
@@ -61,6 +65,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     write,
     wake: (sessionId) => loop.wake(sessionId),
     onTranscript: deps.onTranscript,
+    turnEnded: (sessionId, transcriptPath) => deps.onTurnEnded?.(sessionId, transcriptPath),
     sessionEnded: (sessionId, transcriptPath) => {
       loop.sessionEnded(sessionId);
       deps.onSessionEnded?.(sessionId, transcriptPath);
@@ -94,6 +99,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     telemetryStatus: (nowMs) => ({ ...telemetry.status(nowMs), worker: { running: true, pid: process.pid, port: deps.port(), ...health() } }),
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   };
+  const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
   const hostIntake = createHostIntake({
     accept: (event, nowMs) => intake.accept(event, nowMs),
     contextFor: (cwd, nowMs) => {
@@ -102,7 +108,19 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     },
     keepContext: (cwd, output) => deps.keepContext?.(cwd, output),
     adapterDeps: { lastAssistantText: readLastAssistantText },
-    seen: (call) => deps.hooks.seen(call),
+    seen: (call) => {
+      deps.hooks.seen(call);
+      if (call.sessionId === null || call.kind === null || call.status >= 300) return;
+      agentTime.seen({ sessionId: call.sessionId, host: call.host, kind: call.kind, elapsedMs: call.elapsedMs, nowMs: call.nowMs });
+      if (call.kind === 'session_end') agentTime.finish(call.sessionId, call.nowMs);
+    },
   });
-  return { ...api, hostIntake, sessionQuiet: (sessionId, nowMs) => intake.queueMissingSummary(sessionId, nowMs) };
+  return {
+    ...api,
+    hostIntake,
+    sessionQuiet: (sessionId, nowMs) => {
+      intake.queueMissingSummary(sessionId, nowMs);
+      agentTime.finish(sessionId, nowMs);
+    },
+  };
 }

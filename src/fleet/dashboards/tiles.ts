@@ -1,3 +1,4 @@
+import { AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from '../../telemetry/index.js';
 import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, quantile, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
@@ -7,6 +8,8 @@ export const LEGACY = 'session_compressed';
 export const LEGACY_CONTEXT = 'context_injected';
 /** The hook path's own cost per window (SPEC §4.6); read here, defined by the worker's schema. */
 export const HOOK_ROLLUP = 'hook_rollup';
+/** How long agents waited for memtrace, per finished session (telemetry/events/agent-time-rollup.ts). */
+export const AGENT_TIME_ROLLUP = 'agent_time_rollup';
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -49,6 +52,9 @@ const costPerObservation = ratio(sum(cost), sum(costedObservations));
 /** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
 const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
 const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
+/** agent_time_rollup's exclusive share buckets, as fractions (the schema's bounds are percent). */
+const agentShareBuckets = () => AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
+const platform: Dimension = { expr: str('platform'), label: 'host' };
 
 export const TILES: readonly Tile[] = [
   {
@@ -190,5 +196,24 @@ export const TILES: readonly Tile[] = [
     ],
     plot: ['mean_ms'],
     having: { nonZero: postToolUse(num('count')) },
+  },
+  {
+    id: 'agent-time-share',
+    name: 'memtrace’s share of agent time',
+    description: 'Per session, the time the agent waited for memtrace’s hooks over the session’s wall time, weekly, by host: the fleet’s p50 and p95 of that share, read from agent_time_rollup’s buckets (tables add the mean, sum(blocking_ms) / sum(agent_ms)).',
+    healthy: 'p50 around 1 % and p95 under 5 % on every host: the agent does not feel memtrace.',
+    chart: 'lines',
+    unit: 'share',
+    events: [AGENT_TIME_ROLLUP],
+    x: 'week',
+    series: { by: platform },
+    measures: [
+      { name: 'p50', agg: quantile(0.5, agentShareBuckets()) },
+      { name: 'p95', agg: quantile(0.95, agentShareBuckets()) },
+      { name: 'mean', agg: ratio(sum(num('blocking_ms')), sum(num('agent_ms'))) },
+      { name: 'sessions', agg: sum(num('sessions')) },
+    ],
+    plot: ['p50', 'p95'],
+    having: { nonZero: num('sessions') },
   },
 ];
