@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writePrivateFileAtomic } from './private-files.js';
 
 /**
  * Hook calls that could not reach the worker (not running yet, or too slow) are written here
@@ -19,13 +20,9 @@ export interface SpooledCall {
 export const SPOOL_DIR = 'spool';
 
 export function spoolCall(dataDir: string, call: SpooledCall): string {
-  const dir = path.join(dataDir, SPOOL_DIR);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const name = `${call.at}-${process.pid}-${Math.random().toString(36).slice(2, 10)}.json`;
-  const temp = path.join(dir, `.${name}.tmp`);
-  fs.writeFileSync(temp, JSON.stringify(call), { mode: 0o600 });
-  // A reader never sees half a file: it only lists names that do not start with a dot.
-  fs.renameSync(temp, path.join(dir, name));
+  // A reader never sees half a file: the temp file's name starts with a dot, which listSpool skips.
+  writePrivateFileAtomic(path.join(dataDir, SPOOL_DIR, name), JSON.stringify(call));
   return name;
 }
 
