@@ -63,3 +63,12 @@ export interface ObserverProvider {
   readonly model: string;
   complete(request: CompletionRequest): Promise<CompletionResult>;
 }
+
+/**
+ * `none` (no key configured, the default a new user gets) means "store events, observe nothing":
+ * it is not a failing provider, so nothing calls it, waits on it or warns about it. Events stay
+ * queued and are observed once a provider is configured and the worker restarted.
+ */
+export function canObserve(provider: Pick<ObserverProvider, 'name'>): boolean {
+  return provider.name !== 'none';
+}

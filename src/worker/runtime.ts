@@ -4,7 +4,7 @@ import type { WorkerConfig } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
-import type { ObserverProvider } from '../providers/types.js';
+import { canObserve, type ObserverProvider } from '../providers/types.js';
 import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback } from '../http-edge/index.js';
@@ -149,7 +149,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   loop.wake();
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
-  const compaction = startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
+  if (!canObserve(options.provider)) log.info('no observer provider: events are stored, not observed, and memory is not compacted');
+  const compaction = canObserve(options.provider)
+    ? startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters })
+    : null;
 
   let stopped: Promise<void> | null = null;
   return {
@@ -165,7 +168,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         clearInterval(ticker);
         await watcher.stop();
         await server.close();
-        await compaction.stop();
+        await compaction?.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
         await checkpointer.stop();
