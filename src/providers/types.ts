@@ -61,6 +61,11 @@ export type ProviderName = 'anthropic' | 'openai' | 'replay' | 'none';
 export interface ObserverProvider {
   readonly name: ProviderName;
   readonly model: string;
+  /**
+   * Replay only: the texts it will answer with, in order. A caller can see up front whether any of
+   * them fits its output contract (observer recordings are not summaries).
+   */
+  readonly recordedReplies?: readonly string[];
   complete(request: CompletionRequest): Promise<CompletionResult>;
 }
 

@@ -5,7 +5,7 @@ import { openStore, type Store } from '../store/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import { canObserve, type ObserverProvider } from '../providers/types.js';
-import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
+import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback } from '../http-edge/index.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
@@ -149,10 +149,12 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   loop.wake();
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
-  if (!canObserve(options.provider)) log.info('no observer provider: events are stored, not observed, and memory is not compacted');
-  const compaction = canObserve(options.provider)
-    ? startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters })
-    : null;
+  if (!canObserve(options.provider)) log.info('no observer provider: events are stored, not observed');
+  // A provider that cannot summarize is not asked to, every pass, only to fail: compaction stays off.
+  const noSummaries = cannotSummarize(options.provider);
+  if (noSummaries !== null) log.info(`compaction is off: ${noSummaries}`);
+  const compaction =
+    noSummaries === null ? startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters }) : null;
 
   let stopped: Promise<void> | null = null;
   return {
