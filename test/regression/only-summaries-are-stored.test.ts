@@ -69,6 +69,21 @@ describe('memtrace repair apply writes only summaries', () => {
     expect(fingerprint()).toEqual(before);
   });
 
+  it('refuses replay with observer recordings on memtrace’s own store too, before opening it', async () => {
+    const dataDir = path.join(temp.dir, 'memtrace');
+    const store = openStore(path.join(dataDir, 'memtrace.db'));
+    seedObservations(store, 'app', 3);
+    store.close();
+    const replayFile = path.join(temp.dir, 'observer-replies.jsonl');
+    fs.writeFileSync(replayFile, JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'Canned' }) }));
+    const snapshot = () => ({ db: createHash('sha256').update(fs.readFileSync(path.join(dataDir, 'memtrace.db'))).digest('hex'), files: fs.readdirSync(dataDir).sort() });
+    const before = snapshot();
+    const result = await run({ MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile }, 'repair', 'apply');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^memtrace repair: the replay provider cannot summarize: .*; nothing was changed\.\n$/);
+    expect(snapshot()).toEqual(before);
+  });
+
   it.each([
     ['observer XML', 'observer_markup', (_body: unknown) => observationXml({ type: 'discovery', title: 'Not a summary', narrative: 'topic-m3 retried' })],
     ['an observer summary block', 'observer_markup', (_body: unknown) => summaryXml({ request: 'topic-m3', completed: 'retried' })],
