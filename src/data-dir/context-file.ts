@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writePrivateFileAtomic } from './private-files.js';
 
 /**
  * The context a session starting in a directory would get, kept by the worker as a file so that
@@ -34,8 +35,5 @@ export function writeContextFile(dataDir: string, cwd: string, output: string | 
     fs.rmSync(file, { force: true });
     return;
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, output, { mode: 0o600 });
-  fs.renameSync(temp, file);
+  writePrivateFileAtomic(file, output);
 }

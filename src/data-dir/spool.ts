@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateDir, writePrivateFileAtomic } from './private-files.js';
 
 /**
  * Hook events that could not reach the worker (not running, too slow, refused) are written here
@@ -71,7 +72,7 @@ export function keepUnreadable(dataDir: string, entry: SpooledHookEvent): void {
 /** Moves a spooled entry nobody can read aside. */
 export function setAsideUnreadable(dataDir: string, name: string): void {
   const dir = path.join(dataDir, SPOOL_DIR, UNREADABLE_DIR);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makePrivateDir(dir);
   const base = path.basename(name);
   fs.renameSync(path.join(dataDir, SPOOL_DIR, name), path.join(dir, base));
   trimUnreadable(dataDir, base);
@@ -94,13 +95,10 @@ function trimUnreadable(dataDir: string, newest: string): void {
 
 function writeEntry(dataDir: string, at: number, entry: SpoolEntry, sub = SPOOL_DIR): string {
   const dir = path.join(dataDir, sub);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // The time first (zero-padded) so that names sort in the order events were spooled.
   const name = `${String(at).padStart(15, '0')}-${String(process.pid).padStart(7, '0')}-${Math.random().toString(36).slice(2, 10)}.json`;
-  const temp = path.join(dir, `.${name}.tmp`);
-  fs.writeFileSync(temp, JSON.stringify(entry), { mode: 0o600 });
-  // A reader never sees half a file: it only lists names that do not start with a dot.
-  fs.renameSync(temp, path.join(dir, name));
+  // A reader never sees half a file: the temp file's name starts with a dot, which listSpool skips.
+  writePrivateFileAtomic(path.join(dir, name), JSON.stringify(entry));
   return name;
 }
 

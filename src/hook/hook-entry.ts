@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadWorkerConfig } from '../config.js';
+import { makePrivateDir, openPrivateFile } from '../data-dir/private-files.js';
 import { dataDirIsPrivate, readContextFile, SOCKET_PATH_LIMIT, spoolHookEvent, WORKER_SOCKET, MAX_RAW_SPOOL_CHARS } from '../data-dir/index.js';
 import { adapterFor } from '../hosts/registry.js';
 import { HOSTS, isHostName, type HostName } from '../hosts/platforms.js';
@@ -141,7 +142,7 @@ function parseHookArgs(args: string[]): HookArgs | { error: string } {
  */
 function claimDataDir(dataDir: string): 'ours' | 'is owned by another user' | 'cannot be created' {
   try {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makePrivateDir(dataDir);
   } catch {
     return 'cannot be created';
   }
@@ -204,8 +205,12 @@ function warnTo(io: HookIO, logs: string | null, host: HostName, line: string): 
   if (host !== 'gemini-cli' || logs === null) io.stderr.write(`memtrace: ${line}\n`);
   if (logs === null) return;
   try {
-    fs.mkdirSync(logs, { recursive: true, mode: 0o700 });
-    fs.appendFileSync(path.join(logs, 'hook.log'), `${new Date().toISOString()} ${host} ${line}\n`, { mode: 0o600 });
+    const fd = openPrivateFile(path.join(logs, 'hook.log'), 'a');
+    try {
+      fs.writeSync(fd, `${new Date().toISOString()} ${host} ${line}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     /* a hook never fails for its own log */
   }

@@ -1,5 +1,6 @@
 export { apiError, fromZodIssues, type ApiErrorBody } from './api-error.js';
-export { loopbackGuards, bodyTooLarge, type LoopbackGuardOptions } from './loopback-guards.js';
+export { loopbackGuards, type LoopbackGuardOptions } from './loopback-guards.js';
+export { limitBody, refuseAfterBody, DISCARD_LIMIT_BYTES, DISCARD_DEADLINE_MS, type DiscardLimits } from './body-limit.js';
 export { isAllowedHost, isBrowserCrossSite } from './host-guard.js';
 export { hasBearerToken } from './bearer-token.js';
 export { findExcessiveNesting } from './json-depth.js';

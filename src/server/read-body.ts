@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ZodType } from 'zod';
 import { parseEvent, type HookEvent, type HookEventKind } from '../hosts/index.js';
-import { apiError, bodyTooLarge, findExcessiveNesting, fromZodIssues } from '../http-edge/index.js';
+import { apiError, findExcessiveNesting, fromZodIssues } from '../http-edge/index.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Hook payloads are shallow; anything deeper is refused before it is parsed into objects. */
@@ -30,9 +30,8 @@ async function readJsonObject(c: Context): Promise<BodyResult<Record<string, unk
   let text: string;
   try {
     text = await c.req.text();
-  } catch (error) {
-    // bodyLimit aborts the stream when a chunked body grows past the limit.
-    if (error instanceof Error && /size|limit/i.test(error.name + error.message)) return { ok: false, response: bodyTooLarge(c, MAX_BODY_BYTES) };
+  } catch {
+    // The edge (limitBody) already refused anything over MAX_BODY_BYTES; this is a client gone mid-body.
     return { ok: false, response: c.json(apiError('unreadable_body', 'the request body could not be read'), 400) };
   }
   const tooDeep = findExcessiveNesting(text, MAX_JSON_DEPTH);

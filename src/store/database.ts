@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
+import { touchPrivateFile } from '../data-dir/private-files.js';
 import { APP_VERSION } from '../version.js';
 import { checkSchema, runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -19,11 +19,9 @@ export interface OpenOptions {
 export function openDatabase(file: string, options: OpenOptions = {}): Database.Database {
   const migrations = options.migrations ?? MIGRATIONS;
   if (file !== ':memory:') {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     if (fs.existsSync(file)) refuseIfNewer(file, migrations);
     // SQLite gives the -wal and -shm files the database file's mode, so 0600 here covers all three.
-    fs.closeSync(fs.openSync(file, 'a', 0o600));
-    fs.chmodSync(file, 0o600);
+    touchPrivateFile(file);
   }
   const db = new Database(file);
   try {

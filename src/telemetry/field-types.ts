@@ -4,7 +4,8 @@ export type FieldType =
   | { kind: 'int'; min: number; max: number }
   | { kind: 'number'; min: number; max: number }
   | { kind: 'bool' }
-  | { kind: 'pattern'; pattern: RegExp; maxLength: number; shape: string };
+  /** `check`: what a regular expression cannot say readably (that a date in the value exists). */
+  | { kind: 'pattern'; pattern: RegExp; maxLength: number; shape: string; check?: (value: string) => boolean };
 
 export interface FieldSpec {
   key: string;

@@ -1,7 +1,7 @@
 export { TELEMETRY_EVENTS, BASE_FIELDS, eventSpec, type EventSpec, type FieldSpec, type FieldType } from './schema.js';
 export { count, COUNT, EPOCH_MS, windowStart } from './field-types.js';
 export { scrubProperties, allowedKeys, type ScrubResult } from './scrub.js';
-export { normalizeModelId } from './model-id.js';
+export { isKnownModelId, normalizeModelId } from './model-id.js';
 export { newTurnAccumulator, foldTurn, mergeTurnAccumulators, finalizeTurnRollup, turnRollupDue, TURN_COUNTERS } from './rollups/observer-turn.js';
 export { newInjectionAccumulator, foldInjection, finalizeInjectionRollup, INJECTION_WINDOW_MS, windowStartFor } from './rollups/context-injection.js';
 export { addCounters, counterWindowKey, finalizeCounterWindow, newCounterWindow, COUNTER_WINDOW_MS, type CounterWindow } from './rollups/counter-window.js';

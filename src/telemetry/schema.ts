@@ -1,6 +1,6 @@
 import { OBSERVATION_TYPES } from '../observer/types.js';
 import { ABORT_REASONS } from '../observer/turn-record.js';
-import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
+import { isKnownModelId, MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
 import { count, COUNT, EPOCH_MS, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
 import { HOOK_ROLLUP } from './events/hook-rollup.js';
 import { COMPACTION_ROLLUP } from './events/compaction-rollup.js';
@@ -49,7 +49,7 @@ const OBSERVER_TURN_ROLLUP: EventSpec = {
     { key: 'total_cost_usd', type: { kind: 'number', min: 0, max: 1_000_000 }, description: 'cost over turns with a known cost (absent if none known)' },
     count('turns_usage_unknown', 'turns whose usage the provider did not report'),
     { key: 'avg_duration_ms', type: { kind: 'number', min: 0, max: 86_400_000 }, description: 'mean observer call duration' },
-    { key: 'top_model', type: { kind: 'pattern', pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`), maxLength: MODEL_ID_MAX_LENGTH, shape: 'known model id or other' }, description: 'most used model' },
+    { key: 'top_model', type: { kind: 'pattern', pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`), maxLength: MODEL_ID_MAX_LENGTH, shape: 'known model id or other', check: (v) => v === 'other' || isKnownModelId(v) }, description: 'most used model' },
     { key: 'provider', type: PROVIDER, description: 'observer provider' },
     { key: 'rollup_reason', type: { kind: 'enum', values: ROLLUP_REASONS }, description: 'why this rollup was sent' },
     { key: 'window_seq', type: { kind: 'int', min: 0, max: 1_000_000 }, description: 'rollup number within the session (safety flushes)' },

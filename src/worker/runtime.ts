@@ -4,8 +4,8 @@ import type { WorkerConfig } from '../config.js';
 import { openStore, type Store } from '../store/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
-import type { ObserverProvider } from '../providers/types.js';
-import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
+import { canObserve, type ObserverProvider } from '../providers/types.js';
+import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback, listenUnixSocket } from '../http-edge/index.js';
 import { createHookApp } from '../server/hook-app.js';
@@ -192,7 +192,12 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   loop.wake();
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
-  const compaction = startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
+  if (!canObserve(options.provider)) log.info('no observer provider: events are stored, not observed');
+  // A provider that cannot summarize is not asked to, every pass, only to fail: compaction stays off.
+  const noSummaries = cannotSummarize(options.provider);
+  if (noSummaries !== null) log.info(`compaction is off: ${noSummaries}`);
+  const compaction =
+    noSummaries === null ? startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters }) : null;
 
   let stopped: Promise<void> | null = null;
   return {
@@ -209,7 +214,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         await watcher.stop();
         await hookSocket.close();
         await server.close();
-        await compaction.stop();
+        await compaction?.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
         refreshContextFiles();

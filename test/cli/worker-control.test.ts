@@ -45,7 +45,11 @@ describe('memtrace worker start|stop|status', () => {
 
     const status = await run('status', '--json');
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.out)).toMatchObject({ running: true, pid: info.pid, port: info.port, status: 'degraded', health: { hooks: { accepted: 0 } } });
+    // Provider `none` is a mode, not a fault: status ok, and one line that says what it means.
+    expect(JSON.parse(status.out)).toMatchObject({ running: true, pid: info.pid, port: info.port, status: 'ok', degraded: [], health: { observing: false, hooks: { accepted: 0 } } });
+    const text = await run('status');
+    expect(text.out).toContain('  status       ok\n');
+    expect(text.out).toMatch(/ {2}observer {5}no observer provider \(none\): events are stored, not observed; set ANTHROPIC_API_KEY/);
 
     const stopped = await run('stop');
     expect(stopped.code).toBe(0);

@@ -35,7 +35,9 @@ describe('fitting a mined event to the hooks’ body limit', () => {
   });
 
   it('never splits a surrogate pair', () => {
-    const { value } = fitPayload({ s: '😀'.repeat(100_000) }, 80_000);
+    const { value, shortened } = fitPayload({ s: '😀'.repeat(100_000) }, 80_000);
+    expect(shortened).toBe(true);
+    expect(JSON.stringify(value).length).toBeLessThanOrEqual(80_000);
     expect(value.s).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
   });
 });

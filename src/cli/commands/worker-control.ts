@@ -44,6 +44,7 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     say(`memtrace worker: running, pid ${health.pid}, port ${health.port ?? '(starting)'}, data dir ${dataDir}`);
     say(`  status       ${health.status}${health.degraded && health.degraded.length > 0 ? ` — ${describeDegraded(health.degraded)}` : ''}`);
     if (full) {
+      if (full.observing === false && typeof full.note === 'string') say(`  observer     ${full.note}`);
       say(`  queue        ${String(full.queue_depth)} message(s), ${String(full.in_flight)} call(s) in flight`);
       const hooks = full.hooks as Record<string, number> | undefined;
       if (hooks) say(`  hook calls   ${hooks.accepted} accepted, ${hooks.rejected} rejected, ${hooks.failed} failed, ${hooks.shortened} shortened, ${hooks.replayed_from_spool} replayed from the spool`);
