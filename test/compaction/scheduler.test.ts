@@ -209,14 +209,13 @@ describe('background compaction', () => {
     await off.stop();
     seedObservations(store, 'app', 1, { startMs: clock.now() });
 
-    llm.setFallback({ kind: 'delay', ms: 10_000, then: SHORT });
+    // The call would hang past the test's own time limit: stop() returning at all proves the abort.
+    llm.setFallback({ kind: 'delay', ms: 600_000, then: SHORT });
     const compaction = start();
     const pass = compaction.runPass();
     await waitFor(() => llm.requests.length > 0);
-    const started = Date.now();
     await compaction.stop();
     await pass;
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(rows()).toEqual([]);
     expect(state()?.attempts ?? 0).toBe(0); // a shutdown is not a failure
   });

@@ -28,10 +28,10 @@ describe('the fleet simulator', () => {
     expect(cost('openai/gpt-oss-120b:free')).toBe(0);
     // Same token mix per call, so costs follow prices; a model whose replies are dropped more
     // often (haiku) pays for more calls per stored observation, which narrows the gap a little.
-    const ratio = cost('claude-sonnet-4-6') / cost('claude-haiku-4-5-20251001');
-    const priceRatio = price('claude-sonnet-4-6').usdPerMillionInput / price('claude-haiku-4-5-20251001').usdPerMillionInput;
-    expect(ratio).toBeGreaterThan(priceRatio * 0.7);
-    expect(ratio).toBeLessThan(priceRatio * 1.1);
+    const sonnetOverHaikuCost = cost('claude-sonnet-4-6') / cost('claude-haiku-4-5-20251001');
+    const sonnetOverHaikuPrice = price('claude-sonnet-4-6').usdPerMillionInput / price('claude-haiku-4-5-20251001').usdPerMillionInput;
+    expect(sonnetOverHaikuCost).toBeGreaterThan(sonnetOverHaikuPrice * 0.7);
+    expect(sonnetOverHaikuCost).toBeLessThan(sonnetOverHaikuPrice * 1.1);
   });
 
   it('upgrades installs along the adoption curve', () => {
