@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { redactValueInto } from '../memory/redact.js';
 
 /**
  * Hook calls that could not reach the worker (not running yet, or too slow) are written here
  * and replayed by the worker when it starts and on every tick: nothing a hook saw is lost.
- * Kept to node:fs so the hook path stays cheap.
+ * Kept to node:fs so the hook path stays cheap. The body is redacted before it is written
+ * (SPEC §2, principle 9): the spool is a file on disk like any other.
  */
 export interface SpooledCall {
   method: 'POST';
@@ -23,7 +25,8 @@ export function spoolCall(dataDir: string, call: SpooledCall): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const name = `${call.at}-${process.pid}-${Math.random().toString(36).slice(2, 10)}.json`;
   const temp = path.join(dir, `.${name}.tmp`);
-  fs.writeFileSync(temp, JSON.stringify(call), { mode: 0o600 });
+  // Counts are not kept: the worker replays the spool through its API, whose redaction counts.
+  fs.writeFileSync(temp, JSON.stringify({ ...call, body: redactValueInto(call.body, {}) }), { mode: 0o600 });
   // A reader never sees half a file: it only lists names that do not start with a dot.
   fs.renameSync(temp, path.join(dir, name));
   return name;

@@ -11,6 +11,8 @@ import { listenLoopback } from '../http-edge/index.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
 import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, type WorkerLock } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
+import { totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
 import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
@@ -90,6 +92,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   );
   const { previousShutdown } = telemetry.start(clock.now());
 
+  const reportRedactions = (edge: RedactionEdge, counts: RedactionCounts, nowMs: number) => {
+    if (totalRedactions(counts) > 0) telemetry.recordCounters('redaction_rollup', { edge }, redactionIncrements(counts), nowMs);
+  };
+
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const loop = createObserverLoop(loopConfig, {
     queue: storeLoopQueue(store),
@@ -100,6 +106,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       log,
       verifier: options.commitVerifier ?? createGitCommitVerifier({ timeoutMs: 2_000 }),
       recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs),
+      reportRedactions,
     }),
     provider: options.provider,
     telemetry,
@@ -128,6 +135,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       port: () => port,
       token,
       onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
+      reportRedactions,
       onSessionEnded: (sessionId, transcriptPath) => {
         if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
       },

@@ -10,6 +10,8 @@ import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
 import { readLastAssistantText } from '../hook/transcript-tail.js';
+import { redactTextInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import type { RedactionEdge } from '../telemetry/index.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -27,6 +29,8 @@ export interface ServiceDeps {
   onTranscript?: (sessionId: string, transcriptPath: string) => void;
   /** A session ended: what its transcript holds beyond what the hooks delivered may be mined. */
   onSessionEnded?: (sessionId: string, transcriptPath: string | null) => void;
+  /** Secrets replaced before a write, by where they were caught (counts only). */
+  reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
 }
 
 /** The worker's side of each route: store writes, loop wake-ups, context, accounting. */
@@ -55,8 +59,11 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
     const prompt = store.sessions.prompts(sessionId).at(-1);
     if (!prompt?.prompt_id || store.queue.hasSeen(sessionId, `summary:${prompt.prompt_id}`)) return;
     const transcriptPath = store.sessions.get(sessionId)?.transcriptPath ?? null;
-    const last = readLastAssistantText(transcriptPath);
-    if (!last) return;
+    const raw = readLastAssistantText(transcriptPath);
+    if (!raw) return;
+    const counts: RedactionCounts = {};
+    const last = redactTextInto(raw, counts);
+    if (totalRedactions(counts) > 0) deps.reportRedactions('transcript', counts, nowMs);
     const result = write(() => store.queue.enqueue({ sessionId, kind: 'summary', toolUseId: `summary:${prompt.prompt_id}`, payload: { last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, nowMs }));
     if (result.status === 'queued') loop.wake(sessionId);
   };
@@ -121,6 +128,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       }
     },
     hookCall: (info: HookCallInfo) => deps.hooks.seen(info),
+    redacted: (counts, nowMs) => deps.reportRedactions('hook_api', counts, nowMs),
     health,
     telemetryStatus: (nowMs) => ({ ...telemetry.status(nowMs), worker: { running: true, pid: process.pid, port: deps.port(), ...health() } }),
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
