@@ -56,3 +56,21 @@ export function readSpooled(dataDir: string, name: string): SpooledCall | null {
 export function removeSpooled(dataDir: string, name: string): void {
   fs.rmSync(path.join(dataDir, SPOOL_DIR, name), { force: true });
 }
+
+/** Removes spooled calls (and half-written ones) written before `cutoffMs`; returns how many. */
+export function pruneSpool(dataDir: string, cutoffMs: number): number {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(dataDir, SPOOL_DIR));
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const at = Number(/^\.?(\d+)-/.exec(name)?.[1]);
+    if (!Number.isFinite(at) || at >= cutoffMs) continue;
+    fs.rmSync(path.join(dataDir, SPOOL_DIR, name), { force: true });
+    removed += 1;
+  }
+  return removed;
+}

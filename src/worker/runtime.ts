@@ -1,7 +1,9 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { WorkerConfig } from '../config.js';
-import { openStore, type Store } from '../store/index.js';
+import { createRawData, enableIncrementalVacuum, openStore, type Store } from '../store/index.js';
+import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention, type RetentionSchedule, type RetentionTask } from '../memory/retention.js';
+import { pruneSpool } from '../data-dir/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
@@ -19,7 +21,7 @@ import { createProjectResolver } from './project-of.js';
 import { replaySpool } from './spool-replay.js';
 import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
-import { nodeTimers } from '../timers.js';
+import { nodeTimers, type Timers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
@@ -40,6 +42,10 @@ export interface WorkerOptions {
   tickMs?: number;
   /** `--watch`: mine Claude Code transcripts into the same queue (SPEC §4.9). */
   watch?: TranscriptWatchConfig | null;
+  /** When retention passes run (tests); its timers are `timers` below. */
+  retention?: RetentionSchedule;
+  /** Timers of the background tasks that take them (retention); real unref'd timers by default. */
+  timers?: Timers;
 }
 
 export interface RunningWorker {
@@ -50,6 +56,7 @@ export interface RunningWorker {
   recoveredClaimed: number;
   previousShutdown: 'clean' | 'crash' | 'unknown';
   watcher: TranscriptWatcher;
+  retention: RetentionTask;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
 }
@@ -78,6 +85,12 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const store = openStore(config.dbFile, { backgroundCheckpoints: true, recoverClaimed: true });
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
+  try {
+    if (enableIncrementalVacuum(store.db) === 'converted') log.info('the store was rewritten once so retention can return freed space (auto_vacuum=INCREMENTAL)');
+  } catch (error) {
+    // Retention still prunes; the file just keeps its size until the conversion succeeds.
+    log.warn('could not turn on incremental vacuum; freed space stays inside the file', { error: String(error) });
+  }
 
   const telemetry = createTelemetry(
     { dataDir: config.dataDir, env: options.env, appVersion: APP_VERSION, provider: options.provider.name },
@@ -115,6 +128,13 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     timers: nodeTimers,
   });
 
+  const raw = createRawData(store.db);
+  const retention = startRetention(
+    { rawRetentionDays: config.rawRetentionDays, maxDbBytes: config.maxDbMb * 1024 * 1024, batch: DEFAULT_RETENTION_BATCH },
+    options.retention ?? DEFAULT_RETENTION_SCHEDULE,
+    { raw, pruneSpool: (cutoffMs) => pruneSpool(config.dataDir, cutoffMs), clock, timers: options.timers ?? nodeTimers, log },
+  );
+
   let port = config.port;
   const hooks = createHookAccounting(telemetry, { defer: setImmediate });
   const projectOf = createProjectResolver();
@@ -136,6 +156,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       token,
       onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
       reportRedactions,
+      storeHealth: () => ({ size: raw.size(), budgetBytes: config.maxDbMb * 1024 * 1024, retentionDays: config.rawRetentionDays, lastRetention: retention.last() }),
       onSessionEnded: (sessionId, transcriptPath) => {
         if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
       },
@@ -168,9 +189,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     recoveredClaimed: store.recoveredClaimed,
     previousShutdown,
     watcher,
+    retention,
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
+        await retention.stop();
         await watcher.stop();
         await server.close();
         await compaction.stop();

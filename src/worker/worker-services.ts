@@ -5,7 +5,7 @@ import type { HookCallInfo, WorkerServices } from '../server/app.js';
 import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
-import { healthReport } from './health-report.js';
+import { healthReport, type StoreHealth } from './health-report.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
@@ -29,6 +29,8 @@ export interface ServiceDeps {
   onTranscript?: (sessionId: string, transcriptPath: string) => void;
   /** A session ended: what its transcript holds beyond what the hooks delivered may be mined. */
   onSessionEnded?: (sessionId: string, transcriptPath: string | null) => void;
+  /** The store's size, budget and last retention pass, for /health. */
+  storeHealth?: () => StoreHealth;
   /** Secrets replaced before a write, by where they were caught (counts only). */
   reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
 }
@@ -67,7 +69,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
     const result = write(() => store.queue.enqueue({ sessionId, kind: 'summary', toolUseId: `summary:${prompt.prompt_id}`, payload: { last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, nowMs }));
     if (result.status === 'queued') loop.wake(sessionId);
   };
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
+  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.());
 
   return {
     clock,
