@@ -3,7 +3,6 @@ import { apiError, loopbackGuards } from '../http-edge/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
-import { redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
 import { MAX_BODY_BYTES, readBody } from './read-body.js';
 import { endBody, initBody, observationBody, summarizeBody, type EndBody, type InitBody } from './schemas.js';
 
@@ -49,8 +48,8 @@ export interface WorkerServices {
     | { ok: true; markdown: string }
     | { ok: false; field: string; message: string };
   hookCall(info: HookCallInfo): void;
-  /** Secrets this request held, replaced before anything was stored (counts only). */
-  redacted(counts: RedactionCounts, nowMs: number): void;
+  /** A request body with its secrets replaced (SPEC §2, principle 9); counts them. Runs before any write. */
+  redact<T>(value: T, nowMs: number): T;
   /** /health: status, queue depth, degraded reasons; nothing private (no ids, paths or content). */
   health(): { status: 'ok' | 'degraded' } & Record<string, unknown>;
   telemetryStatus(nowMs: number): unknown;
@@ -79,19 +78,11 @@ export function createApp(services: WorkerServices): Hono {
   });
   app.use('*', ...loopbackGuards({ port: services.port, token: { prefix: '/api/', value: services.token }, maxBodyBytes: MAX_BODY_BYTES, requireJson: true }));
 
-  /** Every string of a request body, redacted before the first write (SPEC §2, principle 9). */
-  const redacted = <T>(value: T, nowMs: number): T => {
-    const counts: RedactionCounts = {};
-    const clean = redactValueInto(value, counts);
-    if (totalRedactions(counts) > 0) services.redacted(counts, nowMs);
-    return clean;
-  };
-
   app.post('/api/sessions/init', async (c) => {
     const body = await readBody(c, initBody);
     if (!body.ok) return body.response;
     const nowMs = services.clock.now();
-    services.sessions.init({ ...redacted(body.value, nowMs), nowMs });
+    services.sessions.init({ ...services.redact(body.value, nowMs), nowMs });
     return c.json({ status: 'ok' }, 200);
   });
 
@@ -99,7 +90,7 @@ export function createApp(services: WorkerServices): Hono {
     const body = await readBody(c, observationBody);
     if (!body.ok) return body.response;
     const nowMs = services.clock.now();
-    const v = redacted(body.value, nowMs);
+    const v = services.redact(body.value, nowMs);
     const failed = v.error !== undefined && v.error !== null;
     const payload = withoutNulls({
       tool_name: v.tool_name,
@@ -120,7 +111,7 @@ export function createApp(services: WorkerServices): Hono {
     const body = await readBody(c, summarizeBody);
     if (!body.ok) return body.response;
     const nowMs = services.clock.now();
-    const v = redacted(body.value, nowMs);
+    const v = services.redact(body.value, nowMs);
     const result = services.enqueue({
       sessionId: v.session_id,
       kind: 'summary',
@@ -138,7 +129,7 @@ export function createApp(services: WorkerServices): Hono {
     const body = await readBody(c, endBody);
     if (!body.ok) return body.response;
     const nowMs = services.clock.now();
-    const known = services.sessions.end({ ...redacted(body.value, nowMs), nowMs });
+    const known = services.sessions.end({ ...services.redact(body.value, nowMs), nowMs });
     return c.json({ status: known ? 'ok' : 'unknown_session' }, 200);
   });
 

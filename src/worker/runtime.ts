@@ -46,6 +46,8 @@ export interface WorkerOptions {
   retention?: RetentionSchedule;
   /** Timers of the background tasks that take them (retention); real unref'd timers by default. */
   timers?: Timers;
+  /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
+  redactBody?: <T>(value: T, counts: RedactionCounts) => T;
 }
 
 export interface RunningWorker {
@@ -156,6 +158,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       token,
       onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
       reportRedactions,
+      ...(options.redactBody ? { redactBody: options.redactBody } : {}),
       storeHealth: () => ({ size: raw.size(), budgetBytes: config.maxDbMb * 1024 * 1024, retentionDays: config.rawRetentionDays, lastRetention: retention.last() }),
       onSessionEnded: (sessionId, transcriptPath) => {
         if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);

@@ -10,7 +10,7 @@ import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
 import { readLastAssistantText } from '../hook/transcript-tail.js';
-import { redactTextInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
 import type { RedactionEdge } from '../telemetry/index.js';
 
 export interface ServiceDeps {
@@ -33,6 +33,8 @@ export interface ServiceDeps {
   storeHealth?: () => StoreHealth;
   /** Secrets replaced before a write, by where they were caught (counts only). */
   reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
+  /** Replaces the request-body redactor (benchmarks measure the API without it); the real one by default. */
+  redactBody?: <T>(value: T, counts: RedactionCounts) => T;
 }
 
 /** The worker's side of each route: store writes, loop wake-ups, context, accounting. */
@@ -130,7 +132,12 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       }
     },
     hookCall: (info: HookCallInfo) => deps.hooks.seen(info),
-    redacted: (counts, nowMs) => deps.reportRedactions('hook_api', counts, nowMs),
+    redact: (value, nowMs) => {
+      const counts: RedactionCounts = {};
+      const clean = (deps.redactBody ?? redactValueInto)(value, counts);
+      if (totalRedactions(counts) > 0) deps.reportRedactions('hook_api', counts, nowMs);
+      return clean;
+    },
     health,
     telemetryStatus: (nowMs) => ({ ...telemetry.status(nowMs), worker: { running: true, pid: process.pid, port: deps.port(), ...health() } }),
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
