@@ -10,7 +10,7 @@ import { decideObserverOutput } from '../observer/index.js';
 import type { CommitVerifier } from './commit-verifier.js';
 import type { LoopMessage, RunTurn } from './observer-loop.js';
 import type { TurnRecord } from '../observer/turn-record.js';
-import { redactTextInto, type RedactionCounts } from '../memory/redact.js';
+import { redactTextInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
 import type { Prompt } from '../observer/prompts.js';
 
 /** Reply budget for one observer call: a few observations or one summary. */
@@ -72,7 +72,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     const startedMs = deps.clock.now();
     const guardCounts: RedactionCounts = {};
     const guarded = guardPrompt(prompt, guardCounts);
-    if (guarded.messages.some((m, i) => m.content !== prompt.messages[i]!.content)) deps.reportRedactions?.('observer_guard', guardCounts, startedMs);
+    if (totalRedactions(guardCounts) > 0) deps.reportRedactions?.('observer_guard', guardCounts, startedMs);
     const reply = await deps.provider.complete({ ...guarded, maxOutputTokens: MAX_OUTPUT_TOKENS, signal });
     // A reply that arrives after the loop gave up on the call must not confirm a released message.
     signal.throwIfAborted();
