@@ -54,8 +54,11 @@ export async function run(): Promise<Record<string, unknown>> {
   const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401}}'] });
   const withRedaction = await startHarness(refusing(), idle);
   const without = await startHarness(refusing(), { ...idle, redactBody: <T>(value: T) => value });
-  const rate = 500;
+  // 500/s is the issue's figure; MEMTRACE_BENCH_RATE lowers it on a machine too busy to keep up
+  // (then both sides queue and the comparison measures the queue, not redaction).
+  const rate = Number(process.env.MEMTRACE_BENCH_RATE ?? 500);
   const roundSeconds = 4;
+  const busy = { with: 0, without: 0 };
   const samples: { with: number[]; without: number[] } = { with: [], without: [] };
   try {
     for (const [key, h] of [['with', withRedaction], ['without', without]] as const) {
@@ -66,7 +69,9 @@ export async function run(): Promise<Record<string, unknown>> {
     for (let round = 0; round < 4; round += 1) {
       for (const [key, h] of round % 2 === 0 ? ([['with', withRedaction], ['without', without]] as const) : ([['without', without], ['with', withRedaction]] as const)) {
         const poster = createPoster(`${h.worker.url}/api/sessions/observations`, h.token);
+        const started = performance.now();
         samples[key].push(...(await postAtRate(poster, rate * roundSeconds, rate, (i) => ({ ...events[i % events.length]!, tool_use_id: `r${round}-${key}-${i}` }))));
+        busy[key] += (performance.now() - started) / 1000;
         poster.close();
       }
     }
@@ -79,6 +84,6 @@ export async function run(): Promise<Record<string, unknown>> {
   return {
     per_mb: perMb,
     per_event: { mean_event_bytes: Math.round(meanBytes), redact_us: round(eventMs * 1000, 1), json_stringify_us_baseline: round(stringifyMs * 1000, 1) },
-    hook_api_500_rps: { with_redaction: a, without_redaction: b, p99_added_ms: round(a.p99_ms - b.p99_ms), p99_share: round((a.p99_ms - b.p99_ms) / b.p99_ms, 3), target_share: 0.05 },
+    hook_api: { rate_per_s: rate, achieved_per_s: { with: Math.round(samples.with.length / busy.with), without: Math.round(samples.without.length / busy.without) }, with_redaction: a, without_redaction: b, p99_added_ms: round(a.p99_ms - b.p99_ms), p99_share: round((a.p99_ms - b.p99_ms) / b.p99_ms, 3), target_share: 0.05 },
   };
 }
