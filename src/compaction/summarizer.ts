@@ -1,4 +1,5 @@
 import { ProviderError, type ObserverProvider, type ProviderErrorKind } from '../providers/types.js';
+import { redactTextInto } from '../memory/redact.js';
 import { acceptSummary, type SummaryRejection } from './summary-contract.js';
 import { compactionSystemPrompt, compactionUserMessage, maxOutputTokensFor, type CompactionLevel, type SummaryKind } from './prompts.js';
 
@@ -33,7 +34,8 @@ export function createSummarizer(provider: Pick<ObserverProvider, 'complete'>, e
     try {
       const result = await provider.complete({
         system: compactionSystemPrompt(request.level),
-        messages: [{ role: 'user', content: compactionUserMessage(request) }],
+        // A guard like the observer's: memory an older version stored may still hold a secret.
+        messages: [{ role: 'user', content: redactTextInto(compactionUserMessage(request), {}) }],
         maxOutputTokens: maxOutputTokensFor(request.level, request.sourceTokens),
         ...(request.signal ? { signal: request.signal } : {}),
       });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { redactValueInto } from '../memory/redact.js';
 import { makePrivateDir, writePrivateFileAtomic } from './private-files.js';
 
 /**
@@ -10,7 +11,9 @@ import { makePrivateDir, writePrivateFileAtomic } from './private-files.js';
  * An entry holds the host's own payload: the worker maps it exactly as if it had come live. A
  * payload the hook could not read as JSON is kept as text (bounded: head and tail) so that the
  * worker can count it and the user can look at it. Entries written by 0.2.0 (`path` and `body`
- * of an HTTP call) are still replayed.
+ * of an HTTP call) are still replayed. Every entry is redacted before it is written
+ * (docs/secrets-and-retention.md): the spool is a file on disk like any other. Its redactions
+ * are counted when the worker replays the entry through the same redaction.
  */
 export interface SpooledHookEvent {
   v: 2;
@@ -98,7 +101,7 @@ function writeEntry(dataDir: string, at: number, entry: SpoolEntry, sub = SPOOL_
   // The time first (zero-padded) so that names sort in the order events were spooled.
   const name = `${String(at).padStart(15, '0')}-${String(process.pid).padStart(7, '0')}-${Math.random().toString(36).slice(2, 10)}.json`;
   // A reader never sees half a file: the temp file's name starts with a dot, which listSpool skips.
-  writePrivateFileAtomic(path.join(dir, name), JSON.stringify(entry));
+  writePrivateFileAtomic(path.join(dir, name), JSON.stringify(redactValueInto(entry, {})));
   return name;
 }
 
@@ -145,4 +148,30 @@ export function removeSpooled(dataDir: string, name: string): void {
 
 export function isSpooledHookEvent(entry: SpoolEntry): entry is SpooledHookEvent {
   return (entry as SpooledHookEvent).v === 2;
+}
+
+/**
+ * Retention for the spool: what was kept aside as unreadable, and temp files a crash left, once
+ * older than `cutoffMs`. Events still waiting to be replayed are not raw data that was processed:
+ * they stay until the worker stores them. Returns how many files went.
+ */
+export function pruneSpool(dataDir: string, cutoffMs: number): number {
+  let removed = 0;
+  for (const sub of [path.join(SPOOL_DIR, UNREADABLE_DIR), SPOOL_DIR, EVENTS_SPOOL_DIR]) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(path.join(dataDir, sub));
+    } catch {
+      continue;
+    }
+    const strayOnly = sub !== path.join(SPOOL_DIR, UNREADABLE_DIR);
+    for (const name of names) {
+      if (strayOnly && !(name.startsWith('.') && name.endsWith('.tmp'))) continue;
+      const at = Number(/^\.?0*(\d+)-/.exec(name)?.[1]);
+      if (!Number.isFinite(at) || at >= cutoffMs) continue;
+      fs.rmSync(path.join(dataDir, sub, name), { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
 }

@@ -1,3 +1,4 @@
+import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
 import { segmentKey } from './segment-keys.js';
@@ -42,8 +43,22 @@ export interface SessionLevelInput {
   nowMs: number;
 }
 
-export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: string | null): string | null }): MiningStore {
+export interface StoreMiningDeps {
+  projectOf(cwd: string | null): string | null;
+  /** Secrets a transcript held, replaced before they were queued (counts only). */
+  redacted?(counts: RedactionCounts, nowMs: number): void;
+}
+
+export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): MiningStore {
   const mined = createMinedTranscripts(store.db);
+  /** What a transcript gives is redacted before the transaction that writes it (SPEC §2, principle 9). */
+  const clean = <T>(nowMs: number, fn: (counts: RedactionCounts) => T): T => {
+    const counts: RedactionCounts = {};
+    const value = fn(counts);
+    if (totalRedactions(counts) > 0) deps.redacted?.(counts, nowMs);
+    return value;
+  };
+  const cleanSession = (session: SessionInfo, counts: RedactionCounts): SessionInfo => ({ cwd: session.cwd, prompt: session.prompt === null ? null : redactTextInto(session.prompt, counts) });
 
   function ensureSession(sessionId: string, session: SessionInfo, nowMs: number): void {
     if (store.sessions.get(sessionId)) return;
@@ -106,9 +121,23 @@ export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: stri
     keysFor: (sessionId) => mined.keysFor(sessionId),
     alreadyQueued: (sessionId, toolUseId) => store.queue.hasSeen(sessionId, toolUseId),
     sessionFailing: (sessionId) => store.queue.hasRetrying(sessionId),
-    commit: (input) => commitTx.immediate(input),
+    commit: (input) =>
+      commitTx.immediate(
+        clean(input.nowMs, (counts) => ({
+          ...input,
+          events: input.events.map((e) => ({ ...e, payload: redactValueInto(e.payload, counts) })),
+          session: cleanSession(input.session, counts),
+        })),
+      ),
     migrateLegacy: (input) => migrateTx.immediate(input),
-    sessionLevel: (input) => sessionLevelTx.immediate(input),
+    sessionLevel: (input) =>
+      sessionLevelTx.immediate(
+        clean(input.nowMs, (counts) => ({
+          ...input,
+          lastAssistantMessage: input.lastAssistantMessage === null ? null : redactTextInto(input.lastAssistantMessage, counts),
+          session: cleanSession(input.session, counts),
+        })),
+      ),
   };
 }
 

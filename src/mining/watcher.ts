@@ -7,6 +7,7 @@ import { discoverTranscripts } from './discover.js';
 import { createMiner } from './miner.js';
 import { miningRollupIncrements, passHasActivity, type FileOutcome, type FileReport, type PassReport } from './mining-report.js';
 import { createStoreMiningStore } from './mining-store.js';
+import { redactionIncrements } from '../telemetry/index.js';
 
 export interface TranscriptWatchConfig {
   /** Folders to list (default: the Claude Code projects folder). */
@@ -86,7 +87,10 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
   const miner = createMiner(
     {},
     {
-      store: createStoreMiningStore(deps.store, { projectOf: deps.projectOf }),
+      store: createStoreMiningStore(deps.store, {
+        projectOf: deps.projectOf,
+        redacted: (counts, nowMs) => deps.telemetry.recordCounters('redaction_rollup', { edge: 'transcript' }, redactionIncrements(counts), nowMs),
+      }),
       now: () => clock.now(),
       wake: deps.wake,
       yieldBetweenFiles: yieldToEventLoop,

@@ -25,6 +25,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
   }
   const db = new Database(file);
   try {
+    // Space retention frees goes back to the file system (SPEC §4.10). A new file gets it here,
+    // before WAL mode writes its first page; an older file is converted once by the worker
+    // (enableIncrementalVacuum), since that needs a VACUUM.
+    if (Number(db.pragma('page_count', { simple: true })) === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -68,4 +72,17 @@ function refuseIfNewer(file: string, migrations: readonly Migration[]): void {
 /** Crash recovery: a message claimed when the process died was never confirmed, so it is pending again. */
 export function recoverClaimed(db: Database.Database): number {
   return db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'").run().changes;
+}
+
+/**
+ * Turns on incremental auto-vacuum for a file made before it existed: a one-time VACUUM, which
+ * rewrites the file (it needs free disk about the file's size and runs in its own transaction,
+ * so a failure leaves the file as it was). Only the worker, which holds the data dir's lock,
+ * calls this.
+ */
+export function enableIncrementalVacuum(db: Database.Database): 'already' | 'converted' {
+  if (Number(db.pragma('auto_vacuum', { simple: true })) === 2) return 'already';
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
+  return 'converted';
 }

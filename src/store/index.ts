@@ -58,7 +58,8 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   };
 }
 
-export { openDatabase, recoverClaimed } from './database.js';
+export { openDatabase, recoverClaimed, enableIncrementalVacuum } from './database.js';
+export { createRawData, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
 export { runMigrations, checkSchema, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
 export type { QueueMessage, MessageKind, EnqueueInput } from './queue.js';

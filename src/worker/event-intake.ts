@@ -22,6 +22,9 @@ export interface IntakeDeps {
   turnEnded?(sessionId: string, transcriptPath: string): void;
   /** The transcript's last assistant message, for a session whose last summary request never came. */
   lastAssistantText(transcriptPath: string | null): string | null;
+  /** Every event with its secrets replaced, before any write; and text read from a transcript. */
+  redactEvent<T extends HookEvent>(event: T, nowMs: number): T;
+  redactText(text: string, nowMs: number): string;
 }
 
 /**
@@ -55,13 +58,15 @@ export function createEventIntake(deps: IntakeDeps) {
     const prompt = store.sessions.prompts(sessionId).at(-1);
     if (!prompt?.prompt_id || store.queue.hasSeen(sessionId, summaryKey(prompt.prompt_id))) return;
     const transcriptPath = store.sessions.get(sessionId)?.transcriptPath ?? null;
-    const last = deps.lastAssistantText(transcriptPath);
-    if (!last) return;
+    const raw = deps.lastAssistantText(transcriptPath);
+    if (!raw) return;
+    const last = deps.redactText(raw, nowMs);
     enqueue({ kind: 'stop', session_id: sessionId, last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, summaryKey(prompt.prompt_id), nowMs);
   };
 
   return {
-    accept(event: HookEvent, nowMs: number): Accepted {
+    accept(received: HookEvent, nowMs: number): Accepted {
+      const event = deps.redactEvent(received, nowMs);
       if (event.transcript_path) deps.onTranscript?.(event.session_id, event.transcript_path);
       switch (event.kind) {
         case 'session_start':

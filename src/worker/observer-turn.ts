@@ -10,6 +10,8 @@ import { decideObserverOutput } from '../observer/index.js';
 import type { CommitVerifier } from './commit-verifier.js';
 import type { LoopMessage, RunTurn } from './observer-loop.js';
 import type { TurnRecord } from '../observer/turn-record.js';
+import { redactTextInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import type { Prompt } from '../observer/prompts.js';
 
 /** Reply budget for one observer call: a few observations or one summary. */
 const MAX_OUTPUT_TOKENS = 4096;
@@ -22,6 +24,17 @@ export interface ObserverTurnDeps {
   /** Checks claimed commit hashes against the repository (async, one git process per turn). */
   verifier?: CommitVerifier;
   recordTurn(turn: TurnRecord, nowMs: number): void;
+  /** The final guard's finds (edge observer_guard): non-zero only if an edge before it missed one. */
+  reportRedactions?(edge: 'observer_guard', counts: RedactionCounts, nowMs: number): void;
+}
+
+/**
+ * The last look before text leaves for the LLM provider. Queue payloads were redacted when they
+ * arrived; what this can still catch is text stored by an older version (session prompts,
+ * observation titles) or an edge that missed one.
+ */
+function guardPrompt(prompt: Prompt, counts: RedactionCounts): Prompt {
+  return { system: redactTextInto(prompt.system, counts), messages: prompt.messages.map((m) => ({ ...m, content: redactTextInto(m.content, counts) })) };
 }
 
 /**
@@ -51,7 +64,10 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
             sessionInfo,
           );
     const startedMs = deps.clock.now();
-    const reply = await deps.provider.complete({ ...prompt, maxOutputTokens: MAX_OUTPUT_TOKENS, signal });
+    const guardCounts: RedactionCounts = {};
+    const guarded = guardPrompt(prompt, guardCounts);
+    if (totalRedactions(guardCounts) > 0) deps.reportRedactions?.('observer_guard', guardCounts, startedMs);
+    const reply = await deps.provider.complete({ ...guarded, maxOutputTokens: MAX_OUTPUT_TOKENS, signal });
     // A reply that arrives after the loop gave up on the call must not confirm a released message.
     signal.throwIfAborted();
     const decision = decideObserverOutput(reply.text);

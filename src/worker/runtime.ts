@@ -1,7 +1,9 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { WorkerConfig } from '../config.js';
-import { openStore, type Store } from '../store/index.js';
+import { createRawData, enableIncrementalVacuum, openStore, type Store } from '../store/index.js';
+import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention, type RetentionSchedule, type RetentionTask } from '../memory/retention.js';
+import { pruneSpool } from '../data-dir/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import { canObserve, type ObserverProvider } from '../providers/types.js';
@@ -15,13 +17,15 @@ import { hookDoor } from './hook-door.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
 import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, SOCKET_PATH_LIMIT, WORKER_SOCKET, writeContextFile, type WorkerLock } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
+import { totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
 import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
 import { replaySpool } from './spool-replay.js';
 import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
-import { nodeTimers } from '../timers.js';
+import { nodeTimers, type Timers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
@@ -42,6 +46,12 @@ export interface WorkerOptions {
   tickMs?: number;
   /** `--watch`: mine Claude Code transcripts into the same queue (SPEC §4.9). */
   watch?: TranscriptWatchConfig | null;
+  /** When retention passes run (tests); its timers are `timers` below. */
+  retention?: RetentionSchedule;
+  /** Timers of the background tasks that take them (retention); real unref'd timers by default. */
+  timers?: Timers;
+  /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
+  redactBody?: <T>(value: T, counts: RedactionCounts) => T;
 }
 
 export interface RunningWorker {
@@ -52,6 +62,7 @@ export interface RunningWorker {
   recoveredClaimed: number;
   previousShutdown: 'clean' | 'crash' | 'unknown';
   watcher: TranscriptWatcher;
+  retention: RetentionTask;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
 }
@@ -80,6 +91,12 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const store = openStore(config.dbFile, { backgroundCheckpoints: true, recoverClaimed: true });
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
+  try {
+    if (enableIncrementalVacuum(store.db) === 'converted') log.info('the store was rewritten once so retention can return freed space (auto_vacuum=INCREMENTAL)');
+  } catch (error) {
+    // Retention still prunes; the file just keeps its size until the conversion succeeds.
+    log.warn('could not turn on incremental vacuum; freed space stays inside the file', { error: String(error) });
+  }
 
   const telemetry = createTelemetry(
     { dataDir: config.dataDir, env: options.env, appVersion: APP_VERSION, provider: options.provider.name },
@@ -94,6 +111,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   );
   const { previousShutdown } = telemetry.start(clock.now());
 
+  const reportRedactions = (edge: RedactionEdge, counts: RedactionCounts, nowMs: number) => {
+    if (totalRedactions(counts) > 0) telemetry.recordCounters('redaction_rollup', { edge }, redactionIncrements(counts), nowMs);
+  };
+
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const loop = createObserverLoop(loopConfig, {
     queue: storeLoopQueue(store),
@@ -104,6 +125,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       log,
       verifier: options.commitVerifier ?? createGitCommitVerifier({ timeoutMs: 2_000 }),
       recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs),
+      reportRedactions,
     }),
     provider: options.provider,
     telemetry,
@@ -111,6 +133,13 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     log,
     timers: nodeTimers,
   });
+
+  const raw = createRawData(store.db);
+  const retention = startRetention(
+    { rawRetentionDays: config.rawRetentionDays, maxDbBytes: config.maxDbMb * 1024 * 1024, batch: DEFAULT_RETENTION_BATCH },
+    options.retention ?? DEFAULT_RETENTION_SCHEDULE,
+    { raw, pruneSpool: (cutoffMs) => pruneSpool(config.dataDir, cutoffMs), clock, timers: options.timers ?? nodeTimers, log },
+  );
 
   let port = config.port;
   const hooks = createHookAccounting(telemetry, { defer: setImmediate });
@@ -138,6 +167,9 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       port: () => port,
       token,
       onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
+      reportRedactions,
+      ...(options.redactBody ? { redactBody: options.redactBody } : {}),
+      storeHealth: () => ({ size: raw.size(), budgetBytes: config.maxDbMb * 1024 * 1024, retentionDays: config.rawRetentionDays, lastRetention: retention.last() }),
       onSessionEnded: (sessionId, transcriptPath) => {
         if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
       },
@@ -208,9 +240,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     recoveredClaimed: store.recoveredClaimed,
     previousShutdown,
     watcher,
+    retention,
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
+        await retention.stop();
         await watcher.stop();
         await hookSocket.close();
         await server.close();

@@ -5,7 +5,7 @@ import type { WorkerServices } from '../server/app.js';
 import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
-import { healthReport } from './health-report.js';
+import { healthReport, type StoreHealth } from './health-report.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
@@ -14,6 +14,8 @@ import { createEventIntake } from './event-intake.js';
 import { createHostIntake, type HostIntake } from './host-intake.js';
 import { createAgentTimeTracker } from './agent-time.js';
 import { adapterFor, isHostName } from '../hosts/index.js';
+import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import type { RedactionEdge } from '../telemetry/index.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -35,6 +37,12 @@ export interface ServiceDeps {
   onTurnEnded?: (sessionId: string, transcriptPath: string) => void;
   /** Keeps the context a session starting in `cwd` got (for a start while no worker runs). */
   keepContext?: (cwd: string, output: string) => void;
+  /** The store's size, budget and last retention pass, for /health. */
+  storeHealth?: () => StoreHealth;
+  /** Secrets replaced before a write, by where they were caught (counts only). */
+  reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
+  /** Replaces the request-body redactor (benchmarks measure the API without it); the real one by default. */
+  redactBody?: <T>(value: T, counts: RedactionCounts) => T;
 }
 
 export type Services = WorkerServices & {
@@ -59,6 +67,13 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       throw error;
     }
   };
+  /** Secrets replaced before anything is written (docs/secrets-and-retention.md); only counts are kept. */
+  const redacting = <T>(edge: RedactionEdge, nowMs: number, redact: (counts: RedactionCounts) => T): T => {
+    const counts: RedactionCounts = {};
+    const clean = redact(counts);
+    if (totalRedactions(counts) > 0) deps.reportRedactions(edge, counts, nowMs);
+    return clean;
+  };
   const intake = createEventIntake({
     store,
     projectOf: deps.projectOf,
@@ -71,8 +86,10 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       deps.onSessionEnded?.(sessionId, transcriptPath);
     },
     lastAssistantText: readLastAssistantText,
+    redactEvent: (event, nowMs) => redacting('hook_api', nowMs, (counts) => (deps.redactBody ?? redactValueInto)(event, counts)),
+    redactText: (text, nowMs) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts)),
   });
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
+  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.());
 
   const api: WorkerServices = {
     clock,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createExceptionLimiter, errorFingerprint, redactErrorText, resolveConsent } from '../../src/telemetry/index.js';
 import { REDACT_INPUT_CAP } from '../../src/telemetry/redact.js';
 import { countWork } from '../support/work-counter.js';
+import { secretSamples } from '../support/secret-samples.js';
 
 describe('resolveConsent', () => {
   const ok = (enabled: boolean | null) => ({ status: 'ok' as const, enabled });
@@ -40,6 +41,10 @@ describe('redactErrorText', () => {
     ['IPv4', 'connect ECONNREFUSED 10.1.2.3:443', undefined, /10\.1\.2\.3/],
   ])('removes a %s', (_, text, homeDir, leak) => {
     expect(redactErrorText(text, homeDir ? { homeDir } : {})).not.toMatch(leak);
+  });
+
+  it('removes every kind the store redacts, so no part of a secret reaches an error report', () => {
+    for (const s of secretSamples(41)) expect(redactErrorText(`failed: ${s.text}`), s.kind).not.toContain(s.secret.slice(0, 200));
   });
 
   it('keeps the basename of a path', () => {

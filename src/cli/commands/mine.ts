@@ -5,6 +5,8 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type C
 import { loadWorkerConfig, parsePort, DEFAULT_PORT } from '../../config.js';
 import { openStore } from '../../store/index.js';
 import { startCheckpointer } from '../../store/checkpointer.js';
+import { addCounts, totalRedactions, type RedactionCounts } from '../../memory/redact.js';
+import { redactionIncrements } from '../../telemetry/index.js';
 import { createTelemetry } from '../../telemetry/runtime.js';
 import { silentLogger } from '../../log.js';
 import { systemClock } from '../../clock.js';
@@ -97,13 +99,14 @@ export const mineCommand: Command = {
     const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: () => undefined });
     let report: PassReport;
     try {
-      const miner = createMiner({}, { store: createStoreMiningStore(store, { projectOf }), now: () => Date.now(), wake: () => undefined });
+      const redactions: RedactionCounts = {};
+      const miner = createMiner({}, { store: createStoreMiningStore(store, { projectOf, redacted: (counts) => addCounts(redactions, counts) }), now: () => Date.now(), wake: () => undefined });
       const totalBytes = targets.reduce((sum, t) => sum + t.size, 0);
       const bar = isTerminal(io) && !values.json ? createProgressBar(io.stderr, { total: targets.length, totalBytes, now: () => Date.now() }) : null;
       const sizes = new Map(targets.map((t) => [t.path, t.size]));
       report = await miner.pass(targets, { onFile: (file) => bar?.file(sizes.get(file.path) ?? 0), onBytes: (n) => bar?.bytes(n) });
       bar?.done();
-      if (passHasActivity(report)) recordTelemetry(io, config.dataDir, store.db, report);
+      if (passHasActivity(report)) recordTelemetry(io, config.dataDir, store.db, report, redactions);
     } finally {
       await checkpointer.stop();
       store.close();
@@ -123,11 +126,12 @@ function isTerminal(io: CliIO): boolean {
   return (io.stderr as { isTTY?: boolean }).isTTY === true;
 }
 
-function recordTelemetry(io: CliIO, dataDir: string, db: ReturnType<typeof openStore>['db'], report: PassReport): void {
+function recordTelemetry(io: CliIO, dataDir: string, db: ReturnType<typeof openStore>['db'], report: PassReport, redactions: RedactionCounts): void {
   try {
     const telemetry = createTelemetry({ dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db, clock: systemClock, log: silentLogger, stderr: io.stderr });
     // The window is closed and sent by the worker's telemetry tick.
     telemetry.recordCounters('mining_rollup', { trigger: 'cli' }, miningRollupIncrements(report), Date.now());
+    if (totalRedactions(redactions) > 0) telemetry.recordCounters('redaction_rollup', { edge: 'transcript' }, redactionIncrements(redactions), Date.now());
   } catch {
     // Telemetry never breaks a command.
   }

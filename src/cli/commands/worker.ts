@@ -28,7 +28,9 @@ options:
   -h, --help        show this help
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY,
-MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, telemetry switches (see 'memtrace telemetry status').
+MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, MEMTRACE_RAW_RETENTION_DAYS (30: raw data kept this many days
+after processing), MEMTRACE_MAX_DB_MB (2048: the store's size budget), telemetry switches (see
+'memtrace telemetry status').
 
 ${WORKER_CONTROL_USAGE}`;
 

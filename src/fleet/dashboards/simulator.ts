@@ -2,16 +2,17 @@ import type { CollectedEvent } from '../collector/collected-event.js';
 import { LEGACY_VERSIONS, LOOSE_TYPE_MIX, MEMTRACE_VERSIONS, MODELS, pickWeighted, TYPE_MIX, turnCostUsd, turnTokens, upgradeWeek, type AdoptionCurve, type ModelProfile } from './fleet-model.js';
 import { sessionAgentTime } from './agent-time-model.js';
 import { sessionHookWindows } from './hook-model.js';
+import { sessionRedactionWindows } from './redaction-model.js';
 import { seededRandom, type Random } from './prng.js';
-import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, OBSERVATION_TYPES, ROLLUP } from './tiles.js';
+import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, OBSERVATION_TYPES, REDACTION_ROLLUP, ROLLUP } from './tiles.js';
 
 /**
  * A mixed fleet, pure and seeded. Installs on legacy releases send one `session_compressed` per
  * observer turn, killed as `poisoned` at the rate the legacy fleet showed for their model; each
  * install moves to memtrace 0.1.0 in a week drawn from the adoption curve, then to 0.2.0 along a
  * second curve once it is released. On memtrace an install sends per session one
- * `observer_turn_rollup`, one `context_injected_rollup`, its `hook_rollup` windows and (from 0.2.0)
- * its `agent_time_rollup`. What the
+ * `observer_turn_rollup`, one `context_injected_rollup`, its `hook_rollup` windows and, from 0.2.0
+ * on, its `agent_time_rollup` and a `redaction_rollup` when its tool calls held secrets. What the
  * legacy classifier killed, memtrace drops as prose and carries on: no poisoned slice.
  * The last simulated week is the week of `nowMs`, and nothing is dated after `nowMs`.
  */
@@ -108,6 +109,10 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
         if (version !== MEMTRACE_VERSIONS[0]) {
           const share = sessionAgentTime(agentRandom, version, 'claude-code', start, end);
           yield { uuid: uuidFrom(agentRandom), event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } };
+          // Redaction ships after 0.1.0: only later releases count what they kept out.
+          for (const w of sessionRedactionWindows(random, start, end)) {
+            yield { uuid: uuid(), event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } };
+          }
         }
       }
     }

@@ -1,4 +1,5 @@
 import { AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from '../../telemetry/index.js';
+import { SECRET_KINDS } from '../../memory/redaction/kinds.js';
 import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, quantile, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
@@ -10,6 +11,10 @@ export const LEGACY_CONTEXT = 'context_injected';
 export const HOOK_ROLLUP = 'hook_rollup';
 /** How long agents waited for memtrace, per finished session (telemetry/events/agent-time-rollup.ts). */
 export const AGENT_TIME_ROLLUP = 'agent_time_rollup';
+/** Secrets replaced before the first write, per window, edge and kind (SPEC §4.10). */
+export const REDACTION_ROLLUP = 'redaction_rollup';
+/** The redactor's closed list of kinds; the rollup carries one counter per kind. */
+export const REDACTION_KINDS = SECRET_KINDS;
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -51,6 +56,8 @@ const appVersion: Dimension = { expr: firstOf(str('app_version'), str('$app_vers
 const costPerObservation = ratio(sum(cost), sum(costedObservations));
 /** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
 const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
+/** A kind's measure name: `private` (the <private> spans) reads as a SQL keyword, so it is spelled out. */
+export const redactionMeasure = (kind: string) => (kind === 'private' ? 'private_span' : kind);
 const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
 /** agent_time_rollup's exclusive share buckets, as fractions (the schema's bounds are percent). */
 const agentShareBuckets = () => AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
@@ -215,5 +222,21 @@ export const TILES: readonly Tile[] = [
     ],
     plot: ['p50', 'p95'],
     having: { nonZero: num('sessions') },
+  },
+  {
+    id: 'secrets-redacted',
+    name: 'Secrets kept out of storage, by kind',
+    description: 'Secrets replaced by [REDACTED:<kind>] before the first write, per week, by kind, summed over every edge (hook API, transcripts, imports, the final guard before the observer LLM). caught_by_final_guard counts those only the last guard caught.',
+    healthy: 'a steady mix led by authorization headers, URL passwords and cloud keys; caught_by_final_guard stays at zero (every edge redacts before it writes).',
+    chart: 'stacked-bars',
+    unit: 'count',
+    events: [REDACTION_ROLLUP],
+    x: 'week',
+    measures: [
+      ...REDACTION_KINDS.map((k) => ({ name: redactionMeasure(k), agg: sum(num(k)) })),
+      { name: 'caught_by_final_guard', agg: sum(mul(eq(str('edge'), 'observer_guard'), num('total'))) },
+    ],
+    plot: REDACTION_KINDS.map(redactionMeasure),
+    having: { nonZero: num('total') },
   },
 ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adoptedShare, fleetCurves, HOOK_BUCKETS, LEGACY_VERSIONS, MODELS, mondayOf, simulateFleet } from '../../../src/fleet/dashboards/index.js';
+import { adoptedShare, fleetCurves, HOOK_BUCKETS, LEGACY_VERSIONS, MEMTRACE_VERSIONS, MODELS, mondayOf, REDACTION_KINDS, redactionMeasure, simulateFleet } from '../../../src/fleet/dashboards/index.js';
 import { openCollectorStore } from '../../../src/fleet/collector/index.js';
 
 const NOW = Date.UTC(2026, 10, 18, 15); // a Wednesday
@@ -64,5 +64,16 @@ describe('the fleet simulator', () => {
     for (const e of events.filter((x) => x.event === 'hook_rollup')) {
       expect(HOOK_BUCKETS.reduce((n, b) => n + Number(e.properties[b.key]), 0)).toBe(e.properties.count);
     }
+  });
+
+  it('counts secrets kept out by kind from the release that redacts, and none caught only by the final guard', () => {
+    const rows = tiles['secrets-redacted'] as Array<Record<string, number | string>>;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.caught_by_final_guard).toBe(0);
+    const byKind = Object.fromEntries(REDACTION_KINDS.map((k) => [k, rows.reduce((n, r) => n + Number(r[redactionMeasure(k)]), 0)]));
+    expect(byKind.authorization_header).toBeGreaterThan(byKind.stripe_key!);
+    const redacting = events.filter((e) => e.event === 'redaction_rollup');
+    expect(redacting.every((e) => e.properties.app_version !== MEMTRACE_VERSIONS[0])).toBe(true);
+    for (const e of redacting) expect(REDACTION_KINDS.reduce((n, k) => n + Number(e.properties[k] ?? 0), 0)).toBe(e.properties.total);
   });
 });
