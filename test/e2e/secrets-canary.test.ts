@@ -15,6 +15,8 @@ import { nonSecrets, secretSamples, type SecretSample } from '../support/secret-
 import { makeTempDir } from '../support/temp-dir.js';
 import { TranscriptBuilder } from '../support/transcripts.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
+import { listSpool } from '../../src/data-dir/index.js';
+import { hookCommand, runHookProcess } from '../support/hook-process.js';
 
 /**
  * Secrets of every kind enter through every edge — a hook's spool while no worker runs, the hook
@@ -29,7 +31,8 @@ function needles(samples: readonly SecretSample[]): Array<{ kind: string; needle
 }
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  // Every file that holds bytes: the worker's socket is an address, not content.
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
 }
 
 function leaks(dataDir: string, samples: readonly SecretSample[]): string[] {
@@ -53,7 +56,7 @@ describe('canaries of every kind through every edge', () => {
     temp?.cleanup();
   });
 
-  it('leaves no secret in the database, the WAL, the logs or the spool, nor in what the observer LLM is sent', { timeout: 90_000 }, async () => {
+  it('leaves no secret in the database, the WAL, the logs or the spool, nor in what the observer LLM is sent', { timeout: 120_000 }, async () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     const projects = path.join(temp.dir, 'projects', '-work-app');
@@ -61,7 +64,8 @@ describe('canaries of every kind through every edge', () => {
     const viaSpool = canaries(11);
     const viaApi = canaries(12);
     const viaTranscript = canaries(13);
-    const everything = [...viaSpool, ...viaApi, ...viaTranscript];
+    const viaForwarder = canaries(14);
+    const everything = [...viaSpool, ...viaApi, ...viaTranscript, ...viaForwarder];
 
     // 1. The spool: no worker runs; the real hook (the bundled bin) keeps each event on disk.
     const closed = await freePort();
@@ -72,7 +76,7 @@ describe('canaries of every kind through every edge', () => {
       const run = spawnSync(process.execPath, [MEMTRACE_BIN, 'hook', 'post-tool-use', '--via', 'settings'], { input: JSON.stringify(input), env: { ...process.env, MEMTRACE_PORT: String(closed), MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir }, encoding: 'utf8' });
       expect(run.status).toBe(0);
     }
-    expect(fs.readdirSync(path.join(dataDir, 'spool'))).toHaveLength(groups.length);
+    expect(listSpool(dataDir)).toHaveLength(groups.length);
     expect(leaks(dataDir, viaSpool)).toEqual([]);
 
     // 2. The worker starts (file log, telemetry on and local) and replays the spool.
@@ -102,6 +106,14 @@ describe('canaries of every kind through every edge', () => {
     }
     expect(await post('/api/sessions/summarize', { session_id: 'api', last_assistant_message: viaApi.map((s) => s.text).join('\n') })).toBe(202);
 
+    // 3b. The hooks' own door: the shell forwarder `memtrace install` writes, over the data dir's socket.
+    for (const [i, s] of viaForwarder.entries()) {
+      const input = { session_id: 'forwarded', cwd: '/work/app', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `toolu_fwd_${i}`, tool_input: { command: s.text }, tool_response: { stdout: s.text, stderr: '' } };
+      // Not spawnSync: the worker answering the socket runs in this process.
+      const run = await runHookProcess(hookCommand('forwarder', 'claude-code', 'post-tool-use'), Buffer.from(JSON.stringify(input)), { env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
+      expect(run.code).toBe(0);
+    }
+
     // 4. A transcript holding them: mined into the same queue.
     const t = new TranscriptBuilder();
     t.prompt(viaTranscript.map((s) => s.text).join('\n'));
@@ -125,7 +137,9 @@ describe('canaries of every kind through every edge', () => {
     const windows = (worker.store.db.prepare("SELECT state FROM telemetry_accumulators WHERE event = 'redaction_rollup' AND state IS NOT NULL").all() as Array<{ state: string }>).map((r) => JSON.parse(r.state) as { dims: { edge: string }; counters: Record<string, number> });
     const byEdge = Object.fromEntries(windows.map((w) => [w.dims.edge, w.counters]));
     expect(Object.keys(byEdge).sort()).toEqual(['hook_api', 'transcript']);
-    for (const s of viaApi) expect(byEdge.hook_api![s.kind]).toBeGreaterThan(0);
+    for (const s of [...viaApi, ...viaForwarder]) expect(byEdge.hook_api![s.kind]).toBeGreaterThan(0);
+    const stored = worker.store.db.prepare("SELECT count(*) AS n FROM queue_seen WHERE session_id = 'forwarded'").get() as { n: number };
+    expect(stored.n).toBe(viaForwarder.length);
     for (const s of viaTranscript) expect(byEdge.transcript![s.kind]).toBeGreaterThan(0);
 
     await worker.stop();

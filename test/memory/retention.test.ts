@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DAY_MS, startRetention, type RetentionReport } from '../../src/memory/retention.js';
 import { createRawData, enableIncrementalVacuum, MIGRATIONS, openStore, runMigrations, type Store } from '../../src/store/index.js';
-import { pruneSpool, spoolCall } from '../../src/data-dir/index.js';
+import { keepUnreadable, listSpool, pruneSpool, spoolCall } from '../../src/data-dir/index.js';
 import { silentLogger } from '../../src/log.js';
 import { manualTime } from '../support/manual-time.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -48,6 +48,9 @@ describe('retention over a fake clock', () => {
     addObservation(store, 'old', T0);
     store.sessions.init({ sessionId: 'waiting', prompt: 'waiting prompt', promptId: 'p2', nowMs: T0 });
     observe(store, 'waiting', T0);
+    // A payload that was never an event (kept aside for the user), and an event still waiting for
+    // the worker: only the first is raw data past its time; the second is not processed yet.
+    keepUnreadable(temp.dir, { v: 2, host: 'claude-code', event: 'post-tool-use', via: 'x', failure: 'unreadable', at: T0, raw: '{"cut short' });
     spoolCall(temp.dir, { method: 'POST', path: '/api/sessions/init', body: { session_id: 'x' }, hook_event: 'session_start', via: 'x', failure: 'unreachable', at: T0 });
 
     const reports: RetentionReport[] = [];
@@ -78,6 +81,7 @@ describe('retention over a fake clock', () => {
     // Not processed yet: everything stays, however old.
     expect(store.sessions.prompts('waiting').map((p) => p.prompt)).toEqual(['waiting prompt']);
     expect(store.queue.depth()).toBe(1);
+    expect(listSpool(temp.dir)).toHaveLength(1);
     expect(store.db.prepare("SELECT count(*) AS n FROM tool_events WHERE session_id = 'waiting'").get()).toEqual({ n: 1 });
     // Recent: kept.
     expect(store.sessions.prompts('recent')).toHaveLength(1);
