@@ -17,6 +17,7 @@ export {
   type ToolUseEvent,
   type UserPromptEvent,
 } from './hook-event.js';
-export { sessionStartContextJson, type AdaptResult, type AdapterDeps, type HostAdapter } from './host-adapter.js';
+export { sessionStartContextJson, type AdaptResult, type AdapterDeps, type HostAdapter, type ModelTurn } from './host-adapter.js';
+export { adapterDepsFor, lastAssistantTextFor } from './adapter-deps.js';
 export { adapterFor } from './registry.js';
 export { fitPayload } from './fit-payload.js';
