@@ -60,8 +60,8 @@ export const codexAdapter: HostAdapter = {
         const tool = { ...common, tool_use_id: toolUseId, tool_name: toolName, tool_input: input.tool_input ?? null, tool_response: input.tool_response ?? null, agent_id: text(input.agent_id), prompt_id: promptId };
         const exitCode = toolName === CODEX_SHELL_TOOL && toolUseId && common.transcript_path ? (deps.exitCodeOf?.(common.transcript_path, toolUseId) ?? null) : null;
         const failure = codexToolFailure(toolName, input.tool_response, exitCode);
-        if (!failure) return { ok: true, event: definedFields({ kind: 'post_tool_use', ...tool }) };
-        return { ok: true, event: definedFields({ kind: 'post_tool_use_failure', ...tool, error: failure.error, exit_code: failure.exitCode }) };
+        if (!failure) return { ok: true, event: definedFields({ kind: 'post_tool_use' as const, ...tool }) };
+        return { ok: true, event: definedFields({ kind: 'post_tool_use_failure' as const, ...tool, error: failure.error, exit_code: failure.exitCode }) };
       }
       case 'stop': {
         const last = text(input.last_assistant_message) ?? (common.transcript_path ? (deps.lastAssistantText?.(common.transcript_path) ?? null) : null);

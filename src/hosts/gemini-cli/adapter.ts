@@ -85,8 +85,8 @@ export const geminiCliAdapter: HostAdapter = {
         if (!toolName) return { ok: false, reason: `${name} input has no tool_name` };
         const tool = { ...common, tool_use_id: toolUseIdOf(sessionId, input, toolName, deps), tool_name: toolName, tool_input: input.tool_input ?? null, tool_response: input.tool_response ?? null };
         const failure = geminiToolFailure(toolName, input.tool_response);
-        if (!failure) return { ok: true, event: definedFields({ kind: 'post_tool_use', ...tool }) };
-        return { ok: true, event: definedFields({ kind: 'post_tool_use_failure', ...tool, error: failure.error, exit_code: failure.exitCode }) };
+        if (!failure) return { ok: true, event: definedFields({ kind: 'post_tool_use' as const, ...tool }) };
+        return { ok: true, event: definedFields({ kind: 'post_tool_use_failure' as const, ...tool, error: failure.error, exit_code: failure.exitCode }) };
       }
       case 'stop': {
         const last = text(input.prompt_response) ?? (common.transcript_path ? (deps.lastAssistantText?.(common.transcript_path) ?? null) : null);
