@@ -12,6 +12,8 @@ export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './read-body.js';
 export interface HookCallInfo {
   event: string;
   via: string;
+  /** The agent host the hook ran for (x-memtrace-hook-host); Claude Code when it does not say. */
+  host: string;
   /** When the hook process started (epoch ms), or null if it did not say. */
   startedAtMs: number | null;
   shortened: boolean;
@@ -55,6 +57,7 @@ export function createApp(services: WorkerServices): Hono {
     services.hookCall({
       event,
       via: c.req.header('x-memtrace-hook-via') ?? 'unknown',
+      host: c.req.header('x-memtrace-hook-host') ?? 'claude-code',
       startedAtMs: Number.isFinite(started) && started > 0 ? started : null,
       shortened: c.req.header('x-memtrace-hook-shortened') === '1',
       status: c.res.status,

@@ -19,6 +19,8 @@ import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
 import { nodeTimers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
+import { platformOf } from '../hosts/platforms.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
 export interface WorkerOptions {
@@ -90,6 +92,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   );
   const { previousShutdown } = telemetry.start(clock.now());
 
+  // A turn is counted under its session's agent host (the rollup's platform).
+  const recordTurn = (turn: TurnRecord, nowMs: number) => {
+    const platform = store.sessions.get(turn.sessionId)?.platform;
+    telemetry.recordTurn(platform ? { ...turn, platform: platformOf(platform) } : turn, nowMs);
+  };
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const loop = createObserverLoop(loopConfig, {
     queue: storeLoopQueue(store),
@@ -99,10 +106,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       clock,
       log,
       verifier: options.commitVerifier ?? createGitCommitVerifier({ timeoutMs: 2_000 }),
-      recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs),
+      recordTurn,
     }),
     provider: options.provider,
-    telemetry,
+    telemetry: { recordTurn, sessionEnded: telemetry.sessionEnded, captureException: telemetry.captureException },
     clock,
     log,
     timers: nodeTimers,

@@ -9,7 +9,7 @@ import { healthReport } from './health-report.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
-import { readLastAssistantText } from '../hosts/claude-code/transcript-tail.js';
+import { lastAssistantTextFor } from '../hosts/adapter-deps.js';
 import { createEventIntake } from './event-intake.js';
 
 export interface ServiceDeps {
@@ -56,7 +56,7 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       loop.sessionEnded(sessionId);
       deps.onSessionEnded?.(sessionId, transcriptPath);
     },
-    lastAssistantText: readLastAssistantText,
+    lastAssistantText: (transcriptPath, platform) => lastAssistantTextFor(platform, transcriptPath),
   });
   const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
 
