@@ -183,7 +183,7 @@ describe('memtrace install / uninstall', () => {
     for (const command of ['install', 'uninstall']) {
       const r = await run([command, '--help']);
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain(`usage: memtrace ${command} [--project DIR] [--dry-run]`);
+      expect(r.stdout).toContain(`usage: memtrace ${command} [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]`);
     }
     expect((await run(['--help'])).stdout).toMatch(/install .*\n\s+uninstall /);
   });
