@@ -158,7 +158,7 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     seed(path.join(project, '.gemini', 'settings.json'), '{ "theme": "x", }\n');
     const g = await run(['install', '--host', 'gemini-cli', '--project', project]);
     expect(g.code).toBe(1);
-    expect(g.stderr).toContain("settings.json is not valid JSON: line 1, column 16: a trailing comma before '}'");
+    expect(g.stderr).toMatch(/settings\.json is not valid JSON: line 1, column \d+: a trailing comma before '}'/);
   });
 
   it('keeps an mcpServers.memtrace it did not write, with a warning', async () => {
