@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { DEFAULT_PORT, loadWorkerConfig, parsePort } from '../config.js';
 import { readAuthToken } from '../data-dir/auth-token.js';
 import { isHostName, type HostName } from '../hosts/platforms.js';
@@ -181,25 +181,33 @@ function parseHookArgs(args: string[]): ParsedArgs {
 }
 
 async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<string> {
-  // The process's own stdin (a pipe from Claude Code) is read in one blocking call: setting up a
+  // The process's own stdin (a pipe from the host) is read with blocking reads: setting up a
   // stream and its async iterator costs the hook more than the read. A non-blocking stdin
-  // (EAGAIN) falls back to the stream.
-  if (stream === process.stdin) {
-    try {
-      const buffer = readFileSync(0);
-      if (buffer.length > maxBytes) throw new Error(`input is larger than ${maxBytes} bytes`);
-      return buffer.toString('utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-    }
-  }
+  // (Gemini CLI's) answers EAGAIN once it is empty while the host still writes: what was read
+  // so far is kept and the rest comes through the stream.
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+  const keep = (buffer: Buffer) => {
     total += buffer.length;
     if (total > maxBytes) throw new Error(`input is larger than ${maxBytes} bytes`);
     chunks.push(buffer);
+  };
+  if (stream === process.stdin) {
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(0, buffer, 0, buffer.length, null);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') break;
+        if (code === 'EOF') return Buffer.concat(chunks).toString('utf8');
+        throw error;
+      }
+      if (n === 0) return Buffer.concat(chunks).toString('utf8');
+      keep(Buffer.from(buffer.subarray(0, n)));
+    }
   }
+  for await (const chunk of stream) keep(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }

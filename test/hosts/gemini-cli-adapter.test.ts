@@ -29,6 +29,11 @@ describe('the Gemini CLI adapter on captured payloads', () => {
     expect(adapt('SessionEnd', hostPayload('gemini-cli', 'captured', '38-SessionEnd'))).toMatchObject({ kind: 'session_end', reason: 'exit' });
   });
 
+  it('keeps the user’s prompt without the session-start context Gemini prepends to it', () => {
+    const payload = { ...hostPayload('gemini-cli', 'captured', '02-BeforeAgent'), prompt: '<hook_context># memtrace context\n- a</hook_context>\n\nCreate out.txt, read it.' };
+    expect(adapt('BeforeAgent', payload)).toMatchObject({ prompt: 'Create out.txt, read it.' });
+  });
+
   it('keeps a tool call with its input and whole response, and gives it an id', () => {
     const event = adapt('AfterTool', hostPayload('gemini-cli', 'captured', '20-AfterTool'));
     expect(event).toMatchObject({ kind: 'post_tool_use', tool_name: 'replace', tool_input: { old_string: 'hello', new_string: 'hello world' } });

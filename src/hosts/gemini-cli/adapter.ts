@@ -19,6 +19,8 @@ const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
 const KIND_OF = new Map<string, HookEventKind>(NAMES.flatMap(([ours, theirs, kind]) => [[ours, kind], [theirs, kind]]));
 
 const SHELL_TOOL = 'run_shell_command';
+/** In -p mode Gemini prepends session-start context to the prompt; it is the hooks' text, not the user's. */
+const HOOK_CONTEXT = /^(?:\s*<hook_context>[\s\S]*?<\/hook_context>)+\s*/;
 const EXIT_CODE = /^Exit Code: (-?\d+)\s*$/m;
 /** The output quoted in a failure's error text; the whole output stays in tool_response. */
 const ERROR_OUTPUT_CHARS = 4_000;
@@ -78,7 +80,7 @@ export const geminiCliAdapter: HostAdapter = {
       case 'session_start':
         return { ok: true, event: definedFields({ kind, ...common, source: text(input.source) }) };
       case 'user_prompt_submit':
-        return { ok: true, event: definedFields({ kind, ...common, prompt: text(input.prompt) }) };
+        return { ok: true, event: definedFields({ kind, ...common, prompt: text(typeof input.prompt === 'string' ? input.prompt.replace(HOOK_CONTEXT, '') : null) }) };
       case 'post_tool_use':
       case 'post_tool_use_failure': {
         const toolName = text(input.tool_name);
