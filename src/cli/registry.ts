@@ -11,7 +11,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   collector: { summary: 'local PostHog-compatible capture endpoint + fleet dashboard', load: async () => (await import('./commands/collector.js')).collectorCommand },
   dashboards: { summary: 'dashboards as code: export, push, report', load: async () => (await import('./commands/dashboards.js')).dashboardsCommand },
   repair: { summary: 'find and re-summarize fallback summaries (memtrace or a lossless-claw database)', load: async () => (await import('./commands/repair.js')).repairCommand },
-  mine: { summary: 'mine Claude Code transcripts once (--dir, default ~/.claude/projects)', load: async () => (await import('./commands/mine.js')).mineCommand },
+  mine: { summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex; --host, --dir)', load: async () => (await import('./commands/mine.js')).mineCommand },
   show: { summary: "an observation (or a session's memory) with its provenance and claim checks", load: async () => (await import('./commands/show.js')).showCommand },
   parse: { summary: 'read one observer output on stdin, print the decision as JSON', load: async () => (await import('./commands/parse.js')).parseCommand },
 };

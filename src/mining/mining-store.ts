@@ -23,6 +23,8 @@ export interface MiningStore {
 export interface SessionInfo {
   cwd: string | null;
   prompt: string | null;
+  /** The agent host that wrote the transcript (Claude Code when absent). */
+  platform?: string;
 }
 
 export interface CommitInput {
@@ -47,7 +49,7 @@ export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: stri
 
   function ensureSession(sessionId: string, session: SessionInfo, nowMs: number): void {
     if (store.sessions.get(sessionId)) return;
-    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: 'claude-code', nowMs });
+    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: session.platform ?? 'claude-code', cwd: session.cwd, nowMs });
   }
 
   const commitTx = store.db.transaction((input: CommitInput) => {
