@@ -1,4 +1,4 @@
-import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, quantile, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
+import { add, anyOf, atLeast, byEvent, eq, firstOf, has, installs, lit, mul, not, num, product, quantile, ratio, scale, str, sum, text, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
@@ -49,6 +49,8 @@ const costPerObservation = ratio(sum(cost), sum(costedObservations));
 /** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
 const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
 const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
+/** The agent host a rollup came from; releases before rollups named it ran on Claude Code only. */
+const host: Dimension = { expr: firstOf(str('platform'), text('claude-code')), label: 'host' };
 
 export const TILES: readonly Tile[] = [
   {
@@ -190,5 +192,22 @@ export const TILES: readonly Tile[] = [
     ],
     plot: ['mean_ms'],
     having: { nonZero: postToolUse(num('count')) },
+  },
+  {
+    id: 'hosts',
+    name: 'Active installs and observer turns by host',
+    description: 'Weekly, by agent host: installs with observer or hook rollups from it, and observer turns and sessions on it. Rollups without a platform (older releases) are claude-code.',
+    healthy: 'claude-code steady while gemini-cli and codex grow after their release; an install on two hosts counts once on each.',
+    chart: 'lines',
+    unit: 'count',
+    events: [ROLLUP, HOOK_ROLLUP],
+    x: 'week',
+    series: { by: host },
+    measures: [
+      { name: 'active_installs', agg: installs(lit(1)) },
+      { name: 'observer_turns', agg: sum(byEvent({ [ROLLUP]: num('count') })) },
+      { name: 'sessions', agg: sum(byEvent({ [ROLLUP]: lit(1) })) },
+    ],
+    plot: ['active_installs'],
   },
 ];

@@ -7,7 +7,7 @@ const byId = (id: string) => TILES.find((t) => t.id === id)!;
 const NOW = Date.UTC(2026, 7, 19, 12);
 
 describe('the tiles', () => {
-  it('are the seven of SPEC §4.7 and the hook cost tile', () => {
+  it('are the seven of SPEC §4.7, the hook cost tile and the hosts tile', () => {
     expect(TILES.map((t) => t.name)).toEqual([
       'Session abort reasons',
       'Compression invalid-output classes',
@@ -17,6 +17,7 @@ describe('the tiles', () => {
       'Context-cache value',
       'Tokens saved vs naive per install',
       'Hook cost per tool call by version',
+      'Active installs and observer turns by host',
     ]);
   });
 });
