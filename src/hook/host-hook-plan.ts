@@ -52,5 +52,7 @@ export function planHostHook(host: HostName, eventName: string, input: Record<st
   if (!result.ok) return result;
   if (result.event === null) return { ok: true, calls: null, ignored: result.ignored };
   const event = result.event;
-  return { ok: true, calls: callsFor(event), printContext: event.kind === 'session_start', hookEvent: event.kind, contextOutput: (markdown) => adapter.contextOutput(markdown) };
+  // The hook that ran (a derived failure still ran the host's tool hook): what hook_rollup counts.
+  const hookEvent = adapter.kindOf(eventName) ?? event.kind;
+  return { ok: true, calls: callsFor(event), printContext: event.kind === 'session_start', hookEvent, contextOutput: (markdown) => adapter.contextOutput(markdown) };
 }
