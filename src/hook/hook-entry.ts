@@ -2,6 +2,7 @@ import { readSync } from 'node:fs';
 import { DEFAULT_PORT, loadWorkerConfig, parsePort } from '../config.js';
 import { readAuthToken } from '../data-dir/auth-token.js';
 import { isHostName, type HostName } from '../hosts/platforms.js';
+import { HOOK_COMMAND_NAMES, type ClaudeHookEvent } from '../install/hook-definitions.js';
 import { HOOK_EVENT_OF, HOOK_NAMES, planHook, type HookCall, type HookName } from './hook-plan.js';
 import { createHookTransport } from './hook-transport.js';
 
@@ -173,7 +174,9 @@ function parseHookArgs(args: string[]): ParsedArgs {
     } else if (arg.startsWith('-')) problem ??= `unexpected argument '${arg}'`;
     else positional.push(arg);
   }
-  const [name, extra] = positional;
+  const [given, extra] = positional;
+  // Claude Code's own event names (SessionStart) stand for memtrace's (session-start).
+  const name = host === 'claude-code' && given !== undefined && Object.hasOwn(HOOK_COMMAND_NAMES, given) ? HOOK_COMMAND_NAMES[given as ClaudeHookEvent] : given;
   if (problem === null && name === undefined) problem = host === 'claude-code' ? `which hook? give one of ${HOOK_NAMES.join(', ')}` : 'which hook event?';
   if (problem === null && extra !== undefined) problem = `unexpected argument '${extra}'`;
   if (problem === null && host === 'claude-code' && !(HOOK_NAMES as readonly string[]).includes(name!)) problem = `unknown hook '${name}'`;

@@ -113,7 +113,8 @@ describe('memtrace hook --host', () => {
     expect(await hook(['--host', 'codex', 'Stop'], 'not json', env)).toMatchObject({ code: 0, stderr: expect.stringContaining('not valid JSON') });
     expect(await hook(['--host', 'cursor', 'Stop'], {}, env)).toMatchObject({ code: 0, stderr: expect.stringContaining('--host takes claude-code, gemini-cli or codex') });
     expect(await hook(['--host', 'gemini-cli'], {}, env)).toMatchObject({ code: 0, stderr: '' });
-    // Claude Code's usage errors keep their exit code 2.
+    // Claude Code's usage errors keep their exit code 2; its own event names are accepted.
     expect((await hook(['nope'], {}, env)).code).toBe(2);
+    expect(await hook(['--host', 'claude-code', 'PostToolUse'], { session_id: 's', tool_name: 'Read', tool_input: {}, tool_response: {} }, env)).toMatchObject({ code: 0, stderr: expect.stringContaining('event kept in') });
   });
 });
