@@ -39,6 +39,8 @@ export interface SpooledCall {
   body: Record<string, unknown>;
   hook_event: string;
   via: string;
+  /** The agent host, when not Claude Code (older spool files have none). */
+  host?: string;
   failure: 'unreachable' | 'timeout';
   at: number;
 }

@@ -52,16 +52,18 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     io.stdout.write(`${HOOK_USAGE}\n`);
     return 0;
   }
-  const parsed = parseHookArgs(args);
-  if ('error' in parsed) {
-    io.stderr.write(`memtrace hook: ${parsed.error}\n\n${HOOK_USAGE}\n`);
-    return 2;
-  }
   const startedAtMs = performance.timeOrigin;
   const env = io.env;
   const home = env.HOME || (await import('node:os')).homedir();
   const loaded = loadWorkerConfig({ MEMTRACE_DATA_DIR: env.MEMTRACE_DATA_DIR }, home);
   const dataDir = loaded.ok ? loaded.config.dataDir : path.join(home, '.memtrace');
+  const parsed = parseHookArgs(args);
+  if ('error' in parsed) {
+    // A hook never blocks the agent, even when it is set up wrong: hosts read exit code 2 as "block".
+    const host = parsed.host ?? 'claude-code';
+    warnTo(io, host === 'gemini-cli' && dataDirIsPrivate(dataDir) ? path.join(dataDir, 'logs') : null, host, `hook: ${parsed.error} (run 'memtrace hook --help')`);
+    return 0;
+  }
   let logDir: string | null = null;
   const warn = (line: string) => warnTo(io, logDir, parsed.host, line);
   const timeoutMs = Number(env.MEMTRACE_HOOK_TIMEOUT_MS) > 0 ? Number(env.MEMTRACE_HOOK_TIMEOUT_MS) : 2_000;
@@ -96,8 +98,9 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     const kept = readContextFile(dataDir, contextCwd(input, io));
     if (kept) io.stdout.write(kept);
   }
-  spool(dataDir, parsed, input, failure);
+  const readable = spool(dataDir, parsed, input, failure);
   if (kind === 'session_start' && workerDown && io.memtraceBin) (await import('./start-worker.js')).spawnWorkerDetached(io.memtraceBin, dataDir, env);
+  if (!readable) warn(`this ${parsed.event} input is not valid JSON; it is kept, as text, for the worker to count and set aside`);
   warn(
     workerDown
       ? `worker not running on ${dataDir}${kind === 'session_start' ? ' (starting it now)' : ''}; event kept in ${dataDir}/spool and replayed when the worker runs`
@@ -108,7 +111,7 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   return 0;
 }
 
-function parseHookArgs(args: string[]): HookArgs | { error: string } {
+function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostName } {
   let host: HostName = 'claude-code';
   let via = 'unknown';
   let contextPrinted = false;
@@ -118,7 +121,7 @@ function parseHookArgs(args: string[]): HookArgs | { error: string } {
     const value = () => args[(i += 1)];
     if (arg === '--host' || arg.startsWith('--host=')) {
       const name = arg === '--host' ? value() : arg.slice(7);
-      if (!isHostName(name)) return { error: `--host takes one of ${HOSTS.join(', ')}` };
+      if (!isHostName(name)) return { error: `--host takes ${HOSTS.slice(0, -1).join(', ')} or ${HOSTS.at(-1)}` };
       host = name;
     } else if (arg === '--via' || arg.startsWith('--via=')) {
       const name = arg === '--via' ? value() : arg.slice(6);
@@ -128,11 +131,11 @@ function parseHookArgs(args: string[]): HookArgs | { error: string } {
     else if (arg.startsWith('-')) return { error: `unknown option '${arg}'` };
     else positionals.push(arg);
   }
-  if (positionals.length === 0) return { error: 'which hook event? give one, e.g. session-start or PostToolUse' };
-  if (positionals.length > 1) return { error: `unexpected argument '${positionals[1]}'` };
+  if (positionals.length === 0) return { error: 'which hook event? give one, e.g. session-start or PostToolUse', host };
+  if (positionals.length > 1) return { error: `unexpected argument '${positionals[1]}'`, host };
   const event = positionals[0]!;
   // memtrace's own names must be known; a host's own event memtrace does not handle is read and ignored.
-  if ((adapterFor(host)?.kindOf(event) ?? null) === null && !/^[A-Z][A-Za-z]{0,63}$/.test(event)) return { error: `unknown hook '${event}'` };
+  if ((adapterFor(host)?.kindOf(event) ?? null) === null && !/^[A-Z][A-Za-z]{0,63}$/.test(event)) return { error: `unknown hook '${event}'`, host };
   return { host, event, via, contextPrinted };
 }
 
@@ -179,33 +182,36 @@ function contextCwd(input: HookInput, io: HookIO): string {
   return io.cwd ?? process.cwd();
 }
 
-function spool(dataDir: string, args: HookArgs, input: HookInput, failure: 'unreachable' | 'timeout' | 'refused'): void {
+/** Keeps the event for the worker; false when its input was not JSON (kept as text). */
+function spool(dataDir: string, args: HookArgs, input: HookInput, failure: 'unreachable' | 'timeout' | 'refused'): boolean {
   const base = { v: 2 as const, host: args.host, event: args.event, via: args.via, at: Date.now() };
   if (!input.complete) {
     // Over the input limit: the worker keeps it by identity and excerpt, as it does live.
     spoolHookEvent(dataDir, { ...base, failure, oversized: { head: input.head.toString('utf8'), tail: input.tail.toString('utf8'), totalBytes: input.totalBytes } });
-    return;
+    return true;
   }
   const text = input.bytes.toString('utf8');
   try {
     spoolHookEvent(dataDir, { ...base, failure, payload: JSON.parse(text) as unknown });
+    return true;
   } catch {
     // Not JSON: kept as text, bounded, for the worker to count and the user to see.
     const raw = text.length > MAX_RAW_SPOOL_CHARS ? `${text.slice(0, MAX_RAW_SPOOL_CHARS / 2)}\n…\n${text.slice(-MAX_RAW_SPOOL_CHARS / 2)}` : text;
     spoolHookEvent(dataDir, { ...base, failure: 'unreadable', raw, bytes: input.bytes.length });
+    return false;
   }
 }
 
 /**
  * A hook's warning. Claude Code shows stderr only in its debug log, but Gemini CLI shows it to
- * the user when stdout is empty: there the line goes only to DATA_DIR/logs/hook.log (written
+ * the user when stdout is empty: there the line goes only to DATA_DIR/logs/hooks.log (written
  * only once the data dir is known to be ours).
  */
 function warnTo(io: HookIO, logs: string | null, host: HostName, line: string): void {
   if (host !== 'gemini-cli' || logs === null) io.stderr.write(`memtrace: ${line}\n`);
   if (logs === null) return;
   try {
-    const fd = openPrivateFile(path.join(logs, 'hook.log'), 'a');
+    const fd = openPrivateFile(path.join(logs, 'hooks.log'), 'a');
     try {
       fs.writeSync(fd, `${new Date().toISOString()} ${host} ${line}\n`);
     } finally {

@@ -16,6 +16,15 @@ export function fitEvent<T extends HookEvent>(event: T, maxChars = STORED_EVENT_
       capped = { ...capped, [key]: shortenText(value, MAX_EVENT_TEXT - marker(value.length).length) };
     }
   }
-  const fitted = fitPayload(capped, maxChars);
+  // fitPayload counts characters; JSON escapes (a newline is two) can make the stored row longer,
+  // so the budget shrinks by what the escaping added until the row itself fits.
+  let budget = maxChars;
+  let fitted = fitPayload(capped, budget);
+  for (let round = 0; round < 4 && fitted.shortened; round += 1) {
+    const stored = JSON.stringify(fitted.value).length;
+    if (stored <= maxChars) break;
+    budget = Math.floor((budget * maxChars) / stored) - 1024;
+    fitted = fitPayload(capped, budget);
+  }
   return { event: fitted.value as T, shortened: capped !== event || fitted.shortened };
 }

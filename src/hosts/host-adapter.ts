@@ -33,6 +33,15 @@ export interface AdapterDeps {
   lastAssistantText?(transcriptPath: string): string | null;
   /** A shell call's exit code from the host's transcript, for hosts whose payload lacks it. */
   exitCodeOf?(transcriptPath: string, toolUseId: string): number | null;
+  /** The transcript's latest model turn, for hosts whose tool payloads carry no call id (Gemini). */
+  lastModelTurn?(transcriptPath: string): ModelTurn | null;
+}
+
+/** A model turn as a transcript records it: its own id and time, and the tool calls it made (if written yet). */
+export interface ModelTurn {
+  id: string;
+  timestamp: string | null;
+  toolCalls: ReadonlyArray<{ id: string; name: string; args: unknown }>;
 }
 
 /** The JSON every host in HOSTS reads as session-start context (Claude Code, Gemini CLI and Codex alike). */

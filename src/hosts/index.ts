@@ -17,7 +17,8 @@ export {
   type ToolUseEvent,
   type UserPromptEvent,
 } from './hook-event.js';
-export { sessionStartContextJson, type AdaptResult, type AdapterDeps, type HostAdapter } from './host-adapter.js';
+export { sessionStartContextJson, type AdaptResult, type AdapterDeps, type HostAdapter, type ModelTurn } from './host-adapter.js';
+export { adapterDepsFor, lastAssistantTextFor } from './adapter-deps.js';
 export { adapterFor } from './registry.js';
 export { fitPayload, STORED_EVENT_MAX_CHARS } from './fit-payload.js';
 export { fitEvent } from './fit-event.js';

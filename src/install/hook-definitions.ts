@@ -20,6 +20,8 @@ export type InstallMode = 'plugin' | 'settings';
 
 export interface CommandHook {
   type: 'command';
+  /** Gemini CLI names each hook (it fingerprints project hooks by name and command). */
+  name?: string;
   command: string;
   async?: boolean;
   timeout?: number;

@@ -7,3 +7,5 @@ export { segmentKey, legacyKey, parseMinedKey, MINED_KEY_PREFIX } from './segmen
 export { defaultProjectsDir, transcriptPathFor, sessionIdOfListedFile, sessionIdOfNamedFile } from './transcript-path.js';
 export { emptyPassReport, miningRollupIncrements, passHasActivity, type FileReport, type PassReport, type FileOutcome } from './mining-report.js';
 export { startTranscriptWatcher, DEFAULT_WATCH_CONFIG, type TranscriptWatchConfig, type TranscriptWatcher, type TranscriptWatcherDeps, type WatcherTimers } from './watcher.js';
+export { discoverHostTranscripts } from './hosts/discover-hosts.js';
+export { defaultHostTranscriptRoot, hostOfTranscriptPath, codexSessionIdOfPath } from './hosts/host-transcripts.js';

@@ -24,6 +24,8 @@ export interface MiningStore {
 export interface SessionInfo {
   cwd: string | null;
   prompt: string | null;
+  /** The agent host that wrote the transcript (Claude Code when absent). */
+  platform?: string;
 }
 
 export interface CommitInput {
@@ -58,11 +60,11 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     if (totalRedactions(counts) > 0) deps.redacted?.(counts, nowMs);
     return value;
   };
-  const cleanSession = (session: SessionInfo, counts: RedactionCounts): SessionInfo => ({ cwd: session.cwd, prompt: session.prompt === null ? null : redactTextInto(session.prompt, counts) });
+  const cleanSession = (session: SessionInfo, counts: RedactionCounts): SessionInfo => ({ ...session, prompt: session.prompt === null ? null : redactTextInto(session.prompt, counts) });
 
   function ensureSession(sessionId: string, session: SessionInfo, nowMs: number): void {
     if (store.sessions.get(sessionId)) return;
-    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: 'claude-code', nowMs });
+    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: session.platform ?? 'claude-code', cwd: session.cwd, nowMs });
   }
 
   const commitTx = store.db.transaction((input: CommitInput) => {

@@ -47,9 +47,13 @@ export function inputPreview(toolInput: unknown, max = 160): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** A failure's error as provenance keeps: its first lines (the whole output stays in the payload). */
+const ERROR_PREVIEW_CHARS = 500;
+
 /** What a tool event leaves as provenance once its queue row is gone (the store keeps it as given). */
 export function toolEventRecord(event: ToolEvent) {
   const failed = event.kind === 'post_tool_use_failure';
+  const failure = event.kind === 'post_tool_use_failure' ? { error: event.error.slice(0, ERROR_PREVIEW_CHARS), exitCode: event.exit_code ?? null } : { error: null, exitCode: null };
   const evidence = toolEvidence(event.tool_name, event.tool_input, failed);
   const cwd = event.cwd ?? null;
   return {
@@ -59,5 +63,6 @@ export function toolEventRecord(event: ToolEvent) {
     filesWritten: evidence.written,
     filesRead: evidence.read,
     writtenKeys: evidence.written.map((written) => absolutePathKey(written, cwd)),
+    ...failure,
   };
 }

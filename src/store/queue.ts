@@ -22,6 +22,9 @@ export interface ToolEventRecord {
   filesRead: string[];
   /** The written files as absolute path keys, for the session's file evidence. */
   writtenKeys: string[];
+  /** A failure's error text (shortened) and exit code, when the call failed. */
+  error?: string | null;
+  exitCode?: number | null;
 }
 
 export interface EnqueueInput {
@@ -75,7 +78,7 @@ export function createQueue(db: Database.Database) {
 
   const recordWritten = db.prepare('INSERT OR IGNORE INTO session_files_written (session_id, path) VALUES (?, ?)');
   const recordEvent = db.prepare(
-    'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, error, exit_code, payload_chars, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
 
   const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
@@ -84,12 +87,13 @@ export function createQueue(db: Database.Database) {
       const existing = seen.get(input.sessionId, toolUseId) as { queue_id: number } | undefined;
       if (existing) return { status: 'duplicate', id: existing.queue_id };
     }
-    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, JSON.stringify(input.payload), input.nowMs).lastInsertRowid);
+    const payload = JSON.stringify(input.payload);
+    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs).lastInsertRowid);
     if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
     const tool = input.toolEvent;
     if (tool) {
       // The session's file evidence and `memtrace show`'s provenance outlive the queue row.
-      recordEvent.run(id, input.sessionId, toolUseId, tool.toolName, tool.inputPreview, tool.failed ? 1 : 0, JSON.stringify(tool.filesWritten), JSON.stringify(tool.filesRead), input.nowMs);
+      recordEvent.run(id, input.sessionId, toolUseId, tool.toolName, tool.inputPreview, tool.failed ? 1 : 0, JSON.stringify(tool.filesWritten), JSON.stringify(tool.filesRead), tool.error ?? null, tool.exitCode ?? null, payload.length, input.nowMs);
       for (const key of tool.writtenKeys) recordWritten.run(input.sessionId, key);
     }
     return { status: 'queued', id };

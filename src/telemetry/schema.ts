@@ -1,7 +1,7 @@
 import { OBSERVATION_TYPES } from '../observer/types.js';
 import { ABORT_REASONS } from '../observer/turn-record.js';
 import { isKnownModelId, MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
-import { count, COUNT, EPOCH_MS, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
+import { count, COUNT, EPOCH_MS, PLATFORM, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
 import { HOOK_ROLLUP } from './events/hook-rollup.js';
 import { COMPACTION_ROLLUP } from './events/compaction-rollup.js';
 import { MINING_ROLLUP } from './events/mining-rollup.js';
@@ -52,6 +52,7 @@ const OBSERVER_TURN_ROLLUP: EventSpec = {
     { key: 'avg_duration_ms', type: { kind: 'number', min: 0, max: 86_400_000 }, description: 'mean observer call duration' },
     { key: 'top_model', type: { kind: 'pattern', pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`), maxLength: MODEL_ID_MAX_LENGTH, shape: 'known model id or other', check: (v) => v === 'other' || isKnownModelId(v) }, description: 'most used model' },
     { key: 'provider', type: PROVIDER, description: 'observer provider' },
+    { key: 'platform', type: PLATFORM, description: 'the agent host the session ran on (claude-code, gemini-cli, codex; other for any other)' },
     { key: 'rollup_reason', type: { kind: 'enum', values: ROLLUP_REASONS }, description: 'why this rollup was sent' },
     { key: 'window_seq', type: { kind: 'int', min: 0, max: 1_000_000 }, description: 'rollup number within the session (safety flushes)' },
     { key: 'window_start_ts', type: EPOCH_MS, description: 'first turn of the window (epoch ms)' },

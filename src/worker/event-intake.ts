@@ -1,4 +1,4 @@
-import { isToolEvent, platformOf, type HookEvent, type QueuedEvent } from '../hosts/index.js';
+import { isToolEvent, platformOf, type HookEvent, type Platform, type QueuedEvent } from '../hosts/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
 import type { Store } from '../store/index.js';
 
@@ -20,8 +20,8 @@ export interface IntakeDeps {
    * agent's exit, so the transcript is read for what they miss a little later.
    */
   turnEnded?(sessionId: string, transcriptPath: string): void;
-  /** The transcript's last assistant message, for a session whose last summary request never came. */
-  lastAssistantText(transcriptPath: string | null): string | null;
+  /** The transcript's last assistant message (read as its host writes it), for a session whose last summary request never came. */
+  lastAssistantText(transcriptPath: string | null, platform: Platform): string | null;
   /** Every event with its secrets replaced, before any write; and text read from a transcript. */
   redactEvent<T extends HookEvent>(event: T, nowMs: number): T;
   redactText(text: string, nowMs: number): string;
@@ -36,7 +36,8 @@ export function createEventIntake(deps: IntakeDeps) {
 
   const ensureSession = (event: HookEvent, nowMs: number) => {
     if (store.sessions.get(event.session_id)) return;
-    store.sessions.init({ sessionId: event.session_id, project: deps.projectOf(event.cwd), platform: platformOf(event.platform), cwd: event.cwd ?? null, transcriptPath: event.transcript_path ?? null, nowMs });
+    // An event that does not name its host leaves the platform for a later one to fill.
+    store.sessions.init({ sessionId: event.session_id, project: deps.projectOf(event.cwd), platform: event.platform ? platformOf(event.platform) : null, cwd: event.cwd ?? null, transcriptPath: event.transcript_path ?? null, nowMs });
   };
 
   const enqueue = (event: QueuedEvent, dedupKey: string | null, nowMs: number): Accepted => {
@@ -57,8 +58,9 @@ export function createEventIntake(deps: IntakeDeps) {
   const queueMissingSummary = (sessionId: string, nowMs: number) => {
     const prompt = store.sessions.prompts(sessionId).at(-1);
     if (!prompt?.prompt_id || store.queue.hasSeen(sessionId, summaryKey(prompt.prompt_id))) return;
-    const transcriptPath = store.sessions.get(sessionId)?.transcriptPath ?? null;
-    const raw = deps.lastAssistantText(transcriptPath);
+    const session = store.sessions.get(sessionId);
+    const transcriptPath = session?.transcriptPath ?? null;
+    const raw = deps.lastAssistantText(transcriptPath, platformOf(session?.platform));
     if (!raw) return;
     const last = deps.redactText(raw, nowMs);
     enqueue({ kind: 'stop', session_id: sessionId, last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, summaryKey(prompt.prompt_id), nowMs);

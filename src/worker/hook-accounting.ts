@@ -1,3 +1,4 @@
+import { platformOf } from '../hosts/platforms.js';
 import { hookDurationBucket, HOOK_EVENTS, HOOK_INSTALL_MODES } from '../telemetry/index.js';
 
 /** A hook's own cost is folded per call into windowed counters; nothing per call leaves the machine. */
@@ -47,7 +48,8 @@ export function createHookAccounting(sink: HookCounterSink, options: { defer?: (
   // The fold writes an accumulator row: done after the reply, not on the hook's path to it.
   const defer = options.defer ?? ((fn: () => void) => fn());
   const stats: HookStats = { accepted: 0, rejected: 0, failed: 0, shortened: 0, replayed_from_spool: 0, spooled_timeouts: 0, spooled_unreachable: 0, unreadable: 0 };
-  const dimsOf = (event: string | null, via: string) => (event !== null && EVENTS.has(event) ? { hook_event: event, install_mode: MODES.has(via) ? via : 'unknown' } : null);
+  const dimsOf = (event: string | null, via: string, host: string) =>
+    event !== null && EVENTS.has(event) ? { hook_event: event, install_mode: MODES.has(via) ? via : 'unknown', platform: platformOf(host) } : null;
 
   return {
     seen(call: HookCallSeen): void {
@@ -55,7 +57,7 @@ export function createHookAccounting(sink: HookCounterSink, options: { defer?: (
       else if (call.status >= 400) stats.rejected += 1;
       else stats.accepted += 1;
       if (call.shortened && call.status < 300) stats.shortened += 1;
-      const dims = dimsOf(call.kind, call.via);
+      const dims = dimsOf(call.kind, call.via, call.host);
       if (!dims || call.status >= 300) return;
       const elapsed = call.elapsedMs;
       const timed = elapsed !== null && elapsed >= 0 && elapsed <= MAX_PLAUSIBLE_MS;
@@ -64,11 +66,11 @@ export function createHookAccounting(sink: HookCounterSink, options: { defer?: (
       defer(() => sink.recordCounters('hook_rollup', dims, increments, call.nowMs));
     },
     /** A spooled event the worker replayed: the hook that wrote it timed out, found no worker, or was refused. */
-    replayed(entry: { event: string; via: string; failure: string }, nowMs: number, kindOf: (event: string) => string | null): void {
+    replayed(entry: { host: string; event: string; via: string; failure: string }, nowMs: number, kindOf: (event: string) => string | null): void {
       stats.replayed_from_spool += 1;
       if (entry.failure === 'timeout') stats.spooled_timeouts += 1;
       else if (entry.failure === 'unreachable') stats.spooled_unreachable += 1;
-      const dims = dimsOf(kindOf(entry.event), entry.via);
+      const dims = dimsOf(kindOf(entry.event), entry.via, entry.host);
       if (dims && (entry.failure === 'timeout' || entry.failure === 'unreachable')) sink.recordCounters('hook_rollup', dims, entry.failure === 'timeout' ? { timeouts: 1 } : { unreachable: 1 }, nowMs);
     },
     unreadable(): void {

@@ -1,4 +1,4 @@
-import { adapterFor, fitEvent, isHostName, parseEvent, type AdapterDeps, type HookEvent, type HookEventKind } from '../hosts/index.js';
+import { adapterFor, fitEvent, isHostName, parseEvent, type AdapterDeps, type HookEvent, type HookEventKind, type HostName } from '../hosts/index.js';
 import { salvageOversizedPayload } from '../hosts/oversized-payload.js';
 import type { Accepted } from './event-intake.js';
 
@@ -25,7 +25,8 @@ export interface HostIntakeDeps {
   contextFor(cwd: string | null, nowMs: number): string;
   /** Keeps the context a session starting in `cwd` got, for a start while no worker runs. */
   keepContext(cwd: string, output: string): void;
-  adapterDeps: AdapterDeps;
+  /** What the host's adapter may read of its transcripts. */
+  adapterDeps(host: HostName): AdapterDeps;
   /** Counts what a hook call cost and whether it was shortened (hook_rollup, /health). */
   seen(call: { host: string; sessionId: string | null; kind: HookEventKind | null; via: string; status: number; shortened: boolean; elapsedMs: number | null; nowMs: number }): void;
 }
@@ -38,29 +39,31 @@ export function createHostIntake(deps: HostIntakeDeps) {
   const failed = (status: 400 | 404, error: string, kind: HookEventKind | null, unreadable = false): HostCallResult => ({ status, output: '', kind, error, unreadable });
   const ignored = (reason: string): HostCallResult => ({ status: 200, output: '', kind: null, ignored: reason });
 
-  function map(call: HostCall, nowMs: number): { result: HostCallResult; shortened: boolean; sessionId?: string } {
+  /** `hook`: the event the hook that ran stands for (its cost is counted under it, whatever the payload turned out to be). */
+  function map(call: HostCall, nowMs: number): { result: HostCallResult; shortened: boolean; sessionId?: string; hook?: HookEventKind } {
     if (!isHostName(call.host)) return { result: failed(404, `unknown host '${call.host}'`, null), shortened: false };
     const adapter = adapterFor(call.host);
     if (!adapter) return { result: failed(404, `no adapter for host '${call.host}'`, null), shortened: false };
     const kind = adapter.kindOf(call.event);
     if (!kind) return { result: ignored(`${call.host} hook '${call.event}' is not one memtrace handles`), shortened: false };
+    const failedAs = (status: 400 | 404, error: string, unreadable = false) => ({ result: failed(status, error, kind, unreadable), shortened: false, hook: kind });
 
     let payload: unknown;
     if ('text' in call.body) {
       try {
         payload = JSON.parse(call.body.text);
       } catch {
-        return { result: failed(400, 'the hook payload is not valid JSON', kind, true), shortened: false };
+        return failedAs(400, 'the hook payload is not valid JSON', true);
       }
     } else payload = salvageOversizedPayload(call.body.head, call.body.tail, call.body.totalBytes);
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return { result: failed(400, 'the hook payload is not a JSON object', kind, true), shortened: false };
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return failedAs(400, 'the hook payload is not a JSON object', true);
 
-    const adapted = adapter.toEvent(call.event, payload as Record<string, unknown>, deps.adapterDeps);
-    if (!adapted.ok) return { result: failed(400, adapted.reason, kind, true), shortened: false };
+    const adapted = adapter.toEvent(call.event, payload as Record<string, unknown>, deps.adapterDeps(call.host));
+    if (!adapted.ok) return failedAs(400, adapted.reason, true);
     if (adapted.event === null) return { result: ignored(adapted.ignored), shortened: false };
     const fitted = fitEvent(adapted.event);
     const parsed = parseEvent(fitted.event.kind, fitted.event);
-    if (!parsed.ok) return { result: failed(400, parsed.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; '), kind, true), shortened: false };
+    if (!parsed.ok) return failedAs(400, parsed.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; '), true);
 
     const accepted = deps.accept(parsed.event, nowMs);
     let output = '';
@@ -69,13 +72,13 @@ export function createHostIntake(deps: HostIntakeDeps) {
       output = markdown.trim() === '' ? '' : adapter.contextOutput(markdown);
       if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output);
     }
-    return { result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted }, shortened: fitted.shortened || !('text' in call.body), sessionId: parsed.event.session_id };
+    return { result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted }, shortened: fitted.shortened || !('text' in call.body), sessionId: parsed.event.session_id, hook: kind };
   }
 
   return {
     handle(call: HostCall, nowMs: number): HostCallResult {
-      const { result, shortened, sessionId } = map(call, nowMs);
-      deps.seen({ host: call.host, sessionId: sessionId ?? null, kind: result.kind, via: call.via, status: result.status, shortened, elapsedMs: call.hookElapsedMs(nowMs), nowMs });
+      const { result, shortened, sessionId, hook } = map(call, nowMs);
+      deps.seen({ host: call.host, sessionId: sessionId ?? null, kind: hook ?? null, via: call.via, status: result.status, shortened, elapsedMs: call.hookElapsedMs(nowMs), nowMs });
       return result;
     },
   };

@@ -27,6 +27,8 @@ import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
 import { nodeTimers, type Timers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
+import { platformOf } from '../hosts/platforms.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
 export interface WorkerOptions {
@@ -115,6 +117,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     if (totalRedactions(counts) > 0) telemetry.recordCounters('redaction_rollup', { edge }, redactionIncrements(counts), nowMs);
   };
 
+  // A turn is counted under its session's agent host (the rollup's platform).
+  const recordTurn = (turn: TurnRecord, nowMs: number) => {
+    const platform = store.sessions.get(turn.sessionId)?.platform;
+    telemetry.recordTurn(platform ? { ...turn, platform: platformOf(platform) } : turn, nowMs);
+  };
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const loop = createObserverLoop(loopConfig, {
     queue: storeLoopQueue(store),
@@ -124,11 +131,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       clock,
       log,
       verifier: options.commitVerifier ?? createGitCommitVerifier({ timeoutMs: 2_000 }),
-      recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs),
+      recordTurn,
       reportRedactions,
     }),
     provider: options.provider,
-    telemetry,
+    telemetry: { recordTurn, sessionEnded: telemetry.sessionEnded, captureException: telemetry.captureException },
     clock,
     log,
     timers: nodeTimers,

@@ -9,7 +9,7 @@ import { healthReport, type StoreHealth } from './health-report.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
-import { readLastAssistantText } from '../hosts/claude-code/transcript-tail.js';
+import { adapterDepsFor, lastAssistantTextFor } from '../hosts/adapter-deps.js';
 import { createEventIntake } from './event-intake.js';
 import { createHostIntake, type HostIntake } from './host-intake.js';
 import { createAgentTimeTracker } from './agent-time.js';
@@ -85,7 +85,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       loop.sessionEnded(sessionId);
       deps.onSessionEnded?.(sessionId, transcriptPath);
     },
-    lastAssistantText: readLastAssistantText,
+    lastAssistantText: (transcriptPath, platform) => lastAssistantTextFor(platform, transcriptPath),
     redactEvent: (event, nowMs) => redacting('hook_api', nowMs, (counts) => (deps.redactBody ?? redactValueInto)(event, counts)),
     redactText: (text, nowMs) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts)),
   });
@@ -124,7 +124,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       return result.ok ? result.markdown : '';
     },
     keepContext: (cwd, output) => deps.keepContext?.(cwd, output),
-    adapterDeps: { lastAssistantText: readLastAssistantText },
+    adapterDeps: adapterDepsFor,
     seen: (call) => {
       deps.hooks.seen(call);
       if (call.sessionId === null || call.kind === null || call.status >= 300) return;

@@ -55,10 +55,10 @@ describe('memtrace install / uninstall', () => {
 
     const settings = JSON.parse(afterFirst.toString());
     const command: string = settings.hooks.SessionStart[0].hooks[0].command;
-    expect(command).toBe(`${shellQuote(process.execPath)} ${shellQuote(path.join(ROOT, 'bin/memtrace.cjs'))} hook session-start --via settings`);
+    expect(command).toBe(`sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} claude-code session-start settings ${shellQuote(process.execPath)}`);
     // The shell reads the command back as the intended argv.
     const argv = spawnSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' }).stdout.trim().split('\n');
-    expect(argv).toEqual([process.execPath, path.join(ROOT, 'bin/memtrace.cjs'), 'hook', 'session-start', '--via', 'settings']);
+    expect(argv).toEqual(['sh', path.join(ROOT, 'bin/memtrace-hook'), 'claude-code', 'session-start', 'settings', process.execPath]);
   });
 
   it.each(['user-settings.json', 'project-settings-4space.json', 'tabs-crlf.json', 'empty.json'])(
@@ -116,14 +116,14 @@ describe('memtrace install / uninstall', () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(`dry run: would change ${userFile} (added ${CLAUDE_HOOK_EVENTS.join(', ')}); nothing written.`);
     expect(dry.stdout).toContain(`--- ${userFile} (now)\n+++ ${userFile} (after)\n@@ `);
-    expect(dry.stdout).toMatch(/^\+.*hook post-tool-use --via settings",$/m);
+    expect(dry.stdout).toMatch(/^\+.*memtrace-hook claude-code post-tool-use settings .*",$/m);
     expect(fs.readFileSync(userFile).equals(fixture('user-settings.json'))).toBe(true);
     expect(files(configDir)).toEqual(['settings.json']);
 
     await run(['install']);
     const installed = fs.readFileSync(userFile);
     const dryRemove = await run(['uninstall', '--dry-run']);
-    expect(dryRemove.stdout).toMatch(/^-.*hook session-end --via settings",$/m);
+    expect(dryRemove.stdout).toMatch(/^-.*memtrace-hook claude-code session-end settings .*",$/m);
     expect(fs.readFileSync(userFile).equals(installed)).toBe(true);
   });
 
@@ -183,7 +183,7 @@ describe('memtrace install / uninstall', () => {
     for (const command of ['install', 'uninstall']) {
       const r = await run([command, '--help']);
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain(`usage: memtrace ${command} [--project DIR] [--dry-run]`);
+      expect(r.stdout).toContain(`usage: memtrace ${command} [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]`);
     }
     expect((await run(['--help'])).stdout).toMatch(/install .*\n\s+uninstall /);
   });

@@ -41,3 +41,25 @@ describe('fitting a mined event to the hooks’ body limit', () => {
     expect(value.s).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
   });
 });
+
+describe('fitting an event to the stored size', () => {
+  it('counts JSON escapes: a stored row of newline-heavy output stays within the bound', async () => {
+    const { fitEvent } = await import('../../src/hosts/fit-event.js');
+    const output = Array.from({ length: 300_000 }, (_, i) => String(i)).join('\n');
+    const event = { kind: 'post_tool_use' as const, session_id: 's', tool_name: 'Bash', tool_input: { command: 'seq' }, tool_response: { stdout: output, again: output } };
+    const { event: fitted, shortened } = fitEvent(event, 1024 * 1024);
+    expect(shortened).toBe(true);
+    expect(JSON.stringify(fitted).length).toBeLessThanOrEqual(1024 * 1024);
+    expect((fitted.tool_response as { stdout: string }).stdout.startsWith('0\n1\n2\n')).toBe(true);
+  });
+
+  it('cuts a prompt over the contract’s text limit, head and tail kept', async () => {
+    const { fitEvent } = await import('../../src/hosts/fit-event.js');
+    const prompt = `START${'p'.repeat(300_000)}END`;
+    const { event, shortened } = fitEvent({ kind: 'user_prompt_submit' as const, session_id: 's', prompt });
+    expect(shortened).toBe(true);
+    expect(event.prompt!.length).toBeLessThanOrEqual(200_000);
+    expect(event.prompt!.startsWith('START')).toBe(true);
+    expect(event.prompt!.endsWith('END')).toBe(true);
+  });
+});

@@ -15,18 +15,23 @@ import {
   settingsForwarder,
   uninstallHooks,
   writeSettingsFile,
+  INSTALL_HOSTS,
   type HookChange,
+  type InstallHost,
   type MergeResult,
 } from '../../install/index.js';
+import { runHostInstall } from './host-install.js';
 
 type Action = 'install' | 'uninstall';
 
 const OPTIONS = `options:
-  --project DIR   DIR/.claude/settings.json instead of the user settings
+  --host H        the agent: claude-code (default), gemini-cli or codex
+  --project DIR   the project's config (DIR/.claude/settings.json, DIR/.gemini/settings.json,
+                  DIR/.codex/) instead of the user's
   --dry-run       print the change as a unified diff; write nothing
   -h, --help      show this help`;
 
-const INSTALL_USAGE = `usage: memtrace install [--project DIR] [--dry-run]
+const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
 
 Writes memtrace's Claude Code hooks into the user settings, ~/.claude/settings.json
 ($CLAUDE_CONFIG_DIR/settings.json when that is set), or a project's .claude/settings.json.
@@ -35,12 +40,19 @@ is updated in place). When the file changes, the previous one is kept next to it
 settings.json.memtrace-backup-<UTC time>. The hooks run this node and this package by absolute
 path. Using the memtrace Claude Code plugin instead? Then you need neither this nor uninstall.
 
+--host gemini-cli writes the hooks and the \`memtrace mcp\` server (mcpServers.memtrace) into
+~/.gemini/settings.json (DIR/.gemini/settings.json with --project); --host codex writes the hooks
+into ~/.codex/hooks.json and [mcp_servers.memtrace] into ~/.codex/config.toml ($CODEX_HOME, or
+DIR/.codex/ with --project), leaving every other line of config.toml as it is. Neither host runs
+new project hooks until you trust them; install never does that for you and prints the one step.
+
 ${OPTIONS}`;
 
-const UNINSTALL_USAGE = `usage: memtrace uninstall [--project DIR] [--dry-run]
+const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
 
-Removes exactly the hooks memtrace install wrote from the same settings file; every other
-setting and hook stays as it is. The previous file is backed up the same way.
+Removes exactly the hooks (and, for gemini-cli and codex, the MCP server) memtrace install wrote
+from the same files; every other setting and hook stays as it is. The previous file is backed up
+the same way.
 
 ${OPTIONS}`;
 
@@ -49,7 +61,7 @@ const NEXT_STEP = "next: start a Claude Code session; memtrace's worker starts o
 function settingsCommand(action: Action): Command {
   return {
     name: action,
-    summary: action === 'install' ? "write memtrace's hooks into Claude Code's settings.json (backup, idempotent)" : 'remove exactly the hooks memtrace install wrote',
+    summary: action === 'install' ? "write memtrace's hooks (and MCP server) into Claude Code's, Gemini CLI's or Codex's config (backup, idempotent)" : 'remove exactly the hooks (and MCP server) memtrace install wrote',
     usage: action === 'install' ? INSTALL_USAGE : UNINSTALL_USAGE,
     run: (args, io) => runSettingsCommand(action, args, io),
   };
@@ -59,7 +71,12 @@ export const installCommand = settingsCommand('install');
 export const uninstallCommand = settingsCommand('uninstall');
 
 async function runSettingsCommand(action: Action, args: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(args, { project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const { values } = parseCommandArgs(args, { host: { type: 'string' }, project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  if (values.host !== undefined && values.host !== 'claude-code') {
+    if (!(INSTALL_HOSTS as readonly string[]).includes(values.host)) throw new UsageError(`--host takes claude-code, gemini-cli or codex, got '${values.host}'`);
+    const projectDir = values.project === undefined ? null : projectPath(values.project, io);
+    return runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
+  }
   const file = settingsPath(values.project, io);
   const fail = (message: string) => {
     io.stderr.write(`memtrace ${action}: ${message}\n`);
@@ -128,20 +145,23 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   return EXIT_OK;
 }
 
+/** `--project DIR` as an absolute directory that exists. */
+function projectPath(project: string, io: CliIO): string {
+  if (project === '') throw new UsageError('--project takes a directory');
+  const dir = path.resolve(io.cwd, project);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw new UsageError(`--project: no such directory '${project}'`);
+  }
+  if (!stat.isDirectory()) throw new UsageError(`--project: '${project}' is not a directory`);
+  return dir;
+}
+
 /** `--project DIR` → DIR/.claude/settings.json; else the user settings, as Claude Code finds them. */
 function settingsPath(project: string | undefined, io: CliIO): string {
-  if (project !== undefined) {
-    if (project === '') throw new UsageError('--project takes a directory');
-    const dir = path.resolve(io.cwd, project);
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(dir);
-    } catch {
-      throw new UsageError(`--project: no such directory '${project}'`);
-    }
-    if (!stat.isDirectory()) throw new UsageError(`--project: '${project}' is not a directory`);
-    return path.join(dir, '.claude', 'settings.json');
-  }
+  if (project !== undefined) return path.join(projectPath(project, io), '.claude', 'settings.json');
   const configDir = io.env.CLAUDE_CONFIG_DIR ? path.resolve(io.cwd, io.env.CLAUDE_CONFIG_DIR) : path.join(io.env.HOME || io.env.USERPROFILE || os.homedir(), '.claude');
   return path.join(configDir, 'settings.json');
 }

@@ -14,6 +14,9 @@ import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, 
  * `observer_turn_rollup`, one `context_injected_rollup`, its `hook_rollup` windows and, from 0.2.0
  * on, its `agent_time_rollup` and a `redaction_rollup` when its tool calls held secrets. What the
  * legacy classifier killed, memtrace drops as prose and carries on: no poisoned slice.
+ * Each install runs one agent host. Gemini CLI and Codex installs start with the second memtrace
+ * release (the first with their adapters), whose rollups name the `platform`; the legacy fleet and
+ * the first release ran on Claude Code only, and their rollups do not name it.
  * The last simulated week is the week of `nowMs`, and nothing is dated after `nowMs`.
  */
 export interface FleetOptions {
@@ -36,6 +39,10 @@ const WEEK_MS = 7 * 24 * HOUR_MS;
 /** 1970-01-05 was a Monday. */
 const MONDAY_MS = 4 * 24 * HOUR_MS;
 const TRANSIENT = ['rate_limit', 'overloaded', 'transport'] as const;
+/** Share of installs per agent host. */
+const HOST_MIX = { 'claude-code': 0.8, 'gemini-cli': 0.1, codex: 0.1 } as const;
+/** Hosts are drawn from their own stream, so adding them left every other draw of a seed as it was. */
+const HOST_STREAM = 0x5eed;
 
 export const mondayOf = (ms: number) => Math.floor((ms - MONDAY_MS) / WEEK_MS) * WEEK_MS + MONDAY_MS;
 
@@ -57,12 +64,14 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const random = seededRandom(o.seed);
   // A stream of its own, so that adding agent time left every other simulated value as it was.
   const agentRandom = seededRandom((o.seed * 7_919 + 17) >>> 0);
+  const hostRandom = seededRandom(o.seed ^ HOST_STREAM);
   const uuid = () => uuidFrom(random);
   const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
   const curves = fleetCurves(o.weeks);
   const weights = Object.fromEntries(MODELS.map((m) => [m.id, m.weight]));
   for (let i = 0; i < o.installs; i += 1) {
     const distinctId = uuid();
+    const host = pickWeighted(hostRandom, HOST_MIX);
     const modelId = pickWeighted(random, weights);
     const model = MODELS.find((m) => m.id === modelId)!;
     const toMemtrace = upgradeWeek(curves.memtrace, random);
@@ -85,35 +94,39 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
         const at = week + weekAt;
         const version = at < toMemtrace ? legacyVersion : at < toSecond ? MEMTRACE_VERSIONS[0] : MEMTRACE_VERSIONS[1];
         const versionProps = version === '13.5.2' ? { $app_version: version } : { app_version: version };
+        const platform = version === MEMTRACE_VERSIONS[1] ? { platform: host } : {};
         const injectedTokens = 450 + injected * 70;
         const savedTokens = injected * Math.round(700 + 900 * random()) - injectedTokens;
+        const events: CollectedEvent[] = [];
         if (at < toMemtrace) {
           const context = { ...base, ...versionProps, observations_injected: injected, tokens_injected: injectedTokens, tokens_saved_vs_naive: savedTokens };
-          yield { uuid: uuid(), event: LEGACY_CONTEXT, distinctId, timestamp: start, properties: context };
+          events.push({ uuid: uuid(), event: LEGACY_CONTEXT, distinctId, timestamp: start, properties: context });
           for (let t = 0; t < turns; t += 1) {
-            yield { uuid: uuid(), event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...legacyTurn(random, model) } };
+            events.push({ uuid: uuid(), event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...legacyTurn(random, model) } });
           }
-          continue;
+        } else {
+          events.push({ uuid: uuid(), event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...platform, ...rollup(random, model, turns), rollup_reason: random() < 0.93 ? 'session_end' : 'worker_shutdown', window_seq: 0, window_start_ts: start } });
+          events.push({
+            uuid: uuid(),
+            event: CONTEXT_ROLLUP,
+            distinctId,
+            timestamp: start + 300_000,
+            properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
+          });
+          for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()))) {
+            events.push({ uuid: uuid(), event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...platform, ...w.properties } });
+          }
         }
-        yield { uuid: uuid(), event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...rollup(random, model, turns), rollup_reason: random() < 0.93 ? 'session_end' : 'worker_shutdown', window_seq: 0, window_start_ts: start } };
-        yield {
-          uuid: uuid(),
-          event: CONTEXT_ROLLUP,
-          distinctId,
-          timestamp: start + 300_000,
-          properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
-        };
-        for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()))) {
-          yield { uuid: uuid(), event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } };
-        }
-        if (version !== MEMTRACE_VERSIONS[0]) {
-          const share = sessionAgentTime(agentRandom, version, 'claude-code', start, end);
-          yield { uuid: uuidFrom(agentRandom), event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } };
-          // Redaction ships after 0.1.0: only later releases count what they kept out.
+        // Agent time and redaction ship after 0.1.0: only later releases count them.
+        if (version === MEMTRACE_VERSIONS[1]) {
+          const share = sessionAgentTime(agentRandom, version, host, start, end);
+          events.push({ uuid: uuidFrom(agentRandom), event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } });
           for (const w of sessionRedactionWindows(random, start, end)) {
-            yield { uuid: uuid(), event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } };
+            events.push({ uuid: uuid(), event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
           }
         }
+        // A session its host could not have run yet is drawn all the same, so the rest of the fleet stays as the seed made it.
+        if (host === 'claude-code' || version === MEMTRACE_VERSIONS[1]) yield* events;
       }
     }
   }

@@ -1,6 +1,6 @@
 import { AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from '../../telemetry/index.js';
 import { SECRET_KINDS } from '../../memory/redaction/kinds.js';
-import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, quantile, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
+import { add, anyOf, atLeast, byEvent, eq, firstOf, has, installs, lit, mul, not, num, product, quantile, ratio, scale, str, sum, text, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
@@ -61,7 +61,8 @@ export const redactionMeasure = (kind: string) => (kind === 'private' ? 'private
 const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
 /** agent_time_rollup's exclusive share buckets, as fractions (the schema's bounds are percent). */
 const agentShareBuckets = () => AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
-const platform: Dimension = { expr: str('platform'), label: 'host' };
+/** The agent host a rollup came from; releases before rollups named it ran on Claude Code only. */
+const host: Dimension = { expr: firstOf(str('platform'), text('claude-code')), label: 'host' };
 
 export const TILES: readonly Tile[] = [
   {
@@ -213,7 +214,7 @@ export const TILES: readonly Tile[] = [
     unit: 'share',
     events: [AGENT_TIME_ROLLUP],
     x: 'week',
-    series: { by: platform },
+    series: { by: host },
     measures: [
       { name: 'p50', agg: quantile(0.5, agentShareBuckets()) },
       { name: 'p95', agg: quantile(0.95, agentShareBuckets()) },
@@ -238,5 +239,22 @@ export const TILES: readonly Tile[] = [
     ],
     plot: REDACTION_KINDS.map(redactionMeasure),
     having: { nonZero: num('total') },
+  },
+  {
+    id: 'hosts',
+    name: 'Active installs and observer turns by host',
+    description: 'Weekly, by agent host: installs with observer or hook rollups from it, and observer turns and sessions on it. Rollups without a platform (older releases) are claude-code.',
+    healthy: 'claude-code steady while gemini-cli and codex grow after their release; an install on two hosts counts once on each.',
+    chart: 'lines',
+    unit: 'count',
+    events: [ROLLUP, HOOK_ROLLUP],
+    x: 'week',
+    series: { by: host },
+    measures: [
+      { name: 'active_installs', agg: installs(lit(1)) },
+      { name: 'observer_turns', agg: sum(byEvent({ [ROLLUP]: num('count') })) },
+      { name: 'sessions', agg: sum(byEvent({ [ROLLUP]: lit(1) })) },
+    ],
+    plot: ['active_installs'],
   },
 ];

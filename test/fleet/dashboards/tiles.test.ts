@@ -7,7 +7,7 @@ const byId = (id: string) => TILES.find((t) => t.id === id)!;
 const NOW = Date.UTC(2026, 7, 19, 12);
 
 describe('the tiles', () => {
-  it('are the seven of SPEC §4.7, the hook cost tile, memtrace’s share of agent time and the secrets tile of §4.10', () => {
+  it('are the seven of SPEC §4.7, then the hook cost, agent time, secrets and hosts tiles', () => {
     expect(TILES.map((t) => t.name)).toEqual([
       'Session abort reasons',
       'Compression invalid-output classes',
@@ -19,6 +19,7 @@ describe('the tiles', () => {
       'Hook cost per tool call by version',
       'memtrace’s share of agent time',
       'Secrets kept out of storage, by kind',
+      'Active installs and observer turns by host',
     ]);
   });
 });
