@@ -7,6 +7,7 @@ export { newInjectionAccumulator, foldInjection, finalizeInjectionRollup, INJECT
 export { addCounters, counterWindowKey, finalizeCounterWindow, newCounterWindow, COUNTER_WINDOW_MS, type CounterWindow } from './rollups/counter-window.js';
 export { hookDurationBucket, HOOK_DURATION_BUCKETS, HOOK_EVENTS, HOOK_INSTALL_MODES, type HookEventName, type HookInstallMode } from './events/hook-rollup.js';
 export { MINING_TRIGGERS, type MiningTrigger } from './events/mining-rollup.js';
+export { MEMORY_ACCESS_VIA, SEARCH_LATENCY_BUCKETS, searchLatencyBucket, type MemoryAccessVia, type SearchLatencyBucket } from './events/memory-access-rollup.js';
 export { eventUuid } from './event-id.js';
 export { resolveConsent, isDebugMode, errorCaptureEnabled, type Consent, type ConsentLayer } from './consent.js';
 export { redactErrorText, errorFingerprint, createExceptionLimiter } from './redact.js';
