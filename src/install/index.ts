@@ -3,3 +3,5 @@ export { installHooks, uninstallHooks, type HookChange, type JsonObject, type Me
 export { readSettingsFile, renderSettings, settingsDiff, SettingsFileError, writeSettingsFile, type SettingsSnapshot } from './settings-file.js';
 export { findPackageRoot, HOOK_ENTRY, isEphemeralInstall, settingsInvoke } from './package-root.js';
 export { packageFacts, renderPluginFiles, REGENERATE_PLUGIN_COMMAND } from './plugin-files.js';
+export { isMemtraceMcpEntry, MCP_SERVER_KEY, memtraceMcpEntry, PLUGIN_MCP_ENTRY, type McpServerEntry } from './mcp-definition.js';
+export { installMcpServer, uninstallMcpServer, type McpMergeResult } from './mcp-merge.js';
