@@ -98,6 +98,8 @@ export function createViewerApp(deps: ViewerDeps): Hono {
     const view = observationView(observation, deps.store.toolEvents.byQueueIds(observation.sourceMessageIds));
     return html(c, 200, observation.title, observationBody(view), { single: true });
   });
+  // Browsers ask for it on every page; there is none.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.notFound((c) => html(c, 404, 'Not found', messageBody('Not found', 'No such page.'), { single: true }));
   app.onError((error, c) => {
     deps.log.error('viewer request failed', { path: c.req.path, error: error.message });

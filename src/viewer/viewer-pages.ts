@@ -62,7 +62,7 @@ export function homeBody(sessions: readonly SessionListItem[], recent: readonly 
     ? sessions
         .map(
           (s) =>
-            `<li><a href="/session/${esc(encodeURIComponent(s.session.sessionId))}">${esc(s.session.project ?? 'no project')}</a><div class="meta">${esc(day(iso(s.session.createdAt)))} · ${s.observations} observation(s) · ${s.summaries} summary(ies) · ${esc(s.session.status)}</div></li>`,
+            `<li><a href="/session/${esc(encodeURIComponent(s.session.sessionId))}">${esc((s.session.prompt ?? '').slice(0, 80) || s.session.sessionId.slice(0, 12))}</a><div class="meta">${esc(s.session.project ?? 'no project')} · ${esc(day(iso(s.session.createdAt)))} · ${s.observations} observation(s) · ${s.summaries} summary(ies)</div></li>`,
         )
         .join('\n')
     : '<li class="empty">No sessions yet.</li>';
