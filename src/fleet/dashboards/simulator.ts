@@ -1,15 +1,18 @@
 import type { CollectedEvent } from '../collector/collected-event.js';
 import { LEGACY_VERSIONS, LOOSE_TYPE_MIX, MEMTRACE_VERSIONS, MODELS, pickWeighted, TYPE_MIX, turnCostUsd, turnTokens, upgradeWeek, type AdoptionCurve, type ModelProfile } from './fleet-model.js';
 import { sessionHookWindows } from './hook-model.js';
+import { memoryProfile, sessionMemoryWindows } from './memory-model.js';
 import { seededRandom, type Random } from './prng.js';
-import { ABORT_REASONS, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, OBSERVATION_TYPES, ROLLUP } from './tiles.js';
+import { ABORT_REASONS, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, MEMORY_ROLLUP, OBSERVATION_TYPES, ROLLUP } from './tiles.js';
 
 /**
  * A mixed fleet, pure and seeded. Installs on legacy releases send one `session_compressed` per
  * observer turn, killed as `poisoned` at the rate the legacy fleet showed for their model; each
  * install moves to memtrace 0.1.0 in a week drawn from the adoption curve, then to 0.2.0 along a
  * second curve once it is released. On memtrace an install sends per session one
- * `observer_turn_rollup`, one `context_injected_rollup` and its `hook_rollup` windows. What the
+ * `observer_turn_rollup`, one `context_injected_rollup` and its `hook_rollup` windows; on the
+ * latest release (standing for the one with memory search) also its `memory_access_rollup`
+ * windows, drawn from a random stream of their own so every other event stays as it was. What the
  * legacy classifier killed, memtrace drops as prose and carries on: no poisoned slice.
  * The last simulated week is the week of `nowMs`, and nothing is dated after `nowMs`.
  */
@@ -53,6 +56,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const o = { ...DEFAULT_FLEET, ...options };
   const random = seededRandom(o.seed);
   const uuid = () => uuidFrom(random);
+  const memoryRandom = seededRandom(o.seed * 7919 + 17);
   const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
   const curves = fleetCurves(o.weeks);
   const weights = Object.fromEntries(MODELS.map((m) => [m.id, m.weight]));
@@ -67,6 +71,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
     const base = { os: pickWeighted(random, { linux: 0.45, darwin: 0.45, win32: 0.1 }), arch: random() < 0.6 ? 'arm64' : 'x64', node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0', is_ci: random() < 0.03 };
     // Some installs inject little memory per session, so injection can cost more than it saves.
     const injectedMean = random() < 0.08 ? 1.5 : 4 + 10 * random();
+    const memory = memoryProfile(memoryRandom);
     for (let week = 0; week < o.weeks; week += 1) {
       const sessions = Math.round(o.sessionsPerWeek * activity * (0.5 + random()));
       for (let s = 0; s < sessions; s += 1) {
@@ -100,6 +105,11 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
         };
         for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()))) {
           yield { uuid: uuid(), event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } };
+        }
+        if (version === MEMTRACE_VERSIONS[MEMTRACE_VERSIONS.length - 1]) {
+          for (const w of sessionMemoryWindows(memoryRandom, memory, start)) {
+            yield { uuid: uuidFrom(memoryRandom), event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } };
+          }
         }
       }
     }

@@ -7,6 +7,10 @@ export const LEGACY = 'session_compressed';
 export const LEGACY_CONTEXT = 'context_injected';
 /** The hook path's own cost per window (SPEC §4.6); read here, defined by the worker's schema. */
 export const HOOK_ROLLUP = 'hook_rollup';
+/** Searches and other uses of the memory per window and face (SPEC §4.10). */
+export const MEMORY_ROLLUP = 'memory_access_rollup';
+/** The faces a memory search comes through. */
+export const MEMORY_VIA = ['mcp', 'cli', 'viewer'] as const;
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -49,6 +53,9 @@ const costPerObservation = ratio(sum(cost), sum(costedObservations));
 /** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
 const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
 const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
+const memorySearches: Expr = byEvent({ [MEMORY_ROLLUP]: num('searches') });
+/** Activity that makes an install count as active: its observer turns, or any use of its memory. */
+const activeInstall: Expr = add(byEvent({ [ROLLUP]: num('count') }), memorySearches, byEvent({ [MEMORY_ROLLUP]: num('observations_fetched') }));
 
 export const TILES: readonly Tile[] = [
   {
@@ -190,5 +197,26 @@ export const TILES: readonly Tile[] = [
     ],
     plot: ['mean_ms'],
     having: { nonZero: postToolUse(num('count')) },
+  },
+  {
+    id: 'memory-searches',
+    name: 'Memory searches per active install',
+    description:
+      'Per install active in the period (it ran observer turns or used its memory), how often its memory was searched — by the agent through MCP, on the command line or in the viewer — most first. Installs at 0 never searched (or run a release without memory search).',
+    healthy: 'most installs above zero, the agent (mcp) leading: memory is looked up when it is needed, not only injected at session start.',
+    chart: 'ranked',
+    unit: 'count',
+    events: [MEMORY_ROLLUP, ROLLUP],
+    x: 'install',
+    measures: [
+      { name: 'searches', agg: sum(memorySearches) },
+      ...MEMORY_VIA.map((via) => ({ name: `via_${via}`, agg: sum(byEvent({ [MEMORY_ROLLUP]: mul(eq(str('via'), via), num('searches')) })) })),
+      { name: 'empty_share', agg: ratio(sum(byEvent({ [MEMORY_ROLLUP]: num('searches_empty') })), sum(memorySearches)) },
+      { name: 'observations_fetched', agg: sum(byEvent({ [MEMORY_ROLLUP]: num('observations_fetched') })) },
+      { name: 'observer_turns', agg: sum(byEvent({ [ROLLUP]: num('count') })) },
+    ],
+    plot: ['searches'],
+    having: { nonZero: activeInstall },
+    order: { by: 'searches', desc: true },
   },
 ];
