@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { loadWorkerConfig, type WorkerConfig } from '../config.js';
 import { preparePrivateDataDir } from '../data-dir/index.js';
-import { createAccessRecorder, type MemoryAccessSink } from '../memory/index.js';
+import { createAccessRecorder } from '../memory/access-recorder.js';
+import type { MemoryAccessSink } from '../memory/access-counters.js';
 import { openStore, type Store } from '../store/index.js';
 import { UsageError, type CliIO } from './command.js';
 
@@ -31,6 +32,6 @@ export function openMemoryStore(io: CliIO, options: { create: boolean }): Memory
   if (!options.create && !fs.existsSync(config.dbFile)) return null;
   preparePrivateDataDir(config.dataDir);
   const store = openStore(config.dbFile);
-  const access = createAccessRecorder({ dataDir: config.dataDir, env: io.env }, { db: store.db, stderr: io.stderr });
+  const access = createAccessRecorder({ dataDir: config.dataDir, env: io.env }, { db: store.db });
   return { store, config, access, close: () => store.close() };
 }

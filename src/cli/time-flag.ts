@@ -1,4 +1,4 @@
-import { isoToMs } from '../memory/index.js';
+import { isoToMs } from '../memory/iso-time.js';
 import { UsageError } from './command.js';
 
 /** An ISO 8601 date or date-time flag (`--since 2026-01-31`) as epoch ms, or a UsageError naming the flag. */

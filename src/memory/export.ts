@@ -18,7 +18,7 @@ export interface ExportCounts {
  * The rows an export holds, oldest first: observations, then session summaries. Read in id-ordered
  * pages so a large store is never held in memory at once.
  */
-export function* exportRows(db: Database.Database, filter: ExportFilter = {}): Generator<{ kind: 'observation'; row: StoredObservation } | { kind: 'summary'; row: StoredSummary }> {
+function* exportRows(db: Database.Database, filter: ExportFilter = {}): Generator<{ kind: 'observation'; row: StoredObservation } | { kind: 'summary'; row: StoredSummary }> {
   const project = filter.project ? normalizeProject(filter.project) : null;
   const where = `(@project IS NULL OR project = @project OR project = @project || '/') AND (@session IS NULL OR session_id = @session) AND id > @after`;
   const pages = [

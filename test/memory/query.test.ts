@@ -4,7 +4,7 @@ import { buildSearchQuery } from '../../src/memory/query.js';
 
 /** The query runs against a real FTS5 table with the index's tokenizer: no text may make it fail. */
 const fts = new Database(':memory:');
-fts.exec("CREATE VIRTUAL TABLE t USING fts5(a, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2', prefix='2 3')");
+fts.exec("CREATE VIRTUAL TABLE t USING fts5(a, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')");
 fts.prepare('INSERT INTO t (rowid, a) VALUES (1, ?)').run('the parser parsed AND parsing NEAR the observer loop');
 const run = (text: string) => {
   const q = buildSearchQuery(text);

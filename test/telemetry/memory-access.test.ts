@@ -74,7 +74,7 @@ describe('memory access from a command, sent by the worker', () => {
   it('records nothing when telemetry is off', () => {
     const dataDir = path.join(temp.dir, 'off');
     store = openStore(path.join(dataDir, 'memtrace.db'));
-    const recorder = createAccessRecorder({ dataDir, env: { DO_NOT_TRACK: '1' } }, { db: store.db, stderr: { write: () => true } });
+    const recorder = createAccessRecorder({ dataDir, env: { DO_NOT_TRACK: '1' } }, { db: store.db });
     recorder.record('mcp', { kind: 'search', durationMs: 3, results: 1 }, T0);
     expect(store.db.prepare('SELECT count(*) AS n FROM telemetry_accumulators').get()).toEqual({ n: 0 });
   });

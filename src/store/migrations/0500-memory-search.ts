@@ -9,7 +9,9 @@ type SummaryRow = ParsedSummary & { id: number };
  * Full-text search over memory (SPEC §4.10): an FTS5 index of observations and session
  * summaries, built here for the rows an older memtrace wrote. Contentless (the text lives once,
  * in its table) with contentless_delete, so a row is removed by its rowid alone; porter stemming
- * over unicode61, so `parsing` finds `parsed`. `secure-delete` makes FTS5 remove a deleted row's
+ * over unicode61, so `parsing` finds `parsed`. No prefix indexes: queries only ask for prefixes of
+ * four letters or more, which FTS5 reads from the term index as it is, and each prefix length
+ * indexed would add an entry per token to every insert. `secure-delete` makes FTS5 remove a deleted row's
  * entries from the index pages instead of leaving them until a merge (`memtrace forget`).
  */
 export const MEMORY_SEARCH_SCHEMA: Migration = {
@@ -19,8 +21,7 @@ export const MEMORY_SEARCH_SCHEMA: Migration = {
       CREATE VIRTUAL TABLE ${SEARCH_TABLE} USING fts5(
         title, subtitle, narrative, facts, concepts, files, terms,
         content = '', contentless_delete = 1,
-        tokenize = 'porter unicode61 remove_diacritics 2',
-        prefix = '2 3'
+        tokenize = 'porter unicode61 remove_diacritics 2'
       );
       INSERT INTO ${SEARCH_TABLE} (${SEARCH_TABLE}, rank) VALUES ('secure-delete', 1);
       CREATE TRIGGER observations_search_delete AFTER DELETE ON observations BEGIN
