@@ -20,7 +20,11 @@ export interface SearchDocument {
 /** The index's columns in table order; bm25 weights are given in this order. */
 export const SEARCH_COLUMNS = ['title', 'subtitle', 'narrative', 'facts', 'concepts', 'files', 'terms'] as const;
 
-const CAMEL_WORD = /[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]*|[A-Z]+(?![a-z]))+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+/g;
+/** Words longer than this are not identifiers worth splitting (and are never scanned for parts). */
+const MAX_IDENTIFIER_LENGTH = 64;
+const ALNUM_WORD = /[A-Za-z0-9]+/g;
+/** A lower-case letter then a capital, or two capitals then a lower-case letter: a camelCase joint. */
+const CAMEL_JOINT = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/;
 
 /** `parseCommandArgs` → ['parse', 'command', 'args']; `HTTPServer` → ['http', 'server']; a plain word → []. */
 export function identifierParts(word: string): string[] {
@@ -28,15 +32,20 @@ export function identifierParts(word: string): string[] {
   return parts.length > 1 ? parts.map((p) => p.toLowerCase()) : [];
 }
 
-/** The camelCase parts of every identifier in the texts, each identifier's parts once. */
+/**
+ * The camelCase parts of every identifier in the texts, each identifier's parts once. Words are
+ * cut out first with a linear scan and only short ones are split: a single pattern for
+ * "a camelCase word" backtracks quadratically over a long run of letters (a 300 KB narrative of
+ * one word took minutes).
+ */
 export function expandedTerms(texts: readonly string[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const text of texts) {
-    for (const match of text.match(CAMEL_WORD) ?? []) {
-      if (seen.has(match)) continue;
-      seen.add(match);
-      const parts = identifierParts(match);
+    for (const word of text.match(ALNUM_WORD) ?? []) {
+      if (word.length > MAX_IDENTIFIER_LENGTH || seen.has(word) || !CAMEL_JOINT.test(word)) continue;
+      seen.add(word);
+      const parts = identifierParts(word);
       if (parts.length > 0) out.push(parts.join(' '));
     }
   }
