@@ -18,7 +18,7 @@ export interface ForgetSelector {
   project?: string | null;
   /** Items created strictly before this instant (epoch ms). */
   beforeMs?: number | null;
-  /** A search query: every matching item (within the other filters). */
+  /** Items holding every word of this text (within the other filters). */
   match?: string | null;
 }
 
@@ -104,9 +104,9 @@ export function planForget(db: Database.Database, selector: ForgetSelector): For
 
 function matchAll(db: Database.Database, query: string, project: string | null) {
   const search = createMemorySearch(db);
-  // The search ranks and cuts; forget needs every match, so it asks for the most a search gives
-  // and refuses to guess past it.
-  const hits = search.search(query, { project, limit: MAX_SEARCH_LIMIT });
+  // A search would rank items holding any of the words; forget takes only those holding all of
+  // them. It asks for the most a search gives and refuses to guess past it.
+  const hits = search.search(query, { project, limit: MAX_SEARCH_LIMIT, everyWord: true });
   if (hits.length === MAX_SEARCH_LIMIT) throw new ForgetRefusedError(`--match '${query}' matches ${MAX_SEARCH_LIMIT} or more items; narrow it (add --project, --session or --before)`);
   return hits;
 }

@@ -26,7 +26,8 @@ const STOPWORDS = new Set(
     'yours').split(' '),
 );
 
-export function buildSearchQuery(text: string): SearchQuery {
+/** `every`: a row must hold every word (AND), for choosing what to forget rather than ranking what to read. */
+export function buildSearchQuery(text: string, options: { every?: boolean } = {}): SearchQuery {
   const raw = text.match(WORD) ?? [];
   if (raw.length === 0) return { ok: false, reason: 'the query has no words to search for (letters or digits)' };
   const words: string[] = [];
@@ -39,6 +40,6 @@ export function buildSearchQuery(text: string): SearchQuery {
   }
   const content = words.filter((w) => !STOPWORDS.has(w));
   const kept = (content.length > 0 ? content : words).slice(0, MAX_WORDS);
-  const match = kept.map((w) => `"${w}"${w.length >= PREFIX_MIN_LENGTH ? ' *' : ''}`).join(' OR ');
+  const match = kept.map((w) => `"${w}"${w.length >= PREFIX_MIN_LENGTH ? ' *' : ''}`).join(options.every ? ' AND ' : ' OR ');
   return { ok: true, match, words: kept };
 }

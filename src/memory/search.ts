@@ -25,6 +25,8 @@ export interface SearchFilters {
   /** Inclusive lower bound on created_at (epoch ms). */
   sinceMs?: number | null;
   limit?: number;
+  /** Only rows holding every word of the query (forget's --match), not any of them. */
+  everyWord?: boolean;
 }
 
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -83,7 +85,7 @@ export function createMemorySearch(db: Database.Database) {
   return {
     /** Best first. Throws EmptyQueryError when the text has no word to search for. */
     search(text: string, options: SearchFilters = {}): SearchHit[] {
-      const query = buildSearchQuery(text);
+      const query = buildSearchQuery(text, { every: options.everyWord === true });
       if (!query.ok) throw new EmptyQueryError(query.reason);
       const limit = Math.min(Math.max(1, options.limit ?? DEFAULT_SEARCH_LIMIT), MAX_SEARCH_LIMIT);
       const type = options.type ?? null;

@@ -6,7 +6,7 @@ import { loopbackGuards } from '../http-edge/index.js';
 import { createMemorySearch, createTimeline, EmptyQueryError, recentSessions, type MemoryAccessSink, type SearchHit } from '../memory/index.js';
 import { OBSERVATION_TYPES, type ObservationType } from '../observer/types.js';
 import type { Store } from '../store/index.js';
-import type { ViewerAuth } from './viewer-auth.js';
+import { viewerCookieName, type ViewerAuth } from './viewer-auth.js';
 import { homeBody, messageBody, observationBody, page, searchBody, sessionBody } from './viewer-pages.js';
 
 export interface ViewerDeps {
@@ -46,9 +46,9 @@ export function createViewerApp(deps: ViewerDeps): Hono {
       const secret = deps.auth.exchange(token);
       if (secret === null) return html(c, 401, 'Link already used', messageBody('This link was already used', "The viewer's link opens it once, in one browser. Restart `memtrace viewer` for a new link."));
       // The token leaves the address bar at once; the cookie carries the session from here.
-      return c.body(null, 303, { Location: '/', 'Set-Cookie': deps.auth.cookie(secret) });
+      return c.body(null, 303, { Location: '/', 'Set-Cookie': deps.auth.cookie(secret, viewerCookieName(deps.port())) });
     }
-    if (!deps.auth.admits(c.req.header('cookie'))) {
+    if (!deps.auth.admits(c.req.header('cookie'), viewerCookieName(deps.port()))) {
       return c.req.path.startsWith('/api/')
         ? c.json({ error: 'open the link memtrace viewer printed first' }, 401)
         : html(c, 401, 'Open the printed link', messageBody('Open the link the viewer printed', 'This page opens only through the link `memtrace viewer` printed (it carries a one-time token).'));

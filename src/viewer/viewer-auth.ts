@@ -8,14 +8,20 @@ import { timingSafeEqual } from 'node:crypto';
  */
 export const VIEWER_COOKIE = 'memtrace_viewer';
 
+/**
+ * Browsers keep cookies per host, not per port: two viewers (or the collector) on 127.0.0.1 would
+ * see, and overwrite, each other's cookie under one name. Each viewer's carries its port.
+ */
+export const viewerCookieName = (port: number) => `${VIEWER_COOKIE}_${port}`;
+
 export interface ViewerAuth {
   /** The one-time token for the printed URL. */
   urlToken: string;
   /** The session secret for a valid unused token (the token is spent), else null. */
   exchange(token: string | undefined): string | null;
-  /** Whether a Cookie header carries the session secret. */
-  admits(cookieHeader: string | undefined): boolean;
-  cookie(secret: string): string;
+  /** Whether a Cookie header carries the session secret under this cookie name. */
+  admits(cookieHeader: string | undefined, name: string): boolean;
+  cookie(secret: string, name: string): string;
 }
 
 const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -33,11 +39,11 @@ export function createViewerAuth(random: () => string): ViewerAuth {
       sessions.add(secret);
       return secret;
     },
-    admits(cookieHeader) {
-      const value = cookieValue(cookieHeader, VIEWER_COOKIE);
+    admits(cookieHeader, name) {
+      const value = cookieValue(cookieHeader, name);
       return value !== null && [...sessions].some((s) => same(value, s));
     },
-    cookie: (secret) => `${VIEWER_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Strict`,
+    cookie: (secret, name) => `${name}=${secret}; Path=/; HttpOnly; SameSite=Strict`,
   };
 }
 

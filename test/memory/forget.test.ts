@@ -174,6 +174,14 @@ describe('memtrace forget', () => {
     }
   });
 
+  it('--match takes only items holding every word, not any of them', async () => {
+    const loose = await forget(['--match', `README ${MARKER}`, '--dry-run']);
+    expect(loose.stdout).toBe('nothing matches; nothing was forgotten.\n');
+    const both = await forget(['--match', 'README build', '--dry-run']);
+    expect(both.stdout).toContain(`#${ids.kept}  2026-01-05  The README explains the build`);
+    expect(both.stdout).toContain('would forget: 1 item(s)');
+  });
+
   it('says so when nothing matches', async () => {
     const r = await forget(['--match', 'nothingmatchesthis', '--yes']);
     expect(r).toMatchObject({ code: 0, stdout: 'nothing matches; nothing was forgotten.\n' });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { MemoryAccess } from '../../src/memory/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { createViewerApp, createViewerAuth, VIEWER_COOKIE } from '../../src/viewer/index.js';
+import { createViewerApp, createViewerAuth, viewerCookieName } from '../../src/viewer/index.js';
 import { addObservation, seedShop } from '../support/memory-fixtures.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
@@ -42,14 +42,14 @@ describe('the viewer', () => {
     const res = await viewer.request(`/?token=${fresh.urlToken}`, { headers: { host: HOST } });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/');
-    expect(res.headers.get('set-cookie')).toBe(`${VIEWER_COOKIE}=${'a'.repeat(43)}; Path=/; HttpOnly; SameSite=Strict`);
+    expect(res.headers.get('set-cookie')).toBe(`memtrace_viewer_${PORT}=${'a'.repeat(43)}; Path=/; HttpOnly; SameSite=Strict`);
     const again = await viewer.request(`/?token=${fresh.urlToken}`, { headers: { host: HOST } });
     expect(again.status).toBe(401);
     expect(await again.text()).toContain('This link was already used');
   });
 
-  it('refuses a request without its cookie, or with a wrong one or a wrong token (401)', async () => {
-    for (const [pathname, headers] of [['/', {}], ['/observation/1', {}], ['/api/search?q=checkout', {}], ['/', { cookie: `${VIEWER_COOKIE}=guess` }], ['/?token=guess', {}]] as const) {
+  it('refuses a request without its cookie, with a wrong one, another viewer\'s, or a wrong token (401)', async () => {
+    for (const [pathname, headers] of [['/', {}], ['/observation/1', {}], ['/api/search?q=checkout', {}], ['/', { cookie: `${viewerCookieName(PORT)}=guess` }], ['/', { cookie: cookie.replace(viewerCookieName(PORT), viewerCookieName(PORT + 1)) }], ['/?token=guess', {}]] as const) {
       const res = await get(pathname, headers);
       expect(res.status, pathname).toBe(401);
       expect(await res.text()).not.toContain('Checkout total');

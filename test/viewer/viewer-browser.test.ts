@@ -71,7 +71,7 @@ maybe('the viewer in headless Chromium', () => {
     expect(page.url()).toBe(`${origin}/`);
     const cookies = await context.cookies();
     expect(cookies).toHaveLength(1);
-    expect(cookies[0]).toMatchObject({ name: 'memtrace_viewer', httpOnly: true, sameSite: 'Strict' });
+    expect(cookies[0]).toMatchObject({ name: `memtrace_viewer_${new URL(origin).port}`, httpOnly: true, sameSite: 'Strict' });
     expect(await page.locator('#timeline li').count()).toBe(5);
     fs.mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });
     await page.screenshot({ path: path.join(ROOT, 'test-artifacts', 'viewer.png'), fullPage: true });

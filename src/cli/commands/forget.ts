@@ -17,7 +17,7 @@ options:
   --session S     every item of session S, and the session itself
   --project P     items of project P (its path, exactly)
   --before ISO    items created before this date or time
-  --match QUERY   items the search QUERY finds
+  --match QUERY   items holding every word of QUERY (words as search reads them)
   --dry-run       print what would go; change nothing
   --yes           do not ask; without it, forget asks on a terminal and refuses elsewhere
   -h, --help      show this help`;
