@@ -6,7 +6,9 @@
  *   search, next to a bare `memtrace --version` process, the floor) and through one MCP process
  *   (a tool call's round trip, next to the same query in process);
  * - export and import throughput (MB/s) of the 100k store, next to merely reading the file's lines;
- * - forget on the 100k store: bytes of the forgotten text left in the .db and -wal files.
+ * - forget on the 100k store: bytes of the forgotten text left in the .db and -wal files;
+ * - what the MCP server costs a short `claude -p` session (the real Claude Code, offline): Claude
+ *   Code waits for its MCP servers to connect (up to about 2 s) before its first request.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +22,9 @@ import { makeTempDir } from '../test/support/temp-dir.js';
 import { buildCorpus, loadQuestions } from './memory-corpus.js';
 import { evaluateQuality } from './memory-quality.js';
 import { fillStore } from './memory-synthetic.js';
+import { claudeUnavailableReason, runClaudeCode } from '../test/support/claude-code.js';
+import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/claude-code-scenario.js';
+import { startFakeAnthropic } from '../test/support/fake-anthropic.js';
 import { summarize } from './stats.js';
 
 export const name = 'memory';
@@ -47,7 +52,9 @@ async function latencyAt(dataDir: string, queries: readonly string[]): Promise<R
 
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env, stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '1.0.0' });
+  const spawned = performance.now();
   await client.connect(transport);
+  const mcpReadyMs = Math.round(elapsed(spawned));
   const mcp: number[] = [];
   try {
     for (let i = 0; i < 20; i += 1) await client.callTool({ name: 'search', arguments: { query: queries[i % queries.length]! } });
@@ -71,7 +78,7 @@ async function latencyAt(dataDir: string, queries: readonly string[]): Promise<R
   } finally {
     store.close();
   }
-  return { cli_search: summarize(cli), cli_floor_memtrace_version: summarize(floor), mcp_search_call: summarize(mcp), in_process_search: summarize(inProcess) };
+  return { cli_search: summarize(cli), cli_floor_memtrace_version: summarize(floor), mcp_search_call: summarize(mcp), mcp_spawn_to_initialized_ms: mcpReadyMs, in_process_search: summarize(inProcess) };
 }
 
 async function exportImport(dataDir: string, temp: string): Promise<Record<string, unknown>> {
@@ -139,6 +146,30 @@ function forgetMarker(dataDir: string): Record<string, unknown> {
   return { marker_occurrences_before: before, marker_bytes_left_after: count(), forget_process_ms: Math.round(elapsed(started)), db_mb: +mb(fs.statSync(dbFile).size).toFixed(1) };
 }
 
+/** Median wall time of the scripted `claude -p` session with and without `memtrace mcp` registered for the project (no hooks either way). */
+async function mcpSessionCost(dataDir: string, temp: string): Promise<Record<string, unknown>> {
+  const unavailable = claudeUnavailableReason();
+  if (unavailable) return { skipped: unavailable };
+  const walls: Record<'without_mcp' | 'with_mcp', number[]> = { without_mcp: [], with_mcp: [] };
+  for (let i = 0; i < 3; i += 1) {
+    for (const withMcp of [false, true]) {
+      const project = path.join(temp, `session-${i}-${withMcp}`);
+      fs.mkdirSync(project);
+      if (withMcp) fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp'], env: {} } } }));
+      const api = await startFakeAnthropic({ script: basicScript(writeBasicProject(project)) });
+      try {
+        const run = await runClaudeCode({ projectDir: project, prompt: BASIC_PROMPT, apiUrl: api.url, home: path.join(temp, `home-${i}-${withMcp}`), env: { MEMTRACE_DATA_DIR: dataDir } });
+        if (run.exitCode !== 0) throw new Error(`claude -p exited ${run.exitCode}`);
+        walls[withMcp ? 'with_mcp' : 'without_mcp'].push(Math.round(run.wallMs));
+      } finally {
+        await api.close();
+      }
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { runs_ms: walls, median_without_mcp_ms: median(walls.without_mcp), median_with_mcp_ms: median(walls.with_mcp) };
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const quality = evaluateQuality();
   const corpus = buildCorpus();
@@ -159,6 +190,7 @@ export async function run(): Promise<Record<string, unknown>> {
     }
     results.export_import_100k = await exportImport(dataDir, temp.dir);
     results.forget_100k = forgetMarker(dataDir);
+    results.claude_code_session_100k = await mcpSessionCost(dataDir, temp.dir);
     return results;
   } finally {
     temp.cleanup();

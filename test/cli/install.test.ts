@@ -232,7 +232,7 @@ describe('memtrace install / uninstall', () => {
       expect(r.code, r.stderr).toBe(0);
       const config = JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8'));
       expect(Object.keys(config.mcpServers)).toEqual(['memtrace']);
-      expect(r.stdout).toContain('approve: Claude Code asks once before it starts a project\'s MCP servers; accept "memtrace" when it asks');
+      expect(r.stdout).toContain('approve: Claude Code may ask once before it starts a project\'s MCP servers; accept "memtrace" when it asks');
       expect(fs.existsSync(path.join(project, '.claude', 'settings.local.json'))).toBe(false);
       expect((await run(['uninstall', '--project', 'app'])).code).toBe(0);
       expect(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8')).toBe('{}\n');

@@ -149,7 +149,7 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   if (action === 'install') {
     if (values.project !== undefined) {
       out('note: the hooks and the MCP server run node and memtrace by absolute paths on this machine; commit these files only if teammates share them.');
-      if (changing.some((t) => t.what === 'MCP server')) out(`approve: Claude Code asks once before it starts a project's MCP servers; accept "${MCP_SERVER_KEY}" when it asks (memtrace does not approve it for you).`);
+      if (changing.some((t) => t.what === 'MCP server')) out(`approve: Claude Code may ask once before it starts a project's MCP servers; accept "${MCP_SERVER_KEY}" when it asks (memtrace does not approve it for you).`);
     }
     out(NEXT_STEP);
     out(`undo: memtrace uninstall${values.project !== undefined ? ` --project ${values.project}` : ''}`);
