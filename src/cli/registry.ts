@@ -14,6 +14,12 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   mine: { summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex; --host, --dir)', load: async () => (await import('./commands/mine.js')).mineCommand },
   show: { summary: "an observation (or a session's memory) with its provenance and claim checks", load: async () => (await import('./commands/show.js')).showCommand },
   parse: { summary: 'read one observer output on stdin, print the decision as JSON', load: async () => (await import('./commands/parse.js')).parseCommand },
+  search: { summary: 'ranked full-text search over observations and session summaries', load: async () => (await import('./commands/search.js')).searchCommand },
+  mcp: { summary: 'a stdio MCP server with the tools search, timeline, get_observations', load: async () => (await import('./commands/mcp.js')).mcpCommand },
+  viewer: { summary: 'a local read-only memory viewer page (sessions, timeline, search, provenance)', load: async () => (await import('./commands/viewer.js')).viewerCommand },
+  export: { summary: 'the memory as portable files: jsonl (round-trips through import) or markdown', load: async () => (await import('./commands/export.js')).exportCommand },
+  import: { summary: 'read a jsonl export back in (ids kept; existing ids skipped; bad lines counted)', load: async () => (await import('./commands/import.js')).importCommand },
+  forget: { summary: 'remove memory everywhere it lives (tables, search index, context, raw events)', load: async () => (await import('./commands/forget.js')).forgetCommand },
 };
 
 export const COMMAND_SUMMARIES: Array<[string, string]> = Object.entries(COMMANDS).map(([name, c]) => [name, c.summary]);

@@ -4,13 +4,14 @@
  * MCP server is kept in its place; an `mcpServers.memtrace` that is not memtrace's is left alone.
  */
 import type { Forwarder } from './hook-definitions.js';
-import { hostHooks, isMemtraceMcpEntry, ownsHostHookCommand, type McpServerEntry } from './host-hooks.js';
+import { hostHooks, ownsHostHookCommand, type HostMcpEntry } from './host-hooks.js';
+import { isMemtraceMcpEntry } from './mcp-definition.js';
 import { installHooks, isJsonObject, uninstallHooks, type JsonObject, type MergeResult } from './settings-merge.js';
 
 const SERVER = 'memtrace';
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-export function installGemini(settings: JsonObject, forwarder: Forwarder, mcp: McpServerEntry): MergeResult {
+export function installGemini(settings: JsonObject, forwarder: Forwarder, mcp: HostMcpEntry): MergeResult {
   const merged = installHooks(settings, hostHooks('gemini-cli', forwarder), ownsHostHookCommand('gemini-cli'));
   if (!merged.ok) return merged;
   const servers = merged.settings.mcpServers;

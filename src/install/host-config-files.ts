@@ -7,7 +7,7 @@
 import { parseJsonText, renderJson, DEFAULT_JSON_FORMAT } from './json-text.js';
 import type { Forwarder } from './hook-definitions.js';
 import { installGemini, uninstallGemini } from './gemini-settings.js';
-import { hostHooks, ownsHostHookCommand, type InstallHost, type McpServerEntry } from './host-hooks.js';
+import { hostHooks, ownsHostHookCommand, type HostMcpEntry, type InstallHost } from './host-hooks.js';
 import { installHooks, isJsonObject, uninstallHooks, type HookChange, type MergeResult } from './settings-merge.js';
 import type { FileSnapshot } from './settings-file.js';
 import { removeTomlTable, setTomlTable } from './toml-table.js';
@@ -59,7 +59,7 @@ function jsonEdit(snapshot: FileSnapshot, merge: (value: Record<string, unknown>
   return { ok: true, edit: { snapshot, nextText: renderJson(merged.settings, format), changes: merged.changes, notices: merged.notices, relaidOut: text !== null && text !== renderJson(value, format) } };
 }
 
-export function hostConfigEdits(action: HostAction, host: InstallHost, files: { hooks: FileSnapshot; mcp: FileSnapshot | null }, forwarder: Forwarder, mcp: McpServerEntry): HostEditResult {
+export function hostConfigEdits(action: HostAction, host: InstallHost, files: { hooks: FileSnapshot; mcp: FileSnapshot | null }, forwarder: Forwarder, mcp: HostMcpEntry): HostEditResult {
   const edits: FileEdit[] = [];
   const hooks =
     host === 'gemini-cli'

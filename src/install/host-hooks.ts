@@ -49,24 +49,16 @@ export function hostHooks(host: InstallHost, forwarder: Forwarder): WantedHooks 
   return block;
 }
 
-/** `memtrace mcp` as a host starts it: this node and this package's bin, both absolute. */
-export interface McpServerEntry {
+/** `memtrace mcp` as Gemini CLI or Codex starts it: this node and this package's bin, both absolute. */
+export interface HostMcpEntry {
   command: string;
   args: string[];
   /** The worker's data dir and port when install ran with them set, so the server reads the same store. */
   env?: Record<string, string>;
 }
 
-export function mcpServerEntry(nodePath: string, binPath: string, env: Record<string, string | undefined>): McpServerEntry {
+export function hostMcpEntry(nodePath: string, binPath: string, env: Record<string, string | undefined>): HostMcpEntry {
   const pinned = Object.fromEntries(['MEMTRACE_DATA_DIR', 'MEMTRACE_PORT'].flatMap((key) => (env[key] ? [[key, env[key]!]] : [])));
   return { command: nodePath, args: [binPath, 'mcp'], ...(Object.keys(pinned).length > 0 ? { env: pinned } : {}) };
 }
 
-/** An MCP entry memtrace wrote (or an equivalent `memtrace mcp` the user wrote): replaced and removed as memtrace's. */
-export function isMemtraceMcpEntry(value: unknown): boolean {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const entry = value as Record<string, unknown>;
-  const args = Array.isArray(entry.args) ? entry.args : [];
-  const runs = [entry.command, ...args].filter((v): v is string => typeof v === 'string');
-  return args.at(-1) === 'mcp' && runs.some((word) => /(?:^|[\\/])memtrace(?:\.[cm]js)?$/.test(word));
-}

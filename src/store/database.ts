@@ -33,6 +33,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // A deleted row's bytes (a confirmed raw payload, forgotten memory) are zeroed, not left in
+    // free space where they stay readable in the file: what `memtrace forget` promises.
+    db.pragma('secure_delete = ON');
     // The worker checkpoints from a background timer so no request pays for it (see checkpointer.ts).
     if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
     // Another process may have migrated since the read-only check; check again under the write lock.

@@ -9,6 +9,7 @@ export { hookDurationBucket, HOOK_DURATION_BUCKETS, HOOK_EVENTS, HOOK_INSTALL_MO
 export { MINING_TRIGGERS, type MiningTrigger } from './events/mining-rollup.js';
 export { agentShareBucket, AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from './events/agent-time-rollup.js';
 export { REDACTION_EDGES, redactionIncrements, type RedactionEdge } from './events/redaction-rollup.js';
+export { MEMORY_ACCESS_VIA, SEARCH_LATENCY_BUCKETS, searchLatencyBucket, type MemoryAccessVia, type SearchLatencyBucket } from './events/memory-access-rollup.js';
 export { eventUuid } from './event-id.js';
 export { resolveConsent, isDebugMode, errorCaptureEnabled, type Consent, type ConsentLayer } from './consent.js';
 export { redactErrorText, errorFingerprint, createExceptionLimiter } from './redact.js';

@@ -7,6 +7,7 @@ import { COMPACTION_ROLLUP } from './events/compaction-rollup.js';
 import { MINING_ROLLUP } from './events/mining-rollup.js';
 import { AGENT_TIME_ROLLUP } from './events/agent-time-rollup.js';
 import { REDACTION_ROLLUP } from './events/redaction-rollup.js';
+import { MEMORY_ACCESS_ROLLUP } from './events/memory-access-rollup.js';
 
 export type { EventSpec, FieldSpec, FieldType } from './field-types.js';
 
@@ -111,7 +112,7 @@ const EXCEPTION: EventSpec = {
 };
 
 /** Every event memtrace can send. A new event is a file in events/ and one entry here. */
-export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, HOOK_ROLLUP, AGENT_TIME_ROLLUP, COMPACTION_ROLLUP, MINING_ROLLUP, REDACTION_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
+export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, HOOK_ROLLUP, AGENT_TIME_ROLLUP, COMPACTION_ROLLUP, MINING_ROLLUP, REDACTION_ROLLUP, MEMORY_ACCESS_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
 
 export function eventSpec(name: string): EventSpec | undefined {
   return TELEMETRY_EVENTS.find((e) => e.name === name);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, type CliIO } from '../command.js';
 import { findPackageRoot, HOOK_FORWARDER, isEphemeralInstall, readFileSnapshot, settingsDiff, SettingsFileError, settingsForwarder, writeSettingsFile } from '../../install/index.js';
 import { hostConfigEdits, hostConfigPaths, trustStep, type FileEdit, type HostAction } from '../../install/host-config-files.js';
-import { mcpServerEntry, type InstallHost } from '../../install/host-hooks.js';
+import { hostMcpEntry, type InstallHost } from '../../install/host-hooks.js';
 
 const HOST_NAMES: Readonly<Record<InstallHost, string>> = { 'gemini-cli': 'Gemini CLI', codex: 'Codex' };
 
@@ -32,7 +32,7 @@ export async function runHostInstall(action: HostAction, host: InstallHost, opti
   const packageRoot = findPackageRoot();
   const forwarder = path.join(packageRoot, HOOK_FORWARDER);
   if (action === 'install' && !fs.existsSync(forwarder)) return fail(`memtrace's hook forwarder ${forwarder} is missing; reinstall memtrace.`);
-  const result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), mcpServerEntry(process.execPath, path.join(packageRoot, 'bin', 'memtrace.cjs'), io.env));
+  const result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, path.join(packageRoot, 'bin', 'memtrace.cjs'), io.env));
   if (!result.ok) return fail(`${result.file} ${result.error}. Nothing was changed; fix the file (or move it aside) and run the command again.`);
   for (const edit of result.edits) for (const notice of edit.notices) io.stderr.write(`memtrace ${action}: warning: ${edit.snapshot.file}: ${notice}\n`);
   if (action === 'install' && isEphemeralInstall(packageRoot)) {

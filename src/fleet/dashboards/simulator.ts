@@ -2,9 +2,10 @@ import type { CollectedEvent } from '../collector/collected-event.js';
 import { LEGACY_VERSIONS, LOOSE_TYPE_MIX, MEMTRACE_VERSIONS, MODELS, pickWeighted, TYPE_MIX, turnCostUsd, turnTokens, upgradeWeek, type AdoptionCurve, type ModelProfile } from './fleet-model.js';
 import { sessionAgentTime } from './agent-time-model.js';
 import { sessionHookWindows } from './hook-model.js';
+import { memoryProfile, sessionMemoryWindows } from './memory-model.js';
 import { sessionRedactionWindows } from './redaction-model.js';
 import { seededRandom, type Random } from './prng.js';
-import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, OBSERVATION_TYPES, REDACTION_ROLLUP, ROLLUP } from './tiles.js';
+import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, MEMORY_ROLLUP, OBSERVATION_TYPES, REDACTION_ROLLUP, ROLLUP } from './tiles.js';
 
 /**
  * A mixed fleet, pure and seeded. Installs on legacy releases send one `session_compressed` per
@@ -12,7 +13,9 @@ import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, 
  * install moves to memtrace 0.1.0 in a week drawn from the adoption curve, then to 0.2.0 along a
  * second curve once it is released. On memtrace an install sends per session one
  * `observer_turn_rollup`, one `context_injected_rollup`, its `hook_rollup` windows and, from 0.2.0
- * on, its `agent_time_rollup` and a `redaction_rollup` when its tool calls held secrets. What the
+ * on, its `agent_time_rollup`, a `redaction_rollup` when its tool calls held secrets and its
+ * `memory_access_rollup` windows (the latest release stands for the one with memory search), the
+ * new ones drawn from random streams of their own so every other event stays as it was. What the
  * legacy classifier killed, memtrace drops as prose and carries on: no poisoned slice.
  * Each install runs one agent host. Gemini CLI and Codex installs start with the second memtrace
  * release (the first with their adapters), whose rollups name the `platform`; the legacy fleet and
@@ -63,9 +66,10 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const o = { ...DEFAULT_FLEET, ...options };
   const random = seededRandom(o.seed);
   // A stream of its own, so that adding agent time left every other simulated value as it was.
-  const agentRandom = seededRandom((o.seed * 7_919 + 17) >>> 0);
+  const agentRandom = seededRandom((o.seed * 104_729 + 31) >>> 0);
   const hostRandom = seededRandom(o.seed ^ HOST_STREAM);
   const uuid = () => uuidFrom(random);
+  const memoryRandom = seededRandom(o.seed * 7919 + 17);
   const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
   const curves = fleetCurves(o.weeks);
   const weights = Object.fromEntries(MODELS.map((m) => [m.id, m.weight]));
@@ -81,6 +85,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
     const base = { os: pickWeighted(random, { linux: 0.45, darwin: 0.45, win32: 0.1 }), arch: random() < 0.6 ? 'arm64' : 'x64', node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0', is_ci: random() < 0.03 };
     // Some installs inject little memory per session, so injection can cost more than it saves.
     const injectedMean = random() < 0.08 ? 1.5 : 4 + 10 * random();
+    const memory = memoryProfile(memoryRandom);
     for (let week = 0; week < o.weeks; week += 1) {
       const sessions = Math.round(o.sessionsPerWeek * activity * (0.5 + random()));
       for (let s = 0; s < sessions; s += 1) {
@@ -123,6 +128,11 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
           events.push({ uuid: uuidFrom(agentRandom), event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } });
           for (const w of sessionRedactionWindows(random, start, end)) {
             events.push({ uuid: uuid(), event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+          }
+        }
+        if (version === MEMTRACE_VERSIONS[MEMTRACE_VERSIONS.length - 1]) {
+          for (const w of sessionMemoryWindows(memoryRandom, memory, start)) {
+            events.push({ uuid: uuidFrom(memoryRandom), event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
           }
         }
         // A session its host could not have run yet is drawn all the same, so the rest of the fleet stays as the seed made it.

@@ -15,6 +15,10 @@ export const AGENT_TIME_ROLLUP = 'agent_time_rollup';
 export const REDACTION_ROLLUP = 'redaction_rollup';
 /** The redactor's closed list of kinds; the rollup carries one counter per kind. */
 export const REDACTION_KINDS = SECRET_KINDS;
+/** Searches and other uses of the memory per window and face (SPEC §4.10). */
+export const MEMORY_ROLLUP = 'memory_access_rollup';
+/** The faces a memory search comes through. */
+export const MEMORY_VIA = ['mcp', 'cli', 'viewer'] as const;
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -63,6 +67,9 @@ const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(po
 const agentShareBuckets = () => AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
 /** The agent host a rollup came from; releases before rollups named it ran on Claude Code only. */
 const host: Dimension = { expr: firstOf(str('platform'), text('claude-code')), label: 'host' };
+const memorySearches: Expr = byEvent({ [MEMORY_ROLLUP]: num('searches') });
+/** Activity that makes an install count as active: its observer turns, or any use of its memory. */
+const activeInstall: Expr = add(byEvent({ [ROLLUP]: num('count') }), memorySearches, byEvent({ [MEMORY_ROLLUP]: num('observations_fetched') }));
 
 export const TILES: readonly Tile[] = [
   {
@@ -256,5 +263,26 @@ export const TILES: readonly Tile[] = [
       { name: 'sessions', agg: sum(byEvent({ [ROLLUP]: lit(1) })) },
     ],
     plot: ['active_installs'],
+  },
+  {
+    id: 'memory-searches',
+    name: 'Memory searches per active install',
+    description:
+      'Per install active in the period (it ran observer turns or used its memory), how often its memory was searched — by the agent through MCP, on the command line or in the viewer — most first. Installs at 0 never searched (or run a release without memory search).',
+    healthy: 'most installs above zero, the agent (mcp) leading: memory is looked up when it is needed, not only injected at session start.',
+    chart: 'ranked',
+    unit: 'count',
+    events: [MEMORY_ROLLUP, ROLLUP],
+    x: 'install',
+    measures: [
+      { name: 'searches', agg: sum(memorySearches) },
+      ...MEMORY_VIA.map((via) => ({ name: `via_${via}`, agg: sum(byEvent({ [MEMORY_ROLLUP]: mul(eq(str('via'), via), num('searches')) })) })),
+      { name: 'empty_share', agg: ratio(sum(byEvent({ [MEMORY_ROLLUP]: num('searches_empty') })), sum(memorySearches)) },
+      { name: 'observations_fetched', agg: sum(byEvent({ [MEMORY_ROLLUP]: num('observations_fetched') })) },
+      { name: 'observer_turns', agg: sum(byEvent({ [ROLLUP]: num('count') })) },
+    ],
+    plot: ['searches'],
+    having: { nonZero: activeInstall },
+    order: { by: 'searches', desc: true },
   },
 ];

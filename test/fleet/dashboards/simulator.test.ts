@@ -76,4 +76,18 @@ describe('the fleet simulator', () => {
     expect(redacting.every((e) => e.properties.app_version !== MEMTRACE_VERSIONS[0])).toBe(true);
     for (const e of redacting) expect(REDACTION_KINDS.reduce((n, k) => n + Number(e.properties[k] ?? 0), 0)).toBe(e.properties.total);
   });
+
+  it('models memory search on the latest release: most active installs search, mostly through MCP', () => {
+    const rows = tiles['memory-searches'] as Array<{ x: string; searches: number; via_mcp: number; via_cli: number; via_viewer: number; empty_share: number | null }>;
+    expect(rows.length).toBeGreaterThan(200);
+    const searching = rows.filter((r) => r.searches > 0);
+    expect(searching.length / rows.length).toBeGreaterThan(0.5);
+    expect(searching.length / rows.length).toBeLessThan(0.9);
+    const total = (key: 'via_mcp' | 'via_cli' | 'via_viewer') => rows.reduce((n, r) => n + r[key], 0);
+    expect(total('via_mcp')).toBeGreaterThan(total('via_cli'));
+    expect(total('via_cli')).toBeGreaterThan(total('via_viewer'));
+    for (const r of searching) expect(r.searches).toBe(r.via_mcp + r.via_cli + r.via_viewer);
+    const memory = events.filter((e) => e.event === 'memory_access_rollup');
+    expect(memory.every((e) => e.properties.app_version === '0.2.0')).toBe(true);
+  });
 });
