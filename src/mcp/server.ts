@@ -13,9 +13,13 @@ export const MCP_SERVER_NAME = 'memtrace';
 export const MAX_FETCH = 50;
 export const MAX_MCP_SEARCH_LIMIT = 100;
 
+/**
+ * The store and the access counts come through a function: an agent host waits for its MCP
+ * servers to answer `initialize` before the session's first request, so the server answers that
+ * before it opens the database (on the first tool call).
+ */
 export interface McpDeps {
-  store: Store;
-  access: MemoryAccessSink;
+  memory(): { store: Store; access: MemoryAccessSink };
   clock: Clock;
 }
 
@@ -27,8 +31,14 @@ const text = (t: string, isError = false) => ({ content: [{ type: 'text' as cons
  * titles, `get_observations` the full narrative and facts. Read-only.
  */
 export function createMemtraceMcpServer(deps: McpDeps): McpServer {
-  const search = createMemorySearch(deps.store.db);
-  const timeline = createTimeline(deps.store.db);
+  let opened: { store: Store; access: MemoryAccessSink; search: ReturnType<typeof createMemorySearch>; timeline: ReturnType<typeof createTimeline> } | null = null;
+  const memory = () => {
+    if (!opened) {
+      const { store, access } = deps.memory();
+      opened = { store, access, search: createMemorySearch(store.db), timeline: createTimeline(store.db) };
+    }
+    return opened;
+  };
   const server = new McpServer({ name: MCP_SERVER_NAME, version: APP_VERSION });
   const readOnly = { readOnlyHint: true, openWorldHint: false };
 
@@ -49,8 +59,9 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     async ({ query, limit, project, type }) => {
       const started = performance.now();
       try {
+        const { search, access } = memory();
         const hits = search.search(query, { limit: limit ?? DEFAULT_SEARCH_LIMIT, project: project ? normalizeProject(project) : null, type: type ?? null });
-        deps.access.record('mcp', { kind: 'search', durationMs: performance.now() - started, results: hits.length }, deps.clock.now());
+        access.record('mcp', { kind: 'search', durationMs: performance.now() - started, results: hits.length }, deps.clock.now());
         return text(searchText(query, hits));
       } catch (error) {
         if (error instanceof EmptyQueryError) return text(`Cannot search: ${error.message}.`, true);
@@ -76,9 +87,10 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     async ({ observation_id, session_id, before, after }) => {
       if (observation_id !== undefined && session_id !== undefined) return text('Give observation_id or session_id, not both.', true);
       const anchor = observation_id !== undefined ? { observationId: observation_id } : session_id !== undefined ? { sessionId: session_id } : { recent: true as const };
+      const { timeline, access } = memory();
       const result = timeline.timeline({ anchor, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) });
       if (!result) return text(observation_id !== undefined ? `No observation #${observation_id} in memory.` : `No memory of session ${session_id}.`, true);
-      deps.access.record('mcp', { kind: 'timeline' }, deps.clock.now());
+      access.record('mcp', { kind: 'timeline' }, deps.clock.now());
       return text(timelineText(result));
     },
   );
@@ -93,9 +105,10 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     },
     async ({ ids }) => {
       const unique = [...new Set(ids)];
-      const found = unique.map((id) => deps.store.observations.get(id)).filter((o) => o !== null);
+      const { store, access } = memory();
+      const found = unique.map((id) => store.observations.get(id)).filter((o) => o !== null);
       const missing = unique.filter((id) => !found.some((o) => o.id === id));
-      deps.access.record('mcp', { kind: 'fetch', observations: found.length }, deps.clock.now());
+      access.record('mcp', { kind: 'fetch', observations: found.length }, deps.clock.now());
       return text(observationsText(found, missing), found.length === 0);
     },
   );

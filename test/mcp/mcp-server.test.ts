@@ -22,7 +22,7 @@ describe('the MCP server (in process, through the official SDK client)', () => {
   beforeAll(async () => {
     store = openStore(path.join(temp.dir, 'memtrace.db'));
     ids = seedShop(store);
-    const server = createMemtraceMcpServer({ store, access: { record: (via, access) => accesses.push({ via, access }) }, clock: { now: () => 0 } });
+    const server = createMemtraceMcpServer({ memory: () => ({ store, access: { record: (via, access) => accesses.push({ via, access }) } }), clock: { now: () => 0 } });
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     client = new Client({ name: 'test', version: '1.0.0' });

@@ -1,11 +1,5 @@
-import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { systemClock } from '../../clock.js';
-import { createMemtraceMcpServer } from '../../mcp/index.js';
-import { EXIT_OK, parseCommandArgs, type Command } from '../command.js';
-import { openMemoryStore } from '../memory-store.js';
-import { waitForStopSignal } from '../stop-signal.js';
-
+import { runMcpStdio } from '../../mcp/stdio-entry.js';
+import { parseCommandArgs, type Command } from '../command.js';
 const USAGE = `usage: memtrace mcp
 
 A Model Context Protocol server on stdin/stdout for coding agents, with three read-only tools:
@@ -25,23 +19,6 @@ export const mcpCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     parseCommandArgs(args, {});
-    const memory = openMemoryStore(io, { create: true })!;
-    const server = createMemtraceMcpServer({ store: memory.store, access: memory.access, clock: systemClock });
-    const stdin = io.stdin as Readable;
-    const transport = new StdioServerTransport(stdin, io.stdout as Writable);
-    // Serves until the client closes stdin (the host ended the session) or a signal stops it.
-    const ended = new Promise<void>((resolve) => {
-      stdin.once('end', resolve);
-      stdin.once('close', resolve);
-      transport.onclose = resolve;
-    });
-    try {
-      await server.connect(transport);
-      await Promise.race([ended, waitForStopSignal()]);
-    } finally {
-      await server.close().catch(() => undefined);
-      memory.close();
-    }
-    return EXIT_OK;
+    return runMcpStdio(io);
   },
 };
