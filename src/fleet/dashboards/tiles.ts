@@ -2,20 +2,20 @@ import { AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from '../../telemetry/ind
 import { SECRET_KINDS } from '../../memory/redaction/kinds.js';
 import { add, anyOf, atLeast, byEvent, eq, firstOf, has, installs, lit, mul, not, num, product, quantile, ratio, scale, str, sum, text, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
-/** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
+/** memtrace's rollups (docs/interfaces.md#event-names) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
 export const CONTEXT_ROLLUP = 'context_injected_rollup';
 export const LEGACY = 'session_compressed';
 export const LEGACY_CONTEXT = 'context_injected';
-/** The hook path's own cost per window (SPEC §4.6); read here, defined by the worker's schema. */
+/** The hook path's own cost per window (docs/interfaces.md#event-names); read here, defined by the worker's schema. */
 export const HOOK_ROLLUP = 'hook_rollup';
 /** How long agents waited for memtrace, per finished session (telemetry/events/agent-time-rollup.ts). */
 export const AGENT_TIME_ROLLUP = 'agent_time_rollup';
-/** Secrets replaced before the first write, per window, edge and kind (SPEC §4.10). */
+/** Secrets replaced before the first write, per window, edge and kind (docs/secrets-and-retention.md). */
 export const REDACTION_ROLLUP = 'redaction_rollup';
 /** The redactor's closed list of kinds; the rollup carries one counter per kind. */
 export const REDACTION_KINDS = SECRET_KINDS;
-/** Searches and other uses of the memory per window and face (SPEC §4.10). */
+/** Searches and other uses of the memory per window and face (docs/memory.md#telemetry-memory_access_rollup). */
 export const MEMORY_ROLLUP = 'memory_access_rollup';
 /** The faces a memory search comes through. */
 export const MEMORY_VIA = ['mcp', 'cli', 'viewer'] as const;
