@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ObservationType, ParsedObservation } from '../src/observer/types.js';
+import type { ObservationType, ParsedObservation } from '../src/vocabulary/observation.js';
 
 export interface CorpusItem {
   /** `commit:<7 hex>`, `file:<path>` or `doc:<path>#<heading>`. */

@@ -1,4 +1,4 @@
-import type { ObservationType } from '../observer/types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 
 export interface ContextObservation {
   id: number;

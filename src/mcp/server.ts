@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { createMemorySearch, createTimeline, EmptyQueryError, DEFAULT_SEARCH_LIMIT, MAX_NEIGHBOURS, normalizeProject, type MemoryAccessSink } from '../memory/index.js';
-import { OBSERVATION_TYPES } from '../observer/types.js';
+import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
 import type { Store } from '../store/index.js';
 import { APP_VERSION } from '../version.js';
 import { observationsText, searchText, timelineText } from './tool-text.js';

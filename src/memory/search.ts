@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ObservationType } from '../observer/types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 import { SEARCH_TABLE } from '../store/index.js';
 import { buildSearchQuery } from './query.js';
 import { makeSnippet } from './snippet.js';

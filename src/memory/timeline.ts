@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ObservationType } from '../observer/types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 
 /** One entry of a timeline: an observation or a session summary, by id and title only. */
 export interface TimelineItem {

@@ -1,4 +1,4 @@
-import type { ObservationType } from './types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 
 /** Recorded on every observation and summary (provenance). Bump when the wording changes. */
 export const OBSERVER_PROMPT_VERSION = 'obs-v1';

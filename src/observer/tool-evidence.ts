@@ -1,4 +1,4 @@
-import type { ToolEvent } from '../hosts/index.js';
+import type { ToolEvent } from '../hosts/hook-event.js';
 import { absolutePathKey } from './file-claims.js';
 
 /**

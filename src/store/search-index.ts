@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ParsedObservation, ParsedSummary } from '../observer/types.js';
+import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
 import { observationDocument, summaryDocument, type SearchDocument } from './search-text.js';
 
 /**

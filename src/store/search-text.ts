@@ -1,4 +1,4 @@
-import type { ParsedObservation, ParsedSummary } from '../observer/types.js';
+import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
 
 /**
  * What a stored row contributes to the full-text index (`memory_fts`), one value per column.

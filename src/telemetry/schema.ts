@@ -1,4 +1,4 @@
-import { OBSERVATION_TYPES } from '../observer/types.js';
+import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
 import { ABORT_REASONS } from '../observer/turn-record.js';
 import { isKnownModelId, MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
 import { count, COUNT, EPOCH_MS, PLATFORM, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';

@@ -1,4 +1,4 @@
-import { OBSERVATION_TYPES } from '../../observer/types.js';
+import { OBSERVATION_TYPES } from '../../vocabulary/observation.js';
 import type { TurnRecord } from '../../observer/turn-record.js';
 import { ABORT_REASONS } from '../../observer/turn-record.js';
 import { normalizeModelId } from '../model-id.js';
