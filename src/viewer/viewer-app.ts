@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { observationView } from '../cli/provenance-view.js';
+import { observationView } from '../memory/provenance-view.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { loopbackGuards } from '../http-edge/index.js';

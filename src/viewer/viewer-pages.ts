@@ -1,4 +1,4 @@
-import { describeClaim, type ObservationView } from '../cli/provenance-view.js';
+import { describeClaim, type ObservationView } from '../memory/provenance-view.js';
 import type { SearchHit, TimelineItem } from '../memory/index.js';
 import type { ClaimRecord } from '../observer/claim-check.js';
 import type { SessionRow, StoredSummary } from '../store/index.js';

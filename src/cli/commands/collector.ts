@@ -4,7 +4,7 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, type Command
 import { loadWorkerConfig } from '../../config.js';
 import { startCollector } from '../../fleet/collector/index.js';
 import { simulateFleet } from '../../fleet/dashboards/index.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 
 export const DEFAULT_COLLECTOR_PORT = 37878;
 

@@ -11,7 +11,7 @@ import { runHook } from '../../hook/hook-entry.js';
 import { createProjectResolver } from '../../worker/project-of.js';
 import { readAuthToken } from '../../data-dir/index.js';
 import { runCommand } from '../command.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 import { startCollector, type RunningCollector } from '../../fleet/collector/index.js';
 import { simulateFleet } from '../../fleet/dashboards/index.js';
 

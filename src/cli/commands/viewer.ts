@@ -6,7 +6,7 @@ import { createLogger } from '../../log.js';
 import { createViewerApp, createViewerAuth } from '../../viewer/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, type Command } from '../command.js';
 import { openMemoryStore } from '../memory-store.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 
 const USAGE = `usage: memtrace viewer [--port N] [--open]
 

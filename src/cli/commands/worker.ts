@@ -6,7 +6,7 @@ import { loadWorkerConfig } from '../../config.js';
 import { canObserve, createProviderFromEnv } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker } from '../../worker/runtime.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 import { DataDirError, preparePrivateDataDir, WorkerRunningError } from '../../data-dir/index.js';
 import { StoreTooNewError } from '../../store/index.js';
 import { runWorkerControl, WORKER_CONTROL_USAGE } from './worker-control.js';

@@ -1,5 +1,5 @@
 import type { ClaimRecord } from '../observer/claim-check.js';
-import type { ParsedObservation } from '../observer/types.js';
+import type { ParsedObservation } from '../vocabulary/observation.js';
 import type { SessionRow, StoredObservation, StoredSummary, ToolEventRow } from '../store/index.js';
 
 /** What `memtrace show` prints, as plain values (the JSON form) and as text. Pure. */
