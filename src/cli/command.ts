@@ -59,7 +59,7 @@ export function parseIntegerFlag(name: string, raw: string | undefined, { min, m
   return value;
 }
 
-export function wantsHelp(args: string[]): boolean {
+function wantsHelp(args: string[]): boolean {
   return args.includes('--help') || args.includes('-h');
 }
 

@@ -16,9 +16,9 @@ export interface ContextHistorySummary {
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export const HISTORY_HEADING = '\n## Earlier history (compacted)\n';
+const HISTORY_HEADING = '\n## Earlier history (compacted)\n';
 
-export function renderHistorySummary(s: ContextHistorySummary): string {
+function renderHistorySummary(s: ContextHistorySummary): string {
   const range = day(s.earliestAt) === day(s.latestAt) ? day(s.earliestAt) : `${day(s.earliestAt)} to ${day(s.latestAt)}`;
   const body = s.content
     .replace(CONTROL, '')

@@ -8,10 +8,10 @@ import { APP_VERSION } from '../version.js';
 import { observationsText, searchText, timelineText } from './tool-text.js';
 
 /** The server name hosts register; Claude Code shows its tools as `mcp__memtrace__<tool>`. */
-export const MCP_SERVER_NAME = 'memtrace';
+const MCP_SERVER_NAME = 'memtrace';
 /** How many observations one get_observations call may open. */
-export const MAX_FETCH = 50;
-export const MAX_MCP_SEARCH_LIMIT = 100;
+const MAX_FETCH = 50;
+const MAX_MCP_SEARCH_LIMIT = 100;
 
 /**
  * The store and the access counts come through a function: an agent host waits for its MCP

@@ -9,7 +9,6 @@ import { createSegmentMiner, type SegmentMiner } from './segment-miner.js';
 import { mineHostFile } from './host-file.js';
 import { hostOfTranscriptPath } from './hosts/host-transcripts.js';
 
-export { MiningAttemptError } from './attempt-error.js';
 export type { FileReader } from './file-reader.js';
 export type { TranscriptTarget } from './transcript-target.js';
 export { DEFAULT_MINE_FILE_CONFIG, type MineFileConfig, type MineFileDeps, type MineFileOptions } from './mine-file-deps.js';

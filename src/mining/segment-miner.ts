@@ -69,8 +69,8 @@ export interface SegmentMinerInit {
   scanOnly?: boolean;
 }
 
-export const PROMPT_MAX_CHARS = 100_000;
-export const LAST_MESSAGE_MAX_CHARS = 200_000;
+const PROMPT_MAX_CHARS = 100_000;
+const LAST_MESSAGE_MAX_CHARS = 200_000;
 
 const MARK = {
   toolResult: Buffer.from('"tool_use_id"'),

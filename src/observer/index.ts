@@ -1,4 +1,4 @@
 export { decideObserverOutput } from './decide.js';
 export { previewOutput } from './preview.js';
 export { OUTPUT_CLASSES } from './types.js';
-export type { OutputClass, ParseDecision, DecisionCounts } from './types.js';
+export type { ParseDecision } from './types.js';

@@ -6,7 +6,7 @@ import type { HostCall, HostCallResult } from '../worker/host-intake.js';
  * cap of their own: a Bash printing megabytes, an Edit carrying the whole file twice). The event
  * is still stored, shortened; only a payload beyond this is kept by identity and excerpt.
  */
-export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
+const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
 const KEEP_EDGE_BYTES = 1024 * 1024;
 
 export interface HookAppServices {

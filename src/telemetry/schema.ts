@@ -23,7 +23,7 @@ export const BASE_FIELDS: readonly FieldSpec[] = [
   { key: 'is_ci', type: { kind: 'bool' }, description: 'running under CI' },
 ];
 
-export const ROLLUP_REASONS = ['session_end', 'worker_shutdown', 'safety_flush', 'crash_recovery'] as const;
+const ROLLUP_REASONS = ['session_end', 'worker_shutdown', 'safety_flush', 'crash_recovery'] as const;
 
 const OBSERVER_TURN_ROLLUP: EventSpec = {
   name: 'observer_turn_rollup',

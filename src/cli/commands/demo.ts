@@ -10,7 +10,6 @@ import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { runHook } from '../../hook/hook-entry.js';
 import { createProjectResolver } from '../../worker/project-of.js';
 import { readAuthToken } from '../../data-dir/index.js';
-import { runCommand } from '../command.js';
 import { waitForStopSignal } from '../../stop-signal.js';
 import { startCollector, type RunningCollector } from '../../fleet/collector/index.js';
 import { simulateFleet } from '../../fleet/dashboards/index.js';

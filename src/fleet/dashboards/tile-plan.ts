@@ -34,13 +34,13 @@ const RESERVED = new Set(['x', 'xk', 'series', 'uuid', 'event', 'timestamp', 'di
 const INTERNAL = /^[ftv]\d+$/;
 
 /** Property keys are spliced into both dialects, so only schema-shaped names are accepted. */
-export function assertPropertyKey(key: string): string {
+function assertPropertyKey(key: string): string {
   if (!PROPERTY_KEY.test(key)) throw new Error(`dashboard tile: property key ${JSON.stringify(key)} is not a plain identifier`);
   return key;
 }
 
 /** Problems with a tile definition, empty when it is sound. */
-export function validateTile(tile: Tile): string[] {
+function validateTile(tile: Tile): string[] {
   const errors: string[] = [];
   if (!IDENTIFIER.test(tile.id.replace(/-/g, '_'))) errors.push(`id ${JSON.stringify(tile.id)} must be lower-case words joined by - or _`);
   if (tile.events.length === 0) errors.push('reads no events');
@@ -174,7 +174,7 @@ function renderQuantile(quantile: { q: number; buckets: Array<{ upTo: number | n
 }
 
 /** A number literal both dialects read as a float. */
-export function literalNumber(n: number): string {
+function literalNumber(n: number): string {
   const text = String(n);
   return /^-?\d+$/.test(text) ? `${text}.0` : text;
 }
