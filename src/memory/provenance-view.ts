@@ -124,7 +124,7 @@ export function renderSession(session: SessionRow, observations: readonly Observ
     const claims = o.claims as ClaimRecord[];
     const removed = claims.filter((c) => (c.kind === 'commit' && c.verdict === 'rejected') || (c.kind === 'file_modified' && c.verdict === 'removed')).length;
     const unverifiable = claims.filter((c) => c.kind === 'commit' && c.verdict === 'unverifiable').length;
-    const sources = o.provenance.tool_events.map((e) => e.tool_name).join(', ') || 'queue ' + o.provenance.queue_ids.join(',');
+    const sources = o.provenance.tool_events.map((e) => e.tool_name).join(', ') || `queue ${o.provenance.queue_ids.join(',')}`;
     lines.push(`  ${String(o.id).padStart(5)}  ${o.type.padEnd(9)} ${o.title}  ← ${sources}${removed ? ` · ${removed} claim(s) removed` : ''}${unverifiable ? ` · ${unverifiable} unverifiable` : ''}`);
   }
   lines.push('', `summaries (${summaries.length})`);

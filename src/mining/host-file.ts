@@ -51,7 +51,9 @@ export async function mineHostFile(config: MineFileConfig, deps: MineFileDeps, t
           else counts.corruptLines += 1;
         }
       },
-      oversized: () => void (counts.oversizedLines += 1),
+      oversized: () => {
+        counts.oversizedLines += 1;
+      },
     });
     const buffer = Buffer.allocUnsafe(config.chunkBytes);
     for (let position = 0; ; ) {

@@ -1,6 +1,6 @@
 export { createMiner } from './miner.js';
 export { createStoreMiningStore } from './mining-store.js';
-export { type FileReader, type TranscriptTarget } from './mine-file.js';
+export type { FileReader, TranscriptTarget } from './mine-file.js';
 export { discoverTranscripts } from './discover.js';
 export { segmentKey, legacyKey, parseMinedKey } from './segment-keys.js';
 export { defaultProjectsDir, transcriptPathFor, sessionIdOfListedFile, sessionIdOfNamedFile } from './transcript-path.js';

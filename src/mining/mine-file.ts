@@ -36,7 +36,7 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
     segments: state?.segmentStarts.length ?? 0,
     ...extra,
   });
-  if (state && state.complete && state.size === target.size && state.mtimeMs === Math.round(target.mtimeMs) && state.sessionId === target.sessionId) {
+  if (state?.complete && state.size === target.size && state.mtimeMs === Math.round(target.mtimeMs) && state.sessionId === target.sessionId) {
     return report('unchanged');
   }
   if (options.idleMs !== undefined && startedMs - target.mtimeMs < options.idleMs) return report('busy');

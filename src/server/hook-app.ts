@@ -74,7 +74,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, max: number):
   const chunks: Uint8Array[] = [];
   let total = 0;
   let head: Buffer | null = null;
-  let tail: Uint8Array[] = [];
+  const tail: Uint8Array[] = [];
   let tailBytes = 0;
   try {
     for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {

@@ -104,6 +104,7 @@ const EXCEPTION: EventSpec = {
   cadence: 'rate-limited',
   fields: [
     { key: '$exception_type', type: { kind: 'pattern', pattern: /^[A-Za-z_$][\w$]{0,63}$/, maxLength: 64, shape: 'error class name' }, description: 'error class' },
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a message holding control characters is refused, by design.
     { key: '$exception_message', type: { kind: 'pattern', pattern: /^[^\u0000-\u0008\u000b-\u001f]*$/, maxLength: 1024, shape: 'redacted message' }, description: 'message after redaction (paths, secrets, emails, IPs removed)' },
     { key: '$exception_fingerprint', type: { kind: 'pattern', pattern: /^[0-9a-f]{16}$/, maxLength: 16, shape: '16 hex' }, description: 'stable id of the error kind' },
     count('occurrences', 'occurrences since the last report of this fingerprint'),

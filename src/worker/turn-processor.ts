@@ -113,7 +113,7 @@ export function processTurn(deps: TurnDeps, input: TurnInput): TurnRecord {
 
 /** Paths compare relative to the repository root: the project when it is a path, else the cwd. */
 function projectRoot(project: string | null, payload: unknown): string | null {
-  if (project && project.startsWith('/')) return project;
+  if (project?.startsWith('/')) return project;
   const cwd = (payload as { cwd?: unknown } | null)?.cwd;
   return typeof cwd === 'string' && cwd.startsWith('/') ? cwd : null;
 }

@@ -5,7 +5,6 @@ import path from 'node:path';
 const RECORD_HOOK = path.join(import.meta.dirname, 'record-hook.mjs');
 
 const RECORDED_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd', 'PreCompact', 'PostCompact'] as const;
-type RecordedEvent = (typeof RECORDED_EVENTS)[number];
 
 export interface RecordingHooksOptions {
   /** JSONL file the hook appends `{ payload, env }` lines to. */

@@ -140,7 +140,12 @@ function hookRunner(io: CliIO, port: number, dataDir: string) {
       ...io,
       stdin: (await import('node:stream')).Readable.from([Buffer.from(JSON.stringify(input))]),
       stdout: { write: () => true },
-      stderr: { write: (s: string) => ((stderr += s), true) },
+      stderr: {
+        write: (s: string) => {
+          stderr += s;
+          return true;
+        },
+      },
       env: { ...io.env, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), MEMTRACE_HOOK_TIMEOUT_MS: '5000' },
     });
     if (code !== 0 || stderr !== '') throw new Error(`hook ${name} failed: ${stderr.trim()}`);

@@ -71,6 +71,9 @@ export const LOOSE_TYPE_MIX: Readonly<Record<string, number>> = { discovery: 0.2
 export function pickWeighted<T extends string>(random: Random, weights: Readonly<Record<T, number>>): T {
   const entries = Object.entries(weights) as Array<[T, number]>;
   let r = random() * entries.reduce((n, [, w]) => n + w, 0);
-  for (const [value, w] of entries) if ((r -= w) < 0) return value;
+  for (const [value, w] of entries) {
+    r -= w;
+    if (r < 0) return value;
+  }
   return entries[entries.length - 1]![0];
 }
