@@ -22,7 +22,7 @@ const EXIT_CODE = /^Exit code (\d+)/;
 
 export const claudeCodeAdapter: HostAdapter = {
   host: 'claude-code',
-  eventNames: NAMES.flat(),
+  eventNames: NAMES.flatMap(([ours, theirs]) => [ours, theirs]),
   // src/install/hook-definitions.ts: prompts and tool events run async.
   blocking: new Set<HookEventKind>(['session_start', 'stop', 'session_end']),
   kindOf: (name) => KIND_OF.get(name) ?? null,

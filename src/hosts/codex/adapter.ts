@@ -40,7 +40,7 @@ export const codexAdapter: HostAdapter = {
   host: 'codex',
   // Codex kills background hooks when `codex exec` exits: memtrace's hooks all run in the foreground.
   blocking: new Set<HookEventKind>(HOOK_EVENT_KINDS),
-  eventNames: NAMES.flat(),
+  eventNames: NAMES.flatMap(([ours, theirs]) => [ours, theirs]),
   kindOf: (name) => KIND_OF.get(name) ?? null,
   toEvent(name: string, input: Record<string, unknown>, deps: AdapterDeps): AdaptResult {
     const kind = KIND_OF.get(name);

@@ -70,7 +70,7 @@ export const geminiCliAdapter: HostAdapter = {
   host: 'gemini-cli',
   // Gemini CLI has no background hooks: the agent waits for every one.
   blocking: new Set<HookEventKind>(HOOK_EVENT_KINDS),
-  eventNames: NAMES.flat(),
+  eventNames: NAMES.flatMap(([ours, theirs]) => [ours, theirs]),
   kindOf: (name) => KIND_OF.get(name) ?? null,
   toEvent(name: string, input: Record<string, unknown>, deps: AdapterDeps): AdaptResult {
     const kind = KIND_OF.get(name);
