@@ -52,7 +52,9 @@ export async function mineHostFile(config: MineFileConfig, deps: MineFileDeps, t
           else counts.corruptLines += 1;
         }
       },
-      oversized: () => void (counts.oversizedLines += 1),
+      oversized: () => {
+        counts.oversizedLines += 1;
+      },
     });
     const read = await readChunks(reader, 0, config.chunkBytes, options.signal, (bytes) => {
       splitter.push(bytes);

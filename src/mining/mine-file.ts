@@ -10,7 +10,6 @@ import { createSegmentMiner, type SegmentMiner } from './segment-miner.js';
 import { mineHostFile } from './host-file.js';
 import { hostOfTranscriptPath } from './hosts/host-transcripts.js';
 
-export { MiningAttemptError } from './attempt-error.js';
 export type { FileReader } from './file-reader.js';
 export type { TranscriptTarget } from './transcript-target.js';
 export { DEFAULT_MINE_FILE_CONFIG, type MineFileConfig, type MineFileDeps, type MineFileOptions } from './mine-file-deps.js';
@@ -38,7 +37,7 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
     segments: state?.segmentStarts.length ?? 0,
     ...extra,
   });
-  if (state && state.complete && state.size === target.size && state.mtimeMs === Math.round(target.mtimeMs) && state.sessionId === target.sessionId) {
+  if (state?.complete && state.size === target.size && state.mtimeMs === Math.round(target.mtimeMs) && state.sessionId === target.sessionId) {
     return report('unchanged');
   }
   if (options.idleMs !== undefined && startedMs - target.mtimeMs < options.idleMs) return report('busy');

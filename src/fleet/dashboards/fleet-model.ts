@@ -31,8 +31,6 @@ export const MODELS: readonly ModelProfile[] = [
   { id: 'xiaomi/mimo-v2-flash:free', weight: 0.03, provider: 'openai', usdPerMillionInput: 0, usdPerMillionOutput: 0, poisonedShare: 0, followsTypes: false },
 ];
 
-export const POISONED_SHARE_BY_MODEL: Readonly<Record<string, number>> = Object.fromEntries(MODELS.map((m) => [m.id, m.poisonedShare]));
-
 /** What one observer call costs at the model's prices. */
 export function turnCostUsd(model: ModelProfile, tokensIn: number, tokensOut: number): number {
   return (tokensIn * model.usdPerMillionInput + tokensOut * model.usdPerMillionOutput) / 1e6;
@@ -73,6 +71,9 @@ export const LOOSE_TYPE_MIX: Readonly<Record<string, number>> = { discovery: 0.2
 export function pickWeighted<T extends string>(random: Random, weights: Readonly<Record<T, number>>): T {
   const entries = Object.entries(weights) as Array<[T, number]>;
   let r = random() * entries.reduce((n, [, w]) => n + w, 0);
-  for (const [value, w] of entries) if ((r -= w) < 0) return value;
+  for (const [value, w] of entries) {
+    r -= w;
+    if (r < 0) return value;
+  }
   return entries[entries.length - 1]![0];
 }

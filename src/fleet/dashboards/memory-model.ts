@@ -34,7 +34,11 @@ export function sessionMemoryWindows(random: Random, profile: MemoryProfile, sta
   const byVia = new Map<string, number>();
   for (let i = 0; i < searches; i += 1) {
     let r = random();
-    const via = MEMORY_VIA.find((v) => (r -= profile.via[v]) < 0) ?? 'mcp';
+    const via =
+      MEMORY_VIA.find((v) => {
+        r -= profile.via[v];
+        return r < 0;
+      }) ?? 'mcp';
     byVia.set(via, (byVia.get(via) ?? 0) + 1);
   }
   const windowStart = Math.floor(startMs / WINDOW_MS) * WINDOW_MS;

@@ -35,7 +35,7 @@ export interface FleetOptions {
 }
 
 /** `nowMs` defaults to a fixed instant only so that a call without a clock stays reproducible. */
-export const DEFAULT_FLEET = { seed: 42, installs: 150, weeks: 12, nowMs: Date.UTC(2026, 7, 19, 12), sessionsPerWeek: 3, turnsPerSession: 12 } as const;
+const DEFAULT_FLEET = { seed: 42, installs: 150, weeks: 12, nowMs: Date.UTC(2026, 7, 19, 12), sessionsPerWeek: 3, turnsPerSession: 12 } as const;
 
 const HOUR_MS = 3_600_000;
 const WEEK_MS = 7 * 24 * HOUR_MS;

@@ -37,7 +37,6 @@ export const HOOK_BUCKETS = [
 ] as const;
 
 export const ABORT_REASONS = ['quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request', 'idle', 'shutdown'] as const;
-export const INVALID_CLASSES = ['idle', 'prose', 'malformed_xml'] as const;
 export const OBSERVATION_TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security', 'other'] as const;
 
 /** Every observer turn counts once: a rollup carries `count` turns, a legacy event is one turn. */
