@@ -12,15 +12,17 @@ import { percentile } from './stats.js';
 
 export const name = 'claude-code-hooks';
 
-type Variant = 'no_hooks' | 'memtrace' | 'memtrace_cold';
-const VARIANTS: Variant[] = ['no_hooks', 'memtrace', 'memtrace_cold'];
+type Variant = 'no_hooks' | 'memtrace' | 'memtrace_hooks_only' | 'memtrace_cold';
+const VARIANTS: Variant[] = ['no_hooks', 'memtrace', 'memtrace_hooks_only', 'memtrace_cold'];
 const RUNS = Number(process.env.BENCH_CC_RUNS ?? 7);
 
 /**
  * Wall time of the real Claude Code CLI running the scripted 4-tool session offline (fake API),
  * interleaved after one discarded warm-up so drift hits every variant alike:
  * - no_hooks: the project has no hooks;
- * - memtrace: the hooks `memtrace install --project` writes (the forwarder), a worker running;
+ * - memtrace: what `memtrace install --project` writes (the forwarder's hooks and the MCP server
+ *   in .mcp.json), a worker running;
+ * - memtrace_hooks_only: the same without .mcp.json: the hooks' own share;
  * - memtrace_cold: the same hooks with no worker running (context from the kept file; the first
  *   hook starts the worker, which is stopped again after the run).
  * The share is the ratio of medians; the target (issue 22) is memtrace ≤ 1.05 × no_hooks.
@@ -32,12 +34,16 @@ export async function run(): Promise<Record<string, unknown>> {
   const dataDir = path.join(temp.dir, 'data');
   const coldDir = path.join(temp.dir, 'cold-data');
   const hooked = path.join(temp.dir, 'hooked');
+  const hooksOnly = path.join(temp.dir, 'hooks-only');
   const bare = path.join(temp.dir, 'bare');
-  for (const dir of [hooked, bare]) fs.mkdirSync(dir);
-  const install = captureIO({ env: { HOME: temp.dir } });
-  if ((await main(['install', '--project', hooked], install.io)) !== 0) throw new Error(install.stderr());
+  for (const dir of [hooked, hooksOnly, bare]) fs.mkdirSync(dir);
+  for (const dir of [hooked, hooksOnly]) {
+    const install = captureIO({ env: { HOME: temp.dir } });
+    if ((await main(['install', '--project', dir], install.io)) !== 0) throw new Error(install.stderr());
+  }
+  fs.rmSync(path.join(hooksOnly, '.mcp.json'));
   let worker: ChildWorker | null = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
-  const samples: Record<Variant, number[]> = { no_hooks: [], memtrace: [], memtrace_cold: [] };
+  const samples: Record<Variant, number[]> = { no_hooks: [], memtrace: [], memtrace_hooks_only: [], memtrace_cold: [] };
   try {
     await once(bare, {}, temp.dir);
     for (let i = 0; i < RUNS; i += 1) {
@@ -47,8 +53,8 @@ export async function run(): Promise<Record<string, unknown>> {
           fs.mkdirSync(coldDir, { mode: 0o700 });
           writeContextFile(coldDir, hooked, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# memtrace context\n- kept from the last run' } })}\n`);
         }
-        const env: Record<string, string> = variant === 'no_hooks' ? {} : { MEMTRACE_DATA_DIR: variant === 'memtrace' ? dataDir : coldDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' };
-        samples[variant].push(await once(variant === 'no_hooks' ? bare : hooked, env, temp.dir));
+        const env: Record<string, string> = variant === 'no_hooks' ? {} : { MEMTRACE_DATA_DIR: variant === 'memtrace_cold' ? coldDir : dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' };
+        samples[variant].push(await once(variant === 'no_hooks' ? bare : variant === 'memtrace_hooks_only' ? hooksOnly : hooked, env, temp.dir));
         if (variant === 'memtrace_cold') await stopStartedWorker(coldDir);
       }
     }
