@@ -1,12 +1,12 @@
-export { TILES, ROLLUP, LEGACY, CONTEXT_ROLLUP, LEGACY_CONTEXT, HOOK_ROLLUP, HOOK_BUCKETS, VERSION_NOISE_FLOOR, ABORT_REASONS, INVALID_CLASSES, OBSERVATION_TYPES } from './tiles.js';
+export { TILES, FLEET_EXPRESSIONS, ROLLUP, LEGACY, CONTEXT_ROLLUP, LEGACY_CONTEXT, HOOK_ROLLUP, HOOK_BUCKETS, VERSION_NOISE_FLOOR, ABORT_REASONS, INVALID_CLASSES, OBSERVATION_TYPES } from './tiles.js';
 export type { Tile, Expr, Aggregate, Dimension, Series, ChartKind, Unit } from './tile-ir.js';
 export { planTile, validateTile } from './tile-plan.js';
-export { compileHogQL, type CompiledHogQL } from './compile-hogql.js';
+export { compileHogQL, renderHogQLExpr, type CompiledHogQL } from './compile-hogql.js';
 export { compileSQLite, type CompiledSQLite } from './compile-sqlite.js';
 export { openTileSums, queryTilesDirect, type TileSums, type RefreshStats, type StoredEvent } from './tile-store.js';
 export type { TileResult, TileRow } from './tile-result.js';
 export { renderChart } from './chart-svg.js';
-export { renderDashboardPage, headline } from './dashboard-page.js';
+export { renderDashboardPage, headline, type PageSection } from './dashboard-page.js';
 export { formatValue } from './chart-format.js';
 export { simulateFleet, generateFleet, fleetCurves, mondayOf, DEFAULT_FLEET, type FleetOptions } from './simulator.js';
 export { MODELS, POISONED_SHARE_BY_MODEL, LEGACY_VERSIONS, MEMTRACE_VERSIONS, adoptedShare, upgradeWeek, turnCostUsd, type ModelProfile, type AdoptionCurve } from './fleet-model.js';

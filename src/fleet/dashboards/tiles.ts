@@ -42,6 +42,7 @@ const costedObservations: Expr = byEvent({
 const observationsByType = add(...OBSERVATION_TYPES.map((t) => num(`obs_type_${t}`)));
 const injected: Expr = byEvent({ [CONTEXT_ROLLUP]: num('total_observations_injected'), [LEGACY_CONTEXT]: num('observations_injected') });
 const tokensSaved: Expr = byEvent({ [CONTEXT_ROLLUP]: num('total_tokens_saved_vs_naive'), [LEGACY_CONTEXT]: num('tokens_saved_vs_naive') });
+const injections: Expr = byEvent({ [CONTEXT_ROLLUP]: num('count'), [LEGACY_CONTEXT]: lit(1) });
 
 const model: Dimension = { expr: byEvent({ [ROLLUP]: str('top_model'), [LEGACY]: str('model') }), label: 'model' };
 const appVersion: Dimension = { expr: firstOf(str('app_version'), str('$app_version')), label: 'app_version' };
@@ -166,7 +167,7 @@ export const TILES: readonly Tile[] = [
     x: 'install',
     measures: [
       { name: 'tokens_saved', agg: sum(tokensSaved) },
-      { name: 'injections', agg: sum(byEvent({ [CONTEXT_ROLLUP]: num('count'), [LEGACY_CONTEXT]: lit(1) })) },
+      { name: 'injections', agg: sum(injections) },
     ],
     plot: ['tokens_saved'],
     order: { by: 'tokens_saved', desc: true },
@@ -192,3 +193,9 @@ export const TILES: readonly Tile[] = [
     having: { nonZero: postToolUse(num('count')) },
   },
 ];
+
+/**
+ * The per-event expressions the tiles are built from, for other readers of the same events (the
+ * release review): one reading of "a turn", "its cost" or "its version" for every view of the fleet.
+ */
+export const FLEET_EXPRESSIONS = { turns, poisoned, cost, costedObservations, tokensSaved, injections, postToolUse, appVersion } as const;

@@ -1,0 +1,15 @@
+export { REVIEW_MEASURES, reviewMeasure, type ReviewMeasure } from './review-measures.js';
+export { REVIEW_SUMS_TILE } from './review-sums-tile.js';
+export type { InstallSums, VersionInfo } from './install-sums.js';
+export { computeReview, type Review, type MeasureReview, type VersionValue } from './compute-review.js';
+export { MIN_INSTALLS, verdictFor, type Verdict, type Interval } from './verdict.js';
+export { minDetectableEffect } from './min-detectable.js';
+export { ratioOfSums, differenceOfRatios, type RatioEstimate, type DifferenceEstimate, type VersionSums } from './ratio-of-sums.js';
+export { tQuantile, Z_975, Z_80 } from './student-t.js';
+export { ReviewInputError, checkVersionPair, newestPair } from './review-versions.js';
+export { runReview, reviewNewestPair, type ReviewSource, type NewestReview } from './review-source.js';
+export { localReviewSource } from './local-review-source.js';
+export { postHogReviewSource, type PostHogReviewConfig, type PostHogReviewDeps } from './posthog-review-source.js';
+export { installSumsHogQL, versionsHogQL, DEFAULT_SINCE_WEEKS } from './review-hogql.js';
+export { reviewTable, reviewMarkdown, reviewSummary, formatMeasureValue } from './review-text.js';
+export { renderReviewSection } from './review-section.js';
