@@ -1,5 +1,5 @@
-import { generateFleet, ROLLUP, type FleetOptions } from '../../src/fleet/dashboards/index.js';
-import type { SimulatedEffect } from '../../src/fleet/dashboards/fleet-effects.js';
+import { generateFleet, ROLLUP, type FleetOptions, type SimulatedEffect } from '../../src/fleet/dashboards/index.js';
+
 import { compileTileEvaluator } from '../../src/fleet/dashboards/tile-eval.js';
 import { planTile } from '../../src/fleet/dashboards/tile-plan.js';
 import { computeReview, REVIEW_MEASURES, REVIEW_SUMS_TILE, type InstallSums } from '../../src/fleet/review/index.js';

@@ -3,8 +3,7 @@ import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { startCollector } from '../../fleet/collector/index.js';
-import { simulateFleet } from '../../fleet/dashboards/index.js';
-import { parseEffect, releasesFor, SIMULATED_EFFECT_MEASURES, type SimulatedEffect } from '../../fleet/dashboards/fleet-effects.js';
+import { parseEffect, releasesFor, SIMULATED_EFFECT_MEASURES, simulateFleet, type SimulatedEffect } from '../../fleet/dashboards/index.js';
 import { waitForStopSignal } from '../stop-signal.js';
 
 export const DEFAULT_COLLECTOR_PORT = 37878;

@@ -28,10 +28,14 @@ export interface Review {
 
 const clip = (v: number, range: ReviewMeasure['range']) => Math.min(range.max ?? Infinity, Math.max(range.min ?? -Infinity, v));
 
-/** Each version's sums per measure, over one shared list of installs (a source that split an install's rows is summed back). */
+/**
+ * Each version's sums per measure, over one shared list of installs in a fixed order (so the same
+ * rows give the same review to the last bit, whatever order a source returns them in); a source
+ * that split an install's rows is summed back.
+ */
 function alignByInstall(rows: readonly InstallSums[], versions: readonly string[]): VersionSums[][] {
-  const index = new Map<string, number>();
-  for (const row of rows) if (versions.includes(row.version) && !index.has(row.install)) index.set(row.install, index.size);
+  const installs = [...new Set(rows.filter((r) => versions.includes(r.version)).map((r) => r.install))].sort();
+  const index = new Map(installs.map((install, i) => [install, i]));
   const sums = versions.map(() => REVIEW_MEASURES.map(() => ({ num: new Float64Array(index.size), den: new Float64Array(index.size) })));
   for (const row of rows) {
     const v = versions.indexOf(row.version);

@@ -1,6 +1,6 @@
 export { REVIEW_MEASURES, reviewMeasure, type ReviewMeasure } from './review-measures.js';
 export { REVIEW_SUMS_TILE } from './review-sums-tile.js';
-export type { InstallSums, VersionInfo } from './install-sums.js';
+export { installSumsFromColumns, type InstallSums, type VersionInfo } from './install-sums.js';
 export { computeReview, type Review, type MeasureReview, type VersionValue } from './compute-review.js';
 export { MIN_INSTALLS, verdictFor, type Verdict, type Interval } from './verdict.js';
 export { minDetectableEffect } from './min-detectable.js';

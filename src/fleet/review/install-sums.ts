@@ -1,5 +1,5 @@
 import { REVIEW_MEASURES } from './review-measures.js';
-import { denominatorColumn, MEMTRACE_EVENTS_COLUMN, numeratorColumn } from './review-sums-tile.js';
+import { denominatorColumn, numeratorColumn } from './review-sums-tile.js';
 
 /** One install's sums on one version: per review measure (in REVIEW_MEASURES order) its numerator and denominator. */
 export interface InstallSums {
@@ -16,9 +16,6 @@ export interface VersionInfo {
   /** Events only memtrace sends; 0 for a legacy release. */
   memtraceEvents: number;
 }
-
-/** The sum columns of one per-install row, by name, as both sources return them. */
-export const SUM_COLUMNS: readonly string[] = [...REVIEW_MEASURES.flatMap((m) => [numeratorColumn(m.id), denominatorColumn(m.id)]), MEMTRACE_EVENTS_COLUMN];
 
 /** A row holding every measure's `<id>_num` and `<id>_den` → InstallSums. */
 export function installSumsFromColumns(install: string, version: string, value: (column: string) => number): InstallSums {
