@@ -85,6 +85,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
   const curves = fleetCurves(o.weeks);
   const releases = o.releases ?? MEMTRACE_VERSIONS;
+  if (releases.length === 0) throw new RangeError('a simulated fleet needs at least one memtrace release');
   const effects = o.effects ?? [];
   const factors = new Map<string, EffectFactors>();
   const factorsOf = (version: string) => {

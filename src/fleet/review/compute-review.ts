@@ -1,6 +1,7 @@
 import type { InstallSums } from './install-sums.js';
 import { minDetectableEffect } from './min-detectable.js';
-import { differenceOfRatios, ratioOfSums, type RatioEstimate, type VersionSums } from './ratio-of-sums.js';
+import { pairInstalls, type PairedSums } from './paired-sums.js';
+import { differenceOfRatios, ratioOfSums, type RatioEstimate } from './ratio-of-sums.js';
 import { REVIEW_MEASURES, type ReviewMeasure } from './review-measures.js';
 import { tQuantile, Z_975 } from './student-t.js';
 import { MIN_INSTALLS, verdictFor, type Interval, type Verdict } from './verdict.js';
@@ -28,27 +29,6 @@ export interface Review {
 
 const clip = (v: number, range: ReviewMeasure['range']) => Math.min(range.max ?? Infinity, Math.max(range.min ?? -Infinity, v));
 
-/**
- * Each version's sums per measure, over one shared list of installs in a fixed order (so the same
- * rows give the same review to the last bit, whatever order a source returns them in); a source
- * that split an install's rows is summed back.
- */
-function alignByInstall(rows: readonly InstallSums[], versions: readonly string[]): VersionSums[][] {
-  const installs = [...new Set(rows.filter((r) => versions.includes(r.version)).map((r) => r.install))].sort();
-  const index = new Map(installs.map((install, i) => [install, i]));
-  const sums = versions.map(() => REVIEW_MEASURES.map(() => ({ num: new Float64Array(index.size), den: new Float64Array(index.size) })));
-  for (const row of rows) {
-    const v = versions.indexOf(row.version);
-    if (v < 0) continue;
-    const i = index.get(row.install)!;
-    sums[v]!.forEach((s, k) => {
-      s.num[i] = s.num[i]! + row.num[k]!;
-      s.den[i] = s.den[i]! + row.den[k]!;
-    });
-  }
-  return sums;
-}
-
 function versionValue(e: RatioEstimate, measure: ReviewMeasure): VersionValue {
   if (e.value === null || e.se === null || e.installs < MIN_INSTALLS) return { value: e.value, low: null, high: null, installs: e.installs };
   const half = tQuantile(Z_975, e.installs - 1) * e.se;
@@ -62,7 +42,12 @@ function versionValue(e: RatioEstimate, measure: ReviewMeasure): VersionValue {
  */
 export function computeReview(rows: readonly InstallSums[], baseline: string, candidate: string): Review {
   if (baseline === candidate) throw new RangeError(`a review compares two different versions, got ${baseline} twice`);
-  const [baseSums, candSums] = alignByInstall(rows, [baseline, candidate]) as [VersionSums[], VersionSums[]];
+  return reviewPairedSums(pairInstalls(rows, baseline, candidate), baseline, candidate);
+}
+
+/** The review itself, from both versions' sums already paired by install. */
+export function reviewPairedSums(paired: PairedSums, baseline: string, candidate: string): Review {
+  const { baseline: baseSums, candidate: candSums } = paired;
   const measures = REVIEW_MEASURES.map((measure, k): MeasureReview => {
     const base = ratioOfSums(baseSums[k]!);
     const cand = ratioOfSums(candSums[k]!);

@@ -1,7 +1,8 @@
 export { REVIEW_MEASURES, reviewMeasure, type ReviewMeasure } from './review-measures.js';
 export { REVIEW_SUMS_TILE } from './review-sums-tile.js';
 export { installSumsFromColumns, type InstallSums, type VersionInfo } from './install-sums.js';
-export { computeReview, type Review, type MeasureReview, type VersionValue } from './compute-review.js';
+export { computeReview, reviewPairedSums, type Review, type MeasureReview, type VersionValue } from './compute-review.js';
+export { pairInstalls, compareCodePoints, type PairedSums } from './paired-sums.js';
 export { MIN_INSTALLS, verdictFor, type Verdict, type Interval } from './verdict.js';
 export { minDetectableEffect } from './min-detectable.js';
 export { ratioOfSums, differenceOfRatios, type RatioEstimate, type DifferenceEstimate, type VersionSums } from './ratio-of-sums.js';

@@ -1,5 +1,6 @@
 import { PostHogApiError } from '../dashboards/posthog-push.js';
 import { installSumsFromColumns, type InstallSums, type VersionInfo } from './install-sums.js';
+import { pairInstalls, type PairedSums } from './paired-sums.js';
 import { DEFAULT_SINCE_WEEKS, installSumsHogQL, versionsHogQL } from './review-hogql.js';
 import type { ReviewSource } from './review-source.js';
 import { MEMTRACE_EVENTS_COLUMN } from './review-sums-tile.js';
@@ -79,13 +80,14 @@ export function postHogReviewSource(config: PostHogReviewConfig, deps: PostHogRe
       const cell = reader(table);
       return table.results.map((row) => ({ version: String(cell(row, 'version')), installs: number(cell(row, 'installs'), 'installs'), memtraceEvents: number(cell(row, MEMTRACE_EVENTS_COLUMN), MEMTRACE_EVENTS_COLUMN) }));
     },
-    async installSums(versions): Promise<InstallSums[]> {
+    async pairedSums(baseline, candidate): Promise<PairedSums> {
+      const versions = [baseline, candidate];
       const rows: InstallSums[] = [];
       for (let page = 0; page < MAX_PAGES; page += 1) {
         const table = await query(installSumsHogQL(versions, { limit: pageRows, offset: page * pageRows }, sinceWeeks));
         const cell = reader(table);
         for (const row of table.results) rows.push(installSumsFromColumns(String(cell(row, 'install')), String(cell(row, 'version')), (column) => number(cell(row, column), column)));
-        if (table.results.length < pageRows) return rows;
+        if (table.results.length < pageRows) return pairInstalls(rows, baseline, candidate);
       }
       throw new PostHogApiError(`PostHog returned more than ${MAX_PAGES} pages of ${pageRows} installs; the review stops there rather than read a partial fleet`, null);
     },

@@ -1,5 +1,6 @@
-import { computeReview, type Review } from './compute-review.js';
-import type { InstallSums, VersionInfo } from './install-sums.js';
+import { reviewPairedSums, type Review } from './compute-review.js';
+import type { VersionInfo } from './install-sums.js';
+import type { PairedSums } from './paired-sums.js';
 import { checkVersionPair, checkVersionsPresent, newestPair } from './review-versions.js';
 
 /** Where per-install sums come from: the local collector's store, or PostHog. */
@@ -7,18 +8,17 @@ export interface ReviewSource {
   /** Names the source in messages ("the collector store at …"). */
   where: string;
   versions(): Promise<VersionInfo[]>;
-  /** Every install's sums on the given versions. */
-  installSums(versions: readonly string[]): Promise<InstallSums[]>;
+  /** Both versions' per-install sums, paired by install. */
+  pairedSums(baseline: string, candidate: string): Promise<PairedSums>;
 }
 
 /** Checks the pair, reads both versions' per-install sums, and reviews them. */
 export async function runReview(source: ReviewSource, baseline: string, candidate: string): Promise<Review> {
   checkVersionPair(baseline, candidate);
-  const rows = await source.installSums([baseline, candidate]);
-  const seen = new Set(rows.map((r) => r.version));
+  const paired = await source.pairedSums(baseline, candidate);
   // Listing the versions costs another pass on PostHog, so only a missing version pays for it.
-  if (!seen.has(baseline) || !seen.has(candidate)) checkVersionsPresent([baseline, candidate], await source.versions(), source.where);
-  return computeReview(rows, baseline, candidate);
+  if (paired.rows.baseline === 0 || paired.rows.candidate === 0) checkVersionsPresent([baseline, candidate], await source.versions(), source.where);
+  return reviewPairedSums(paired, baseline, candidate);
 }
 
 export type NewestReview = { review: Review; reason: null } | { review: null; reason: string };
