@@ -2,6 +2,7 @@ import path from 'node:path';
 import { openStore } from '../src/store/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { summarize } from './stats.js';
+import type { QueuedEvent } from '../src/hosts/index.js';
 
 export const name = 'queue';
 
@@ -9,7 +10,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
   const store = openStore(path.join(temp.dir, 'memtrace.db'));
   try {
-    const payload = { tool_name: 'Edit', tool_input: { file_path: 'src/a.ts', old_string: 'x'.repeat(200) }, tool_response: 'ok'.repeat(200) };
+    const payload: QueuedEvent = { kind: 'post_tool_use', session_id: 's', at: 0, tool_name: 'Edit', tool_input: { file_path: 'src/a.ts', old_string: 'x'.repeat(200) }, tool_response: 'ok'.repeat(200) };
     const cycle = (i: number) => {
       const { id } = store.queue.enqueue({ sessionId: 's', kind: 'observation', toolUseId: `tu-${i}`, payload, nowMs: i });
       const claimed = store.queue.claimNext('s', i);

@@ -36,7 +36,7 @@ export async function run(): Promise<Record<string, unknown>> {
       now = i;
       const sessionId = `s${i % 4}`;
       if (i < 4) store.sessions.init({ sessionId, project: '/work/app', prompt: 'fix it', promptId: 'p1', cwd: '/work/app', nowMs: i });
-      store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `t${i}`, payload: { tool_name: 'Edit', tool_input: { file_path: `/work/app/src/f${i % 50}.ts`, old_string: 'a', new_string: 'b' }, tool_response: toolResponse, cwd: '/work/app', at: i }, nowMs: i });
+      store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `t${i}`, payload: { kind: 'post_tool_use', session_id: sessionId, tool_name: 'Edit', tool_input: { file_path: `/work/app/src/f${i % 50}.ts`, old_string: 'a', new_string: 'b' }, tool_response: toolResponse, cwd: '/work/app', at: i }, nowMs: i });
       const started = performance.now();
       const message = store.queue.claimNext(sessionId, i)!;
       await runTurn(message, signal);

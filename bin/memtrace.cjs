@@ -7,7 +7,21 @@ const args = process.argv.slice(2);
 const missing = (error) => error && (error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND') && String(error.message).includes('dist');
 const explain = () => process.stderr.write('memtrace: the compiled code is missing (dist/); run `npm run build` in the memtrace checkout\n');
 
-if (args[0] === 'hook') {
+if (args[0] === 'mcp' && args.length === 1) {
+  // An agent host waits for its MCP servers before the session's first request: one bundle, no CLI.
+  let mcp;
+  try {
+    mcp = require('../dist/mcp/mcp.cjs');
+  } catch (error) {
+    if (!missing(error)) throw error;
+    explain();
+    process.exitCode = 1;
+    return;
+  }
+  mcp.runMcpStdio({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }).then((code) => {
+    process.exitCode = code;
+  });
+} else if (args[0] === 'hook') {
   let hook;
   try {
     hook = require('../dist/hook/hook.cjs');

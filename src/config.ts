@@ -8,10 +8,16 @@ export interface WorkerConfig {
   port: number;
   /** One observer call's limit; past it the message is released (MEMTRACE_PROVIDER_TIMEOUT_MS). */
   providerTimeoutMs: number;
+  /** Raw payloads are kept until processed plus this many days (MEMTRACE_RAW_RETENTION_DAYS). */
+  rawRetentionDays: number;
+  /** The store's size budget in MiB; past it the oldest raw data goes first (MEMTRACE_MAX_DB_MB). */
+  maxDbMb: number;
 }
 
 export const DEFAULT_PORT = 37877;
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 60_000;
+export const DEFAULT_RAW_RETENTION_DAYS = 30;
+export const DEFAULT_MAX_DB_MB = 2048;
 
 export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; errors: string[] };
 
@@ -33,6 +39,10 @@ export function loadWorkerConfig(
   }
   const timeout = parseProviderTimeout(env.MEMTRACE_PROVIDER_TIMEOUT_MS);
   if (typeof timeout === 'string') errors.push(timeout);
+  const retentionDays = parseWholeNumber('MEMTRACE_RAW_RETENTION_DAYS', env.MEMTRACE_RAW_RETENTION_DAYS, 0, 36_500, 'days');
+  if (typeof retentionDays === 'string') errors.push(retentionDays);
+  const maxDbMb = parseWholeNumber('MEMTRACE_MAX_DB_MB', env.MEMTRACE_MAX_DB_MB, 1, 16_777_216, 'MiB');
+  if (typeof maxDbMb === 'string') errors.push(maxDbMb);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -41,6 +51,8 @@ export function loadWorkerConfig(
       dbFile: joinPath(dataDir, 'memtrace.db'),
       port,
       providerTimeoutMs: typeof timeout === 'number' ? timeout : DEFAULT_PROVIDER_TIMEOUT_MS,
+      rawRetentionDays: typeof retentionDays === 'number' ? retentionDays : DEFAULT_RAW_RETENTION_DAYS,
+      maxDbMb: typeof maxDbMb === 'number' ? maxDbMb : DEFAULT_MAX_DB_MB,
     },
   };
 }
@@ -50,6 +62,14 @@ export function parseProviderTimeout(raw: string | undefined): number | string |
   if (raw === undefined || raw.trim() === '') return null;
   const value = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || value < 1_000 || value > 3_600_000) return `MEMTRACE_PROVIDER_TIMEOUT_MS=${raw} must be a whole number of milliseconds between 1000 and 3600000`;
+  return value;
+}
+
+/** A whole number in [min, max] from an env variable; null when unset, else the value or the error naming it. */
+export function parseWholeNumber(name: string, raw: string | undefined, min: number, max: number, unit: string): number | string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) return `${name}=${raw} must be a whole number of ${unit} between ${min} and ${max}`;
   return value;
 }
 

@@ -1,4 +1,6 @@
-/** Local log: full detail, never sent anywhere. */
+import { redactTextInto, redactValueInto } from './memory/redact.js';
+
+/** Local log: full detail, never sent anywhere — and never a secret (redacted before the write). */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type LogFields = Record<string, unknown>;
@@ -22,11 +24,14 @@ export function createLogger(sink: LogSink, options: { now?: () => number; minLe
   const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
     if (order[level] < min) return;
     try {
-      sink.write(`${JSON.stringify({ ts: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`);
+      const scratch = {};
+      const msg = redactTextInto(message, scratch);
+      const clean = fields === undefined ? undefined : (redactValueInto(plain(fields), scratch) as LogFields);
+      sink.write(`${JSON.stringify({ ts: new Date(now()).toISOString(), level, msg, ...clean })}\n`);
     } catch {
       // Logging is best effort: an unserialisable field must not break the worker.
       try {
-        sink.write(`${JSON.stringify({ level, msg: message, note: 'fields not serialisable' })}\n`);
+        sink.write(`${JSON.stringify({ level, msg: redactTextInto(message, {}), note: 'fields not serialisable' })}\n`);
       } catch {
         /* give up silently */
       }
@@ -38,6 +43,14 @@ export function createLogger(sink: LogSink, options: { now?: () => number; minLe
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
   };
+}
+
+/**
+ * Fields as JSON would write them (errors as their text, bigints refused as before), so the
+ * redactor sees every string that reaches the file.
+ */
+function plain(fields: LogFields): unknown {
+  return JSON.parse(JSON.stringify(fields, (_key, value: unknown) => (value instanceof Error ? (value.stack ?? value.message) : value))) as unknown;
 }
 
 /** For tests: collects records instead of writing them. */

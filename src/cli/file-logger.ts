@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { openPrivateFile } from '../data-dir/index.js';
 import { createLogger, type Logger } from '../log.js';
 
 /** The worker's local log: full detail in DATA_DIR/logs/worker.log, warnings echoed to stderr. */
 export function createFileLogger(dataDir: string, stderr: { write(chunk: string): unknown }): Logger {
-  const dir = path.join(dataDir, 'logs');
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const fd = fs.openSync(path.join(dir, 'worker.log'), 'a', 0o600);
+  const fd = openPrivateFile(path.join(dataDir, 'logs', 'worker.log'), 'a');
   const file = createLogger({ write: (line) => fs.writeSync(fd, line) }, { minLevel: 'debug' });
   const console = createLogger({ write: (line) => stderr.write(line) }, { minLevel: 'warn' });
   return {

@@ -9,13 +9,40 @@ export interface ObservationView extends ParsedObservation {
     session_id: string;
     project: string | null;
     queue_ids: number[];
-    tool_events: Array<{ queue_id: number; tool_use_id: string | null; tool_name: string; failed: boolean; input: string }>;
+    tool_events: ToolEventView[];
     provider: string;
     model: string | null;
     prompt_version: string;
     created_at: string;
   };
   claims: ClaimRecord[];
+}
+
+/** A tool call as provenance shows it: what ran, and how it ended. */
+export interface ToolEventView {
+  queue_id: number;
+  tool_use_id: string | null;
+  tool_name: string;
+  failed: boolean;
+  /** A failure's error (its first lines) and exit code; absent when the call succeeded or they are unknown. */
+  error?: string;
+  exit_code?: number;
+  input: string;
+  /** Characters of the payload stored for the observer (large outputs are stored shortened). */
+  payload_chars?: number;
+}
+
+export function toolEventView(e: ToolEventRow): ToolEventView {
+  return {
+    queue_id: e.queueId,
+    tool_use_id: e.toolUseId,
+    tool_name: e.toolName,
+    failed: e.failed,
+    ...(e.error !== null ? { error: e.error } : {}),
+    ...(e.exitCode !== null ? { exit_code: e.exitCode } : {}),
+    input: e.inputPreview,
+    ...(e.payloadChars !== null ? { payload_chars: e.payloadChars } : {}),
+  };
 }
 
 export function observationView(o: StoredObservation, events: readonly ToolEventRow[]): ObservationView {
@@ -33,7 +60,7 @@ export function observationView(o: StoredObservation, events: readonly ToolEvent
       session_id: o.sessionId,
       project: o.project,
       queue_ids: o.sourceMessageIds,
-      tool_events: events.map((e) => ({ queue_id: e.queueId, tool_use_id: e.toolUseId, tool_name: e.toolName, failed: e.failed, input: e.inputPreview })),
+      tool_events: events.map(toolEventView),
       provider: o.provider,
       model: o.model,
       prompt_version: o.promptVersion,
@@ -69,7 +96,7 @@ export function renderObservation(v: ObservationView): string {
   lines.push(`  session   ${p.session_id}${p.project ? ` (project ${p.project})` : ''}`);
   for (const id of p.queue_ids) {
     const e = p.tool_events.find((t) => t.queue_id === id);
-    lines.push(e ? `  from      queue message ${id}: ${e.tool_name}${e.failed ? ' (failed)' : ''} — ${e.input}${e.tool_use_id ? `  [${e.tool_use_id}]` : ''}` : `  from      queue message ${id} (a summary request or transcript mining)`);
+    lines.push(e ? `  from      queue message ${id}: ${e.tool_name}${failedNote(e)} — ${e.input}${e.tool_use_id ? `  [${e.tool_use_id}]` : ''}` : `  from      queue message ${id} (a summary request or transcript mining)`);
   }
   lines.push(`  observer  ${p.provider} · model ${p.model ?? 'unknown'} · prompt ${p.prompt_version} · ${p.created_at}`);
   lines.push('', 'claims');
@@ -77,13 +104,19 @@ export function renderObservation(v: ObservationView): string {
   return lines.join('\n');
 }
 
-export function renderSession(session: SessionRow, observations: readonly ObservationView[], summaries: readonly StoredSummary[], prompts: number): string {
+const failedNote = (e: ToolEventView) => (e.failed ? ` (failed${e.exit_code !== undefined ? `, exit code ${e.exit_code}` : ''})` : '');
+
+export function renderSession(session: SessionRow, observations: readonly ObservationView[], summaries: readonly StoredSummary[], prompts: number, toolEvents: readonly ToolEventView[] = []): string {
   const lines = [
     `session ${session.sessionId} · ${session.status}${session.endReason ? ` (${session.endReason})` : ''}`,
     `  project   ${session.project ?? 'unknown'}`,
+    ...(session.platform ? [`  host      ${session.platform}`] : []),
     ...(session.cwd ? [`  cwd       ${session.cwd}`] : []),
     ...(session.transcriptPath ? [`  transcript ${session.transcriptPath}`] : []),
     `  started   ${new Date(session.createdAt).toISOString()}${session.source ? ` (${session.source})` : ''} · ${prompts} prompt(s)`,
+    '',
+    `tool events (${toolEvents.length}, ${toolEvents.filter((e) => e.failed).length} failed)`,
+    ...toolEvents.filter((e) => e.failed).map((e) => `  ${String(e.queue_id).padStart(5)}  ${e.tool_name}${failedNote(e)} — ${e.input}`),
     '',
     `observations (${observations.length})`,
   ];

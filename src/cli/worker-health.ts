@@ -27,6 +27,6 @@ export async function workerHealth(dataDir: string, timeoutMs = 1_000): Promise<
 
 export function describeDegraded(degraded: ReadonlyArray<Record<string, unknown>>): string {
   return degraded
-    .map((d) => `${d.reason === 'no_provider' ? 'no provider configured (events are stored, not observed)' : String(d.reason)}${d.next_attempt_at ? ` (next attempt ${String(d.next_attempt_at)})` : d.since ? ` (since ${String(d.since)})` : ''}`)
+    .map((d) => `${String(d.reason)}${d.next_attempt_at ? ` (next attempt ${String(d.next_attempt_at)})` : d.since ? ` (since ${String(d.since)})` : ''}`)
     .join('; ');
 }

@@ -1,5 +1,6 @@
 import type { CompactionLevel } from './prompts.js';
 import type { Summarize, SummarizeRequest, SummarizerOutcome } from './summarizer.js';
+import type { SummaryRejection } from './summary-contract.js';
 
 export type EscalationResult =
   | { kind: 'ok'; level: CompactionLevel; text: string; tokens: number; model: string }
@@ -20,7 +21,7 @@ export async function summarizeWithEscalation(summarize: Summarize, request: Omi
 }
 
 /** Why nothing was written, as telemetry and the retry policy name it. */
-export type SkipReason = 'auth' | 'quota' | 'rate_limit' | 'overloaded' | 'transport' | 'bad_request' | 'empty' | 'did_not_shrink' | 'marker' | 'nothing_to_compact' | 'stale' | 'aborted';
+export type SkipReason = 'auth' | 'quota' | 'rate_limit' | 'overloaded' | 'transport' | 'bad_request' | SummaryRejection | 'nothing_to_compact' | 'stale' | 'aborted';
 
 export function skipReasonOf(outcome: Exclude<SummarizerOutcome, { kind: 'ok' }>): SkipReason {
   return outcome.kind === 'provider_error' ? outcome.errorKind : outcome.kind;

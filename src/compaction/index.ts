@@ -5,6 +5,7 @@ export { compactionStep, type StepResult } from './step.js';
 export { planCompaction, type CompactionPlan, type ProjectSnapshot, type FrontierSummary } from './plan.js';
 export { createSummarizer, type Summarize, type SummarizerOutcome, type SummarizeRequest } from './summarizer.js';
 export { summarizeWithEscalation, skipReasonOf, type EscalationResult, type SkipReason } from './escalation.js';
-export { afterFailure, afterIdle, afterSuccess, isDue, retryDelayFor, INITIAL_STATE, type ProjectCompactionState } from './retry-policy.js';
+export { afterFailure, afterIdle, afterSuccess, isDue, INITIAL_STATE, type ProjectCompactionState } from './retry-policy.js';
 export { containsMarker, fallbackReasons, stripMarkers, FALLBACK_REASONS, type FallbackReason } from './markers.js';
+export { acceptSummary, cannotSummarize, summaryShapeProblem, type SummaryRejection, type SummarySources, type SummaryVerdict } from './summary-contract.js';
 export { COMPACTION_PROMPT_VERSION, type CompactionLevel, type SummaryKind } from './prompts.js';

@@ -1,3 +1,4 @@
+import { backoffDelayMs, type BackoffSchedule } from '../backoff.js';
 import type { SkipReason } from './escalation.js';
 
 /** A project's scheduling state (persisted in compaction_state). Pure transitions over values. */
@@ -13,16 +14,8 @@ export interface ProjectCompactionState {
 
 export const INITIAL_STATE: ProjectCompactionState = { attempts: 0, nextAttemptAt: 0, lastFailure: null, waitForObservationAbove: null, idleThroughObservationId: null };
 
-export interface RetrySchedule {
-  baseMs: number;
-  capMs: number;
-}
-
-/** base × 2^attempt, capped; a longer Retry-After from the provider wins, still within the cap. */
-export function retryDelayFor(attempt: number, schedule: RetrySchedule, retryAfterMs: number | null): number {
-  const exponential = Math.min(schedule.capMs, schedule.baseMs * 2 ** Math.min(Math.max(attempt, 0), 30));
-  return retryAfterMs !== null && retryAfterMs > exponential ? Math.min(retryAfterMs, schedule.capMs) : exponential;
-}
+/** 5 min doubling, capped at 30 min (docs/compaction.md); a longer Retry-After wins, within the cap. */
+export type RetrySchedule = BackoffSchedule;
 
 /**
  * A failed step wrote nothing; when may the project try again. An auth failure waits for the
@@ -41,7 +34,7 @@ export function afterFailure(
   }
   return {
     attempts: state.attempts + 1,
-    nextAttemptAt: at.nowMs + retryDelayFor(state.attempts, schedule, at.retryAfterMs),
+    nextAttemptAt: at.nowMs + backoffDelayMs(schedule, state.attempts, { ms: at.retryAfterMs }),
     lastFailure: reason,
     waitForObservationAbove: null,
     idleThroughObservationId: null,

@@ -1,15 +1,16 @@
 import { ProviderError, type ObserverProvider, type ProviderErrorKind } from '../providers/types.js';
-import { containsMarker } from './markers.js';
+import { redactTextInto } from '../memory/redact.js';
+import { acceptSummary, type SummaryRejection } from './summary-contract.js';
 import { compactionSystemPrompt, compactionUserMessage, maxOutputTokensFor, type CompactionLevel, type SummaryKind } from './prompts.js';
 
 /** One summarizer call, typed: the caller never receives a string to store unless it is `ok`. */
 export type SummarizerOutcome =
   | { kind: 'ok'; text: string; tokens: number; model: string }
   | { kind: 'provider_error'; errorKind: ProviderErrorKind; retryAfterMs: number | null; message: string }
-  | { kind: 'empty' }
+  /** The answer broke the output contract (summary-contract.ts): never stored. */
+  | { kind: Exclude<SummaryRejection, 'did_not_shrink'> }
+  /** Not shorter than its sources: the one rejection that is worth a second, aggressive try. */
   | { kind: 'did_not_shrink'; tokens: number }
-  /** The output carries a truncation marker: never stored. */
-  | { kind: 'marker' }
   /** Cut short by shutdown: nothing happened, nothing to retry for. */
   | { kind: 'aborted' };
 
@@ -33,7 +34,8 @@ export function createSummarizer(provider: Pick<ObserverProvider, 'complete'>, e
     try {
       const result = await provider.complete({
         system: compactionSystemPrompt(request.level),
-        messages: [{ role: 'user', content: compactionUserMessage(request) }],
+        // A guard like the observer's: memory an older version stored may still hold a secret.
+        messages: [{ role: 'user', content: redactTextInto(compactionUserMessage(request), {}) }],
         maxOutputTokens: maxOutputTokensFor(request.level, request.sourceTokens),
         ...(request.signal ? { signal: request.signal } : {}),
       });
@@ -45,10 +47,9 @@ export function createSummarizer(provider: Pick<ObserverProvider, 'complete'>, e
       // Not a provider answer (a bug or an odd runtime failure): treat as transport so it is retried, never stored.
       return { kind: 'provider_error', errorKind: 'transport', retryAfterMs: null, message: error instanceof Error ? error.message : String(error) };
     }
-    if (text === '') return { kind: 'empty' };
-    if (containsMarker(text)) return { kind: 'marker' };
-    const tokens = estimateTokens(text);
-    if (tokens >= request.sourceTokens) return { kind: 'did_not_shrink', tokens };
-    return { kind: 'ok', text, tokens, model };
+    const verdict = acceptSummary(text, { text: request.sourceText, tokens: request.sourceTokens }, estimateTokens);
+    if (verdict.accepted) return { kind: 'ok', text: verdict.text, tokens: verdict.tokens, model };
+    if (verdict.reason === 'did_not_shrink') return { kind: 'did_not_shrink', tokens: verdict.tokens ?? request.sourceTokens };
+    return { kind: verdict.reason };
   };
 }

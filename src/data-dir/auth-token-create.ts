@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { authTokenPath, readAuthToken } from './auth-token.js';
+import { writePrivateFile } from './private-files.js';
 
 /** Creates the token on first start (exclusively, 0600), or returns the existing one. */
 export function ensureAuthToken(dataDir: string): string {
@@ -9,7 +10,7 @@ export function ensureAuthToken(dataDir: string): string {
   const file = authTokenPath(dataDir);
   const token = randomBytes(32).toString('base64url');
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'w' });
+  writePrivateFile(temp, `${token}\n`);
   try {
     // link() fails if another process created the token first; then theirs wins.
     fs.linkSync(temp, file);

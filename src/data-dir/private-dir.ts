@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 
 /** A data dir that cannot be used, with the one line that says why and what to do. */
 export class DataDirError extends Error {
@@ -17,7 +18,7 @@ const TIGHTEN = ['', 'logs'];
  */
 export function preparePrivateDataDir(dataDir: string): void {
   try {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makePrivateDir(dataDir);
     fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.R_OK | fs.constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
@@ -27,7 +28,7 @@ export function preparePrivateDataDir(dataDir: string): void {
 }
 
 function tightenModes(dataDir: string): void {
-  chmodIfOwned(dataDir, 0o700);
+  chmodIfOwned(dataDir, PRIVATE_DIR_MODE);
   for (const sub of TIGHTEN) {
     const dir = path.join(dataDir, sub);
     let entries: fs.Dirent[];
@@ -36,8 +37,8 @@ function tightenModes(dataDir: string): void {
     } catch {
       continue;
     }
-    if (sub !== '') chmodIfOwned(dir, 0o700);
-    for (const entry of entries) if (entry.isFile()) chmodIfOwned(path.join(dir, entry.name), 0o600);
+    if (sub !== '') chmodIfOwned(dir, PRIVATE_DIR_MODE);
+    for (const entry of entries) if (entry.isFile()) chmodIfOwned(path.join(dir, entry.name), PRIVATE_FILE_MODE);
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { touchPrivateFile, writePrivateFileAtomic } from './private-files.js';
 
 /**
  * One worker per data dir. The lock is SQLite's exclusive file lock on DATA_DIR/worker.lock,
@@ -36,7 +37,7 @@ const INFO_FILE = 'worker.json';
 
 export function acquireWorkerLock(dataDir: string, info: WorkerInfo): WorkerLock {
   const file = path.join(dataDir, LOCK_FILE);
-  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  touchPrivateFile(file);
   const db = new Database(file);
   db.pragma('locking_mode = EXCLUSIVE');
   // Waits out a `worker status` probe; a running worker holds the lock for good.
@@ -98,8 +99,5 @@ export function readWorkerInfo(dataDir: string): WorkerInfo | null {
 }
 
 function writeInfo(dataDir: string, info: WorkerInfo): void {
-  const target = path.join(dataDir, INFO_FILE);
-  const temp = `${target}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
-  fs.renameSync(temp, target);
+  writePrivateFileAtomic(path.join(dataDir, INFO_FILE), `${JSON.stringify(info)}\n`);
 }

@@ -1,155 +1,223 @@
-import { readFileSync } from 'node:fs';
-import { DEFAULT_PORT, loadWorkerConfig, parsePort } from '../config.js';
-import { readAuthToken } from '../data-dir/auth-token.js';
-import { HOOK_EVENT_OF, HOOK_NAMES, planHook, type HookName } from './hook-plan.js';
-import { createHookTransport } from './hook-transport.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadWorkerConfig } from '../config.js';
+import { makePrivateDir, openPrivateFile } from '../data-dir/private-files.js';
+import { dataDirIsPrivate, readContextFile, SOCKET_PATH_LIMIT, spoolHookEvent, WORKER_SOCKET, MAX_RAW_SPOOL_CHARS } from '../data-dir/index.js';
+import { adapterFor } from '../hosts/registry.js';
+import { HOSTS, isHostName, type HostName } from '../hosts/platforms.js';
+import { readHookInput, type HookInput } from './read-input.js';
+import { postOverSocket } from './socket-request.js';
 
 /**
- * `memtrace hook <event>`: the one command Claude Code runs on every tool call, so it loads only
- * node:http, node:fs and a few small modules — no CLI framework, zod, SQLite or fetch.
- * It always exits 0 (a hook must never break the agent); an event the worker cannot take now is
- * spooled to DATA_DIR/spool and replayed by the worker later.
+ * `memtrace hook [--host H] <event>`: forwards one hook event to this data dir's worker. Agent
+ * hosts normally run the shell forwarder (bin/memtrace-hook), which hands over to this command
+ * only when it cannot deliver: no worker running, no curl, or a data dir it does not trust. It
+ * loads no CLI framework, zod or SQLite: it reads every byte of its input, streams it to the
+ * worker over the socket inside the data dir (the worker maps the host's payload), and when that
+ * fails keeps the event in DATA_DIR/spool for the worker to replay. It always exits 0.
  */
 export interface HookIO {
   stdin: NodeJS.ReadableStream;
   stdout: { write(chunk: string): unknown };
   stderr: { write(chunk: string): unknown };
   env: Record<string, string | undefined>;
-  /** bin/memtrace.cjs, to start the worker from session-start (the bin passes its own path). */
+  cwd?: string;
+  /** bin/memtrace.cjs, to start the worker from session start (the bin passes its own path). */
   memtraceBin?: string;
 }
 
-export const HOOK_USAGE = `usage: memtrace hook <${HOOK_NAMES.join('|')}> [--via plugin|settings]
+export const HOOK_USAGE = `usage: memtrace hook [--host ${HOSTS.join('|')}] <event> [--via plugin|settings]
 
-Reads one Claude Code hook event (JSON on stdin) and forwards it to the worker on 127.0.0.1 with
-the install token from the data dir. session-start prints the context the way Claude Code expects,
-and starts the worker when it is not running. A hook never blocks the agent for long: it gives up
-after MEMTRACE_HOOK_TIMEOUT_MS (default 2000) and always exits 0; an event the worker could not
-take is kept in DATA_DIR/spool and replayed when the worker runs.`;
+Reads one hook event of the agent host (JSON on stdin; default host claude-code) and forwards it
+to this data dir's worker over the Unix socket in the data dir. <event> is memtrace's name
+(session-start, post-tool-use, …) or the host's own (SessionStart, AfterTool, …). At session
+start it prints the context in the form the host reads, and starts the worker when it is not
+running. It gives up after MEMTRACE_HOOK_TIMEOUT_MS (default 2000) and always exits 0; an event
+the worker could not take is kept in DATA_DIR/spool and replayed when the worker runs.`;
 
-const MAX_HOOK_INPUT = 64 * 1024 * 1024;
-/** The worker's body limit (1 MiB) less room for headers of the JSON envelope. */
-const MAX_BODY = 1024 * 1024 - 8 * 1024;
+/** The most a hook reads of its input; beyond it, the worker keeps the event by identity and excerpt. */
+export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
 const VIA = new Set(['plugin', 'settings']);
+
+interface HookArgs {
+  host: HostName;
+  event: string;
+  via: string;
+  /** Set by the shell forwarder when it already printed the kept context itself. */
+  contextPrinted: boolean;
+}
 
 export async function runHook(args: string[], io: HookIO): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout.write(`${HOOK_USAGE}\n`);
     return 0;
   }
-  const parsed = parseHookArgs(args);
-  if ('error' in parsed) {
-    io.stderr.write(`memtrace hook: ${parsed.error}\n\n${HOOK_USAGE}\n`);
-    return 2;
-  }
-  const { name, via } = parsed;
-  const warn = (line: string) => io.stderr.write(`memtrace: ${line}\n`);
+  const startedAtMs = performance.timeOrigin;
   const env = io.env;
-  const port = parsePort(env.MEMTRACE_PORT ?? '') ?? DEFAULT_PORT;
   const home = env.HOME || (await import('node:os')).homedir();
   const loaded = loadWorkerConfig({ MEMTRACE_DATA_DIR: env.MEMTRACE_DATA_DIR }, home);
-  const dataDir = loaded.ok ? loaded.config.dataDir : `${home}/.memtrace`;
+  const dataDir = loaded.ok ? loaded.config.dataDir : path.join(home, '.memtrace');
+  const parsed = parseHookArgs(args);
+  if ('error' in parsed) {
+    // A hook never blocks the agent, even when it is set up wrong: hosts read exit code 2 as "block".
+    const host = parsed.host ?? 'claude-code';
+    warnTo(io, host === 'gemini-cli' && dataDirIsPrivate(dataDir) ? path.join(dataDir, 'logs') : null, host, `hook: ${parsed.error} (run 'memtrace hook --help')`);
+    return 0;
+  }
+  let logDir: string | null = null;
+  const warn = (line: string) => warnTo(io, logDir, parsed.host, line);
   const timeoutMs = Number(env.MEMTRACE_HOOK_TIMEOUT_MS) > 0 ? Number(env.MEMTRACE_HOOK_TIMEOUT_MS) : 2_000;
 
-  let input: Record<string, unknown>;
-  try {
-    const value = JSON.parse(await readBounded(io.stdin, MAX_HOOK_INPUT)) as unknown;
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
-    input = value as Record<string, unknown>;
-  } catch (error) {
-    warn(`hook input is not valid JSON (${error instanceof Error ? error.message : String(error)}); event not recorded`);
-    return 0;
-  }
-  // Rarely needed parts load only when needed: this command runs on every tool call.
-  const fallback = name === 'stop' && typeof input.last_assistant_message !== 'string' ? { lastAssistantMessage: (await import('./transcript-tail.js')).readLastAssistantText(input.transcript_path) } : {};
-  const plan = planHook(name, input, fallback);
-  if (!plan.ok) {
-    warn(`${plan.reason}; event not recorded`);
-    return 0;
-  }
+  const kind = adapterFor(parsed.host)?.kindOf(parsed.event) ?? null;
+  const input = await readHookInput(io.stdin, MAX_HOOK_INPUT_BYTES);
+  if (kind === null) return 0; // a host event memtrace does not handle
 
-  const token = readAuthToken(dataDir);
-  const transport = createHookTransport(port, Date.now() + timeoutMs);
-  const headers: Record<string, string> = {
-    ...(token ? { authorization: `Bearer ${token}` } : {}),
-    'x-memtrace-hook-event': HOOK_EVENT_OF[name],
-    'x-memtrace-hook-via': via,
-    // When this process started: the worker measures the hook's cost from start to reply.
-    'x-memtrace-hook-started': String(Math.round(performance.timeOrigin)),
-  };
-  try {
-    for (const [index, call] of plan.calls.entries()) {
-      let body = call.body ? JSON.stringify(call.body) : null;
-      let shortened = false;
-      if (body !== null && body.length * 3 > MAX_BODY && Buffer.byteLength(body) > MAX_BODY) {
-        const fitted = (await import('./shorten-payload.js')).shortenToFit(call.body!, MAX_BODY);
-        body = JSON.stringify(fitted.body);
-        shortened = fitted.shortened;
-      }
-      const response = await transport.request(call.method, call.path, shortened ? { ...headers, 'x-memtrace-hook-shortened': '1' } : headers, body);
-      if (!response.ok) {
-        if (name === 'session-start' && response.failure === 'unreachable' && io.memtraceBin) (await import('./start-worker.js')).spawnWorkerDetached(io.memtraceBin, dataDir, env);
-        const { spoolCall } = await import('../data-dir/spool.js');
-        const kept = plan.calls.slice(index).filter((c) => c.method === 'POST');
-        for (const c of kept) spoolCall(dataDir, { method: 'POST', path: c.path, body: c.body ?? {}, hook_event: HOOK_EVENT_OF[name], via, failure: response.failure, at: Date.now() });
-        warn(
-          response.failure === 'unreachable'
-            ? `worker not reachable at 127.0.0.1:${port}${name === 'session-start' ? ' (starting it now)' : ''}; event kept in ${dataDir}/spool and replayed when the worker runs`
-            : `worker did not answer within ${timeoutMs} ms; event kept in ${dataDir}/spool`,
-        );
-        return 0;
-      }
-      if (response.status < 200 || response.status >= 300) {
-        warn(`worker answered ${response.status} for ${call.path.split('?')[0]}${response.status === 401 ? ' (the install token does not match: is MEMTRACE_DATA_DIR the worker’s?)' : ''}: ${response.body.slice(0, 300)}`);
-        return 0;
-      }
-      if (plan.printContext && call.method === 'GET' && response.body.trim() !== '') {
-        io.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: response.body } })}\n`);
-      }
-    }
-  } finally {
-    transport.close();
+  const ownership = claimDataDir(dataDir);
+  if (ownership === 'ours') logDir = path.join(dataDir, 'logs');
+  else {
+    warn(`data dir ${dataDir} ${ownership}; the event was not recorded (set MEMTRACE_DATA_DIR to a directory only you can write)`);
+    return 0;
   }
+  const body = input.complete ? input.bytes : Buffer.from(JSON.stringify({ memtrace_oversized: true }));
+  const headers: Record<string, string> = { 'x-memtrace-hook-via': parsed.via, 'x-memtrace-hook-started': String(Math.round(startedAtMs)) };
+  const response = input.complete
+    ? await postOverSocket(socketAddress(dataDir), `/hook/${parsed.host}/${encodeURIComponent(parsed.event)}`, headers, body, Date.now() + timeoutMs)
+    : ({ ok: false, failure: 'unreachable', detail: 'over the input limit' } as const);
+  if (response.ok && response.status < 300) {
+    if (response.body !== '') io.stdout.write(response.body);
+    return 0;
+  }
+  // The worker keeps what it cannot read itself (and says so with a 400): anything else is spooled.
+  if (response.ok && response.status === 400) {
+    warn(`the worker could not read this ${parsed.event} event: ${response.body.slice(0, 300)}`);
+    return 0;
+  }
+  const failure = response.ok ? 'refused' : input.complete ? response.failure : 'unreachable';
+  const workerDown = !response.ok && response.failure === 'unreachable';
+  if (kind === 'session_start' && workerDown && !parsed.contextPrinted) {
+    const kept = readContextFile(dataDir, contextCwd(input, io));
+    if (kept) io.stdout.write(kept);
+  }
+  const readable = spool(dataDir, parsed, input, failure);
+  if (kind === 'session_start' && workerDown && io.memtraceBin) (await import('./start-worker.js')).spawnWorkerDetached(io.memtraceBin, dataDir, env);
+  if (!readable) warn(`this ${parsed.event} input is not valid JSON; it is kept, as text, for the worker to count and set aside`);
+  warn(
+    workerDown
+      ? `worker not running on ${dataDir}${kind === 'session_start' ? ' (starting it now)' : ''}; event kept in ${dataDir}/spool and replayed when the worker runs`
+      : response.ok
+        ? `worker answered ${response.status}; event kept in ${dataDir}/spool`
+        : `worker did not answer within ${timeoutMs} ms; event kept in ${dataDir}/spool`,
+  );
   return 0;
 }
 
-function parseHookArgs(args: string[]): { name: HookName; via: string } | { error: string } {
-  const [name, ...rest] = args;
-  if (name === undefined) return { error: `which hook? give one of ${HOOK_NAMES.join(', ')}` };
-  if (!(HOOK_NAMES as readonly string[]).includes(name)) return { error: `unknown hook '${name}'` };
+function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostName } {
+  let host: HostName = 'claude-code';
   let via = 'unknown';
-  for (let i = 0; i < rest.length; i += 1) {
-    const arg = rest[i]!;
-    if (arg === '--via') {
-      const value = rest[(i += 1)];
-      if (value === undefined || !VIA.has(value)) return { error: `--via takes plugin or settings` };
-      via = value;
-    } else if (arg.startsWith('--via=') && VIA.has(arg.slice(6))) via = arg.slice(6);
-    else return { error: `unexpected argument '${arg}'` };
+  let contextPrinted = false;
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    const value = () => args[(i += 1)];
+    if (arg === '--host' || arg.startsWith('--host=')) {
+      const name = arg === '--host' ? value() : arg.slice(7);
+      if (!isHostName(name)) return { error: `--host takes ${HOSTS.slice(0, -1).join(', ')} or ${HOSTS.at(-1)}` };
+      host = name;
+    } else if (arg === '--via' || arg.startsWith('--via=')) {
+      const name = arg === '--via' ? value() : arg.slice(6);
+      if (name === undefined || !VIA.has(name)) return { error: '--via takes plugin or settings' };
+      via = name;
+    } else if (arg === '--context-printed') contextPrinted = true;
+    else if (arg.startsWith('-')) return { error: `unknown option '${arg}'` };
+    else positionals.push(arg);
   }
-  return { name: name as HookName, via };
+  if (positionals.length === 0) return { error: 'which hook event? give one, e.g. session-start or PostToolUse', host };
+  if (positionals.length > 1) return { error: `unexpected argument '${positionals[1]}'`, host };
+  const event = positionals[0]!;
+  // memtrace's own names must be known; a host's own event memtrace does not handle is read and ignored.
+  if ((adapterFor(host)?.kindOf(event) ?? null) === null && !/^[A-Z][A-Za-z]{0,63}$/.test(event)) return { error: `unknown hook '${event}'`, host };
+  return { host, event, via, contextPrinted };
 }
 
-async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<string> {
-  // The process's own stdin (a pipe from Claude Code) is read in one blocking call: setting up a
-  // stream and its async iterator costs the hook more than the read. A non-blocking stdin
-  // (EAGAIN) falls back to the stream.
-  if (stream === process.stdin) {
+/**
+ * The data dir must be ours alone before an event goes in it or to a socket in it: created 0700
+ * when missing, tightened when it is ours but loose, refused when someone else owns it.
+ */
+function claimDataDir(dataDir: string): 'ours' | 'is owned by another user' | 'cannot be created' {
+  try {
+    makePrivateDir(dataDir);
+  } catch {
+    return 'cannot be created';
+  }
+  if (dataDirIsPrivate(dataDir)) return 'ours';
+  try {
+    const stat = fs.lstatSync(dataDir);
+    if (stat.isDirectory() && stat.uid === process.getuid?.()) {
+      fs.chmodSync(dataDir, 0o700);
+      return 'ours';
+    }
+  } catch {
+    /* fall through */
+  }
+  return 'is owned by another user';
+}
+
+/** The socket's address; a data dir too long for one is entered and the name used relative to it. */
+function socketAddress(dataDir: string): string {
+  const full = path.join(dataDir, WORKER_SOCKET);
+  if (Buffer.byteLength(full) <= SOCKET_PATH_LIMIT) return full;
+  process.chdir(dataDir);
+  return WORKER_SOCKET;
+}
+
+function contextCwd(input: HookInput, io: HookIO): string {
+  if (input.complete) {
     try {
-      const buffer = readFileSync(0);
-      if (buffer.length > maxBytes) throw new Error(`input is larger than ${maxBytes} bytes`);
-      return buffer.toString('utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      const cwd = (JSON.parse(input.bytes.toString('utf8')) as { cwd?: unknown }).cwd;
+      if (typeof cwd === 'string' && cwd !== '') return cwd;
+    } catch {
+      /* the hook runs in the session's directory */
     }
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of stream) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    total += buffer.length;
-    if (total > maxBytes) throw new Error(`input is larger than ${maxBytes} bytes`);
-    chunks.push(buffer);
+  return io.cwd ?? process.cwd();
+}
+
+/** Keeps the event for the worker; false when its input was not JSON (kept as text). */
+function spool(dataDir: string, args: HookArgs, input: HookInput, failure: 'unreachable' | 'timeout' | 'refused'): boolean {
+  const base = { v: 2 as const, host: args.host, event: args.event, via: args.via, at: Date.now() };
+  if (!input.complete) {
+    // Over the input limit: the worker keeps it by identity and excerpt, as it does live.
+    spoolHookEvent(dataDir, { ...base, failure, oversized: { head: input.head.toString('utf8'), tail: input.tail.toString('utf8'), totalBytes: input.totalBytes } });
+    return true;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = input.bytes.toString('utf8');
+  try {
+    spoolHookEvent(dataDir, { ...base, failure, payload: JSON.parse(text) as unknown });
+    return true;
+  } catch {
+    // Not JSON: kept as text, bounded, for the worker to count and the user to see.
+    const raw = text.length > MAX_RAW_SPOOL_CHARS ? `${text.slice(0, MAX_RAW_SPOOL_CHARS / 2)}\n…\n${text.slice(-MAX_RAW_SPOOL_CHARS / 2)}` : text;
+    spoolHookEvent(dataDir, { ...base, failure: 'unreadable', raw, bytes: input.bytes.length });
+    return false;
+  }
+}
+
+/**
+ * A hook's warning. Claude Code shows stderr only in its debug log, but Gemini CLI shows it to
+ * the user when stdout is empty: there the line goes only to DATA_DIR/logs/hooks.log (written
+ * only once the data dir is known to be ours).
+ */
+function warnTo(io: HookIO, logs: string | null, host: HostName, line: string): void {
+  if (host !== 'gemini-cli' || logs === null) io.stderr.write(`memtrace: ${line}\n`);
+  if (logs === null) return;
+  try {
+    const fd = openPrivateFile(path.join(logs, 'hooks.log'), 'a');
+    try {
+      fs.writeSync(fd, `${new Date().toISOString()} ${host} ${line}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* a hook never fails for its own log */
+  }
 }

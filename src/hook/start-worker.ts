@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { openPrivateFile } from '../data-dir/private-files.js';
 
 /**
  * Starts `memtrace worker` in the background, detached from the caller (a hook or
@@ -10,8 +11,7 @@ import path from 'node:path';
  */
 export function spawnWorkerDetached(memtraceBin: string, dataDir: string, env: Record<string, string | undefined>): number | null {
   const logs = path.join(dataDir, 'logs');
-  fs.mkdirSync(logs, { recursive: true, mode: 0o700 });
-  const out = fs.openSync(path.join(logs, 'worker.out'), 'a', 0o600);
+  const out = openPrivateFile(path.join(logs, 'worker.out'), 'a');
   try {
     const child = spawn(process.execPath, [memtraceBin, 'worker'], {
       detached: true,

@@ -20,6 +20,8 @@ export type InstallMode = 'plugin' | 'settings';
 
 export interface CommandHook {
   type: 'command';
+  /** Gemini CLI names each hook (it fingerprints project hooks by name and command). */
+  name?: string;
   command: string;
   async?: boolean;
   timeout?: number;
@@ -35,40 +37,49 @@ export type HooksBlock = Partial<Record<ClaudeHookEvent, HookMatcherGroup[]>>;
 /**
  * Which hooks may run in the background. Per-tool and per-prompt hooks never block the agent.
  * SessionStart must answer with context. Stop and SessionEnd stay in the foreground: Claude Code
- * kills background hooks when it exits, and with a background Stop a `claude -p` run was measured
- * to wait about 1.6 s longer before exiting (it holds the session for background work); each
- * foreground hook costs one node start instead. SessionEnd's handler also queues the last
- * turn's summary from the transcript if no Stop delivered it.
+ * kills background hooks when it exits, and with a background Stop a `claude -p` run was
+ * measured to wait about 1.6 s longer before exiting (it holds the session for background
+ * work). In the foreground each costs one forwarder (a shell and curl, docs/performance.md).
+ * What a killed background hook loses, the worker recovers from the session's transcript.
  */
 const ASYNC: ReadonlySet<ClaudeHookEvent> = new Set(['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure']);
 const TOOL_EVENTS: ReadonlySet<ClaudeHookEvent> = new Set(['PostToolUse', 'PostToolUseFailure']);
 
-/** Claude Code's own per-hook limit, in seconds: a safety net above the hook's own 2 s budget. */
+/** Claude Code's own per-hook limit, in seconds: a safety net above the hook's own budget (3 s). */
 const TIMEOUT_S: Readonly<Record<ClaudeHookEvent, number>> = { SessionStart: 15, UserPromptSubmit: 15, PostToolUse: 30, PostToolUseFailure: 30, Stop: 10, SessionEnd: 5 };
 
-/**
- * `invoke` is the shell prefix that runs memtrace's hook entry, e.g.
- * `node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs"` for the plugin or absolute paths for settings.
- */
-export function memtraceHooks(invoke: string, mode: InstallMode): HooksBlock {
+/** How a hook command runs memtrace's forwarder: the script (shell words) and the node it falls back to. */
+export interface Forwarder {
+  script: string;
+  node: string;
+}
+
+/** The plugin's forwarder: paths from Claude Code's plugin variables, node from PATH. */
+export const PLUGIN_FORWARDER: Forwarder = { script: '"${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook"', node: 'node' };
+
+/** One hook command: `sh <forwarder> <host> <event> <via> <node>` (docs/install.md). */
+export function forwarderCommand(forwarder: Forwarder, host: string, event: string, mode: InstallMode): string {
+  return `sh ${forwarder.script} ${host} ${event} ${mode} ${forwarder.node}`;
+}
+
+export function memtraceHooks(forwarder: Forwarder, mode: InstallMode): HooksBlock {
   const block: HooksBlock = {};
   for (const event of CLAUDE_HOOK_EVENTS) {
-    const hook: CommandHook = { type: 'command', command: `${invoke} hook ${HOOK_COMMAND_NAMES[event]} --via ${mode}`, timeout: TIMEOUT_S[event] };
+    const hook: CommandHook = { type: 'command', command: forwarderCommand(forwarder, 'claude-code', HOOK_COMMAND_NAMES[event], mode), timeout: TIMEOUT_S[event] };
     if (ASYNC.has(event)) hook.async = true;
     block[event] = [{ ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [hook] }];
   }
   return block;
 }
 
-export const PLUGIN_INVOKE = 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs"';
-
 /**
- * A command memtrace wrote (either mode): how install finds its own entries again, whatever the
- * path to node or the package. Other flags before or after `--via` are tolerated so that a newer
- * or older memtrace's entries are still recognised (and replaced, never duplicated).
+ * A command memtrace wrote (either mode, any version): how install finds its own entries again,
+ * whatever the path to node or the package, so that they are replaced, never duplicated. The
+ * forwarder (`memtrace-hook <host> <event> <via>`) and 0.2.0's `memtrace.cjs hook <event> --via <via>`.
  */
 export function isMemtraceHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && /memtrace\.[cm]js"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command);
+  if (typeof command !== 'string') return false;
+  return /memtrace-hook"? (?:claude-code|gemini-cli|codex) [A-Za-z-]+ (?:plugin|settings)(?: |$)/.test(command) || /memtrace\.[cm]js"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command);
 }
 
 /** A shell word, quoted only when it needs to be. */

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { shellQuote } from './hook-definitions.js';
+import { shellQuote, type Forwarder } from './hook-definitions.js';
 
 export function findPackageRoot(from: string = fileURLToPath(import.meta.url)): string {
   let dir = path.dirname(path.resolve(from));
@@ -26,14 +26,14 @@ function isMemtracePackage(file: string): boolean {
   }
 }
 
-export const HOOK_ENTRY = path.join('bin', 'memtrace.cjs');
+export const HOOK_FORWARDER = path.join('bin', 'memtrace-hook');
 
 /**
- * The shell prefix a settings-file hook runs: this node and this package's entry, both absolute,
- * so the hook works whatever PATH Claude Code was started with.
+ * The forwarder a settings-file hook runs: this package's script and this node, both absolute,
+ * so the hook works whatever PATH the agent host was started with.
  */
-export function settingsInvoke(nodePath: string, packageRoot: string): string {
-  return `${shellQuote(nodePath)} ${shellQuote(path.join(packageRoot, HOOK_ENTRY))}`;
+export function settingsForwarder(nodePath: string, packageRoot: string): Forwarder {
+  return { script: shellQuote(path.join(packageRoot, HOOK_FORWARDER)), node: shellQuote(nodePath) };
 }
 
 /** npx runs packages from a cache that npm may clean: hooks pointing there break later. */

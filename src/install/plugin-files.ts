@@ -1,9 +1,14 @@
 /**
- * The Claude Code plugin memtrace ships: `.claude-plugin/plugin.json` and `hooks/hooks.json`,
- * rendered from package.json's facts and the one hook definition. `scripts/generate-plugin.ts`
- * writes them; a test fails when the committed files drift. Pure.
+ * The Claude Code plugin memtrace ships: `.claude-plugin/plugin.json` (with the MCP server) and
+ * `hooks/hooks.json`, rendered from package.json's facts and the one hook and server definitions.
+ * `scripts/generate-plugin.ts` writes them; a test fails when the committed files drift. Pure.
+ *
+ * The MCP server sits in the manifest's `mcpServers`, not in a `.mcp.json` at the plugin root: the
+ * plugin root is also the repository root, where Claude Code would read a `.mcp.json` as the
+ * memtrace checkout's own project servers (with `${CLAUDE_PLUGIN_ROOT}` unset there).
  */
-import { memtraceHooks, PLUGIN_INVOKE } from './hook-definitions.js';
+import { memtraceHooks, PLUGIN_FORWARDER } from './hook-definitions.js';
+import { MCP_SERVER_KEY, PLUGIN_MCP_ENTRY } from './mcp-definition.js';
 
 export interface PackageFacts {
   name: string;
@@ -16,7 +21,7 @@ export const PLUGIN_MANIFEST_PATH = '.claude-plugin/plugin.json';
 export const PLUGIN_HOOKS_PATH = 'hooks/hooks.json';
 export const REGENERATE_PLUGIN_COMMAND = 'npx tsx scripts/generate-plugin.ts';
 
-const KEYWORDS = ['memory', 'context', 'hooks', 'session-start', 'observability', 'telemetry', 'sqlite'];
+const KEYWORDS = ['memory', 'context', 'hooks', 'session-start', 'mcp', 'search', 'observability', 'telemetry', 'sqlite'];
 
 export function pluginManifest(pkg: PackageFacts): Record<string, unknown> {
   return {
@@ -26,13 +31,14 @@ export function pluginManifest(pkg: PackageFacts): Record<string, unknown> {
     author: { name: 'memtrace contributors' },
     license: pkg.license,
     keywords: KEYWORDS,
+    mcpServers: { [MCP_SERVER_KEY]: { command: PLUGIN_MCP_ENTRY.command, args: [...PLUGIN_MCP_ENTRY.args] } },
   };
 }
 
 export function pluginHooksFile(): Record<string, unknown> {
   return {
     description: 'memtrace: injects remembered context at session start; records prompts and tool use in the background, without blocking the agent.',
-    hooks: memtraceHooks(PLUGIN_INVOKE, 'plugin'),
+    hooks: memtraceHooks(PLUGIN_FORWARDER, 'plugin'),
   };
 }
 

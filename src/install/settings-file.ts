@@ -22,13 +22,29 @@ export class SettingsFileError extends Error {
   }
 }
 
-export interface SettingsSnapshot {
+/** A file as read: what a diff and an atomic replace need, whatever its format. */
+export interface FileSnapshot {
   file: string;
   /** The exact bytes read, or null when there was no file. */
   bytes: Buffer | null;
+  mode: number | null;
+}
+
+export interface SettingsSnapshot extends FileSnapshot {
   value: JsonObject;
   format: JsonFormat;
-  mode: number | null;
+}
+
+/** Any text file's bytes and mode (a missing file is null bytes); unreadable is refused. */
+export function readFileSnapshot(file: string): FileSnapshot {
+  try {
+    const bytes = fs.readFileSync(file);
+    return { file, bytes, mode: fs.statSync(file).mode & 0o7777 };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { file, bytes: null, mode: null };
+    throw new SettingsFileError(file, 'unreadable', `cannot read ${file}: ${code ?? (error as Error).message}`);
+  }
 }
 
 export function readSettingsFile(file: string): SettingsSnapshot {
@@ -57,7 +73,7 @@ export function renderSettings(snapshot: SettingsSnapshot, next: JsonObject): st
 }
 
 /** A unified diff of the change, for --dry-run. */
-export function settingsDiff(snapshot: SettingsSnapshot, nextText: string): string {
+export function settingsDiff(snapshot: FileSnapshot, nextText: string): string {
   const before = snapshot.bytes === null ? '' : snapshot.bytes.toString('utf8');
   return unifiedDiff(before, nextText, { from: snapshot.bytes === null ? '/dev/null' : `${snapshot.file} (now)`, to: `${snapshot.file} (after)` });
 }
@@ -71,7 +87,7 @@ export function backupName(file: string, now: Date): string {
  * Backs up the previous bytes, then replaces the file atomically. Refuses when the file changed
  * since `snapshot` was read (Claude Code may write it too), so nothing it wrote is lost.
  */
-export function writeSettingsFile(snapshot: SettingsSnapshot, nextText: string, now: Date): { backupPath: string | null } {
+export function writeSettingsFile(snapshot: FileSnapshot, nextText: string, now: Date): { backupPath: string | null } {
   const { file } = snapshot;
   let current: Buffer | null = null;
   try {

@@ -1,20 +1,15 @@
+import { backoffDelayMs, type BackoffSchedule } from '../backoff.js';
+
 /**
  * Retry backoff per session file, as the mining seed specifies: a failed attempt waits 5 min,
  * doubling per failure, capped at 30 min; attempts inside the window are skipped. Pure: time
  * comes in as `nowMs`; the map lives in memory (see docs/mining.md for why it is not persisted).
  */
-export interface BackoffSchedule {
-  initialMs: number;
-  factor: number;
-  capMs: number;
-}
-
-export const MINING_BACKOFF: BackoffSchedule = { initialMs: 5 * 60_000, factor: 2, capMs: 30 * 60_000 };
+export const MINING_BACKOFF: BackoffSchedule = { baseMs: 5 * 60_000, capMs: 30 * 60_000 };
 
 /** The wait after the n-th consecutive failure (n ≥ 1): 5, 10, 20, 30, 30 … minutes. */
-export function backoffDelayMs(failures: number, schedule: BackoffSchedule = MINING_BACKOFF): number {
-  const n = Math.max(1, Math.floor(failures));
-  return Math.min(schedule.capMs, schedule.initialMs * schedule.factor ** Math.min(n - 1, 30));
+export function failureDelayMs(failures: number, schedule: BackoffSchedule = MINING_BACKOFF): number {
+  return backoffDelayMs(schedule, Math.max(1, Math.floor(failures)) - 1);
 }
 
 export interface BackoffEntry {
@@ -42,7 +37,7 @@ export function createBackoffMap(schedule: BackoffSchedule = MINING_BACKOFF): Ba
     },
     failed(key, nowMs) {
       const failures = (entries.get(key)?.failures ?? 0) + 1;
-      const delayMs = backoffDelayMs(failures, schedule);
+      const delayMs = failureDelayMs(failures, schedule);
       const next = { failures, retryAtMs: nowMs + delayMs };
       entries.set(key, next);
       return { ...next, delayMs };

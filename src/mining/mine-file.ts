@@ -1,10 +1,20 @@
-import fs from 'node:fs/promises';
 import type { TranscriptFileState } from '../store/index.js';
-import type { BackoffMap } from './backoff.js';
+import type { MineFileConfig, MineFileDeps, MineFileOptions } from './mine-file-deps.js';
 import { createLineSplitter } from './line-splitter.js';
-import type { FileOutcome, FileReport } from './mining-report.js';
-import type { MiningStore } from './mining-store.js';
-import { createSegmentMiner, type MiningCounts, type SegmentMiner } from './segment-miner.js';
+import { guard, MiningAttemptError } from './attempt-error.js';
+import { openNodeFile, type FileReader } from './file-reader.js';
+import { emptyCounts, emptyReport, type FileOutcome, type FileReport } from './mining-report.js';
+import type { TranscriptTarget } from './transcript-target.js';
+import { createSegmentMiner, type SegmentMiner } from './segment-miner.js';
+import { mineHostFile } from './host-file.js';
+import { hostOfTranscriptPath } from './hosts/host-transcripts.js';
+
+export { MiningAttemptError } from './attempt-error.js';
+export type { FileReader } from './file-reader.js';
+export type { TranscriptTarget } from './transcript-target.js';
+export { DEFAULT_MINE_FILE_CONFIG, type MineFileConfig, type MineFileDeps, type MineFileOptions } from './mine-file-deps.js';
+
+const NEWLINE = 0x0a;
 
 /**
  * Mines one transcript file: the edge around the pure segment miner. Reads from the first
@@ -12,65 +22,6 @@ import { createSegmentMiner, type MiningCounts, type SegmentMiner } from './segm
  * commits each chunk's events and the segments they close in one transaction, and yields to
  * the event loop between chunks.
  */
-export interface MineFileConfig {
-  chunkBytes: number;
-  /** Longer lines are skipped and counted (see docs/mining.md for the cap). */
-  maxLineBytes: number;
-}
-
-export const DEFAULT_MINE_FILE_CONFIG: MineFileConfig = { chunkBytes: 1024 * 1024, maxLineBytes: 64 * 1024 * 1024 };
-
-/** A transcript as listed: one stat per file. */
-export interface TranscriptTarget {
-  path: string;
-  sessionId: string;
-  size: number;
-  mtimeMs: number;
-}
-
-export interface FileReader {
-  read(buffer: Buffer, length: number, position: number): Promise<number>;
-  close(): Promise<void>;
-}
-
-export interface MineFileDeps {
-  store: MiningStore;
-  /** The scan cache (loaded once from the store, written through). */
-  cache(): Map<string, TranscriptFileState>;
-  backoff: BackoffMap;
-  now(): number;
-  wake(sessionId: string): void;
-  openFile?(path: string): Promise<FileReader>;
-}
-
-export interface MineFileOptions {
-  /** Only files untouched for this long are read (the watcher: 2 min); the CLI reads every file. */
-  idleMs?: number;
-  signal?: AbortSignal;
-  onBytes?(bytes: number): void;
-}
-
-/** A failure of the attempt (the file, the store or the provider), as opposed to a bad line. */
-export class MiningAttemptError extends Error {
-  constructor(
-    readonly kind: 'provider_failing' | 'read' | 'store',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'MiningAttemptError';
-  }
-}
-
-const NEWLINE = 0x0a;
-
-async function openNodeFile(path: string): Promise<FileReader> {
-  const handle = await fs.open(path, 'r');
-  return {
-    read: async (buffer, length, position) => (await handle.read(buffer, 0, length, position)).bytesRead,
-    close: () => handle.close(),
-  };
-}
-
 export async function mineFile(config: MineFileConfig, deps: MineFileDeps, target: TranscriptTarget, options: MineFileOptions = {}): Promise<FileReport> {
   const startedMs = deps.now();
   let cache: Map<string, TranscriptFileState>;
@@ -91,6 +42,8 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
   }
   if (options.idleMs !== undefined && startedMs - target.mtimeMs < options.idleMs) return report('busy');
   if (deps.backoff.blocked(target.path, startedMs)) return report('backoff', { retryAtMs: deps.backoff.entry(target.path)?.retryAtMs ?? startedMs });
+  const host = target.host ?? hostOfTranscriptPath(target.path);
+  if (host !== 'claude-code') return mineHostFile(config, deps, target, host, options);
 
   const progress = { segmentsMined: 0, eventsQueued: 0, eventsDuplicate: 0, bytesRead: 0 };
   let miner: SegmentMiner | null = null;
@@ -228,16 +181,6 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
   }
 }
 
-/** Store calls that throw are store failures of the attempt. */
-function guard<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof MiningAttemptError) throw error;
-    throw new MiningAttemptError('store', error instanceof Error ? error.message : String(error));
-  }
-}
-
 interface ResumePlan {
   segment: number;
   offset: number;
@@ -266,24 +209,4 @@ async function resumePlan(reader: FileReader, state: TranscriptFileState | undef
   }
   const offset = starts[segment]!;
   return { segment, offset, seenBefore: state.scannedTo, starts: starts.slice(0, segment), boundaries: state.boundaries.filter(([at]) => at < offset) };
-}
-
-function emptyReport(target: TranscriptTarget, outcome: FileOutcome): FileReport {
-  return {
-    path: target.path,
-    sessionId: target.sessionId,
-    outcome,
-    segments: 0,
-    segmentsMined: 0,
-    segmentsFailed: 0,
-    eventsQueued: 0,
-    eventsDuplicate: 0,
-    summaryQueued: false,
-    bytesRead: 0,
-    counts: emptyCounts(),
-  };
-}
-
-function emptyCounts(): MiningCounts {
-  return { linesParsed: 0, corruptLines: 0, oversizedLines: 0, duplicateLines: 0, alreadyQueued: 0, unpairedCalls: 0, orphanResults: 0, payloadsShortened: 0 };
 }

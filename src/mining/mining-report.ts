@@ -1,4 +1,5 @@
 import type { MiningCounts } from './segment-miner.js';
+import type { TranscriptTarget } from './transcript-target.js';
 
 /** What happened to one transcript file in one attempt. */
 export type FileOutcome =
@@ -103,4 +104,25 @@ export function miningRollupIncrements(pass: PassReport): Record<string, number>
     payloads_shortened: pass.payloadsShortened,
     bytes_read: pass.bytesRead,
   };
+}
+
+/** A file's report before anything was read. */
+export function emptyReport(target: TranscriptTarget, outcome: FileOutcome): FileReport {
+  return {
+    path: target.path,
+    sessionId: target.sessionId,
+    outcome,
+    segments: 0,
+    segmentsMined: 0,
+    segmentsFailed: 0,
+    eventsQueued: 0,
+    eventsDuplicate: 0,
+    summaryQueued: false,
+    bytesRead: 0,
+    counts: emptyCounts(),
+  };
+}
+
+export function emptyCounts(): MiningCounts {
+  return { linesParsed: 0, corruptLines: 0, oversizedLines: 0, duplicateLines: 0, alreadyQueued: 0, unpairedCalls: 0, orphanResults: 0, payloadsShortened: 0 };
 }

@@ -1,4 +1,6 @@
+import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
+import { toolEventRecord } from '../observer/tool-evidence.js';
 import { segmentKey } from './segment-keys.js';
 import type { MinedEvent } from './segment-miner.js';
 
@@ -22,6 +24,8 @@ export interface MiningStore {
 export interface SessionInfo {
   cwd: string | null;
   prompt: string | null;
+  /** The agent host that wrote the transcript (Claude Code when absent). */
+  platform?: string;
 }
 
 export interface CommitInput {
@@ -41,12 +45,26 @@ export interface SessionLevelInput {
   nowMs: number;
 }
 
-export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: string | null): string | null }): MiningStore {
+export interface StoreMiningDeps {
+  projectOf(cwd: string | null): string | null;
+  /** Secrets a transcript held, replaced before they were queued (counts only). */
+  redacted?(counts: RedactionCounts, nowMs: number): void;
+}
+
+export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): MiningStore {
   const mined = createMinedTranscripts(store.db);
+  /** What a transcript gives is redacted before the transaction that writes it (SPEC §2, principle 9). */
+  const clean = <T>(nowMs: number, fn: (counts: RedactionCounts) => T): T => {
+    const counts: RedactionCounts = {};
+    const value = fn(counts);
+    if (totalRedactions(counts) > 0) deps.redacted?.(counts, nowMs);
+    return value;
+  };
+  const cleanSession = (session: SessionInfo, counts: RedactionCounts): SessionInfo => ({ ...session, prompt: session.prompt === null ? null : redactTextInto(session.prompt, counts) });
 
   function ensureSession(sessionId: string, session: SessionInfo, nowMs: number): void {
     if (store.sessions.get(sessionId)) return;
-    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: 'claude-code', nowMs });
+    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: session.platform ?? 'claude-code', cwd: session.cwd, nowMs });
   }
 
   const commitTx = store.db.transaction((input: CommitInput) => {
@@ -55,7 +73,8 @@ export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: stri
     const perSegment = new Map<number, number>();
     if (input.events.length > 0) ensureSession(input.sessionId, input.session, input.nowMs);
     for (const event of input.events) {
-      const result = store.queue.enqueue({ sessionId: input.sessionId, kind: 'observation', toolUseId: event.toolUseId, payload: event.payload, nowMs: input.nowMs });
+      const payload = { ...event.payload, session_id: input.sessionId, at: event.payload.at ?? input.nowMs };
+      const result = store.queue.enqueue({ sessionId: input.sessionId, kind: 'observation', toolUseId: event.toolUseId, payload, toolEvent: toolEventRecord(payload), nowMs: input.nowMs });
       if (result.status === 'queued') {
         queued += 1;
         perSegment.set(event.segment, (perSegment.get(event.segment) ?? 0) + 1);
@@ -91,7 +110,7 @@ export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: stri
       sessionId: input.sessionId,
       kind: 'summary',
       toolUseId: null,
-      payload: { last_assistant_message: input.lastAssistantMessage, at: input.nowMs, source: 'transcript', transcript_path: input.transcriptPath },
+      payload: { kind: 'stop', session_id: input.sessionId, last_assistant_message: input.lastAssistantMessage, at: input.nowMs, source: 'transcript', transcript_path: input.transcriptPath },
       nowMs: input.nowMs,
     });
     mined.markSummarized(input.sessionId, input.segments, input.nowMs);
@@ -104,9 +123,23 @@ export function createStoreMiningStore(store: Store, deps: { projectOf(cwd: stri
     keysFor: (sessionId) => mined.keysFor(sessionId),
     alreadyQueued: (sessionId, toolUseId) => store.queue.hasSeen(sessionId, toolUseId),
     sessionFailing: (sessionId) => store.queue.hasRetrying(sessionId),
-    commit: (input) => commitTx.immediate(input),
+    commit: (input) =>
+      commitTx.immediate(
+        clean(input.nowMs, (counts) => ({
+          ...input,
+          events: input.events.map((e) => ({ ...e, payload: redactValueInto(e.payload, counts) })),
+          session: cleanSession(input.session, counts),
+        })),
+      ),
     migrateLegacy: (input) => migrateTx.immediate(input),
-    sessionLevel: (input) => sessionLevelTx.immediate(input),
+    sessionLevel: (input) =>
+      sessionLevelTx.immediate(
+        clean(input.nowMs, (counts) => ({
+          ...input,
+          lastAssistantMessage: input.lastAssistantMessage === null ? null : redactTextInto(input.lastAssistantMessage, counts),
+          session: cleanSession(input.session, counts),
+        })),
+      ),
   };
 }
 

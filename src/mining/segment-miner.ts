@@ -1,4 +1,5 @@
-import { fitPayload } from './fit-payload.js';
+import { fitPayload } from '../hosts/fit-payload.js';
+import type { QueuedEvent } from '../hosts/index.js';
 import { toRecord, type TranscriptRecord } from './transcript-record.js';
 
 /**
@@ -16,16 +17,9 @@ import { toRecord, type TranscriptRecord } from './transcript-record.js';
  * hold a tool call, a tool result, a boundary, assistant text or the first prompt; a tool result
  * whose id the queue already holds is not parsed at all.
  */
-export interface MinedPayload {
-  tool_name: string;
-  tool_input: unknown;
-  tool_response: unknown;
-  cwd: string | null;
-  at: number | null;
-  source: 'transcript';
-  transcript_path: string;
-  is_error?: true;
-}
+/** A mined tool call as the hooks would have delivered it, less the session (known to the caller). */
+export type MinedPayload = DistributiveOmit<Extract<QueuedEvent, { tool_name: string }>, 'session_id' | 'at'> & { at: number | null };
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export interface MinedEvent {
   toolUseId: string;
@@ -172,17 +166,20 @@ export function createSegmentMiner(init: SegmentMinerInit) {
         counts.alreadyQueued += 1;
         continue;
       }
-      const payload: MinedPayload = {
+      const common = {
         tool_name: call.name,
         tool_input: call.input,
-        // The structured toolUseResult is what hooks receive; it is unambiguous only on a line with one result.
-        tool_response: single && rec.toolUseResult !== undefined ? rec.toolUseResult : result.content,
         cwd: rec.cwd ?? call.cwd,
         at: rec.timestampMs ?? call.at,
-        source: 'transcript',
+        source: 'transcript' as const,
         transcript_path: init.transcriptPath,
+        platform: 'claude-code',
       };
-      if (result.isError) payload.is_error = true;
+      // The structured toolUseResult is what hooks receive; it is unambiguous only on a line with one result.
+      const response = single && rec.toolUseResult !== undefined ? rec.toolUseResult : result.content;
+      const payload: MinedPayload = result.isError
+        ? { kind: 'post_tool_use_failure', ...common, error: errorText(result.content), tool_response: response }
+        : { kind: 'post_tool_use', ...common, tool_response: response };
       const fitted = fitPayload(payload);
       if (fitted.shortened) counts.payloadsShortened += 1;
       events.push({ toolUseId: id, segment, payload: fitted.value });
@@ -285,3 +282,10 @@ export function createSegmentMiner(init: SegmentMinerInit) {
 }
 
 export type SegmentMiner = ReturnType<typeof createSegmentMiner>;
+
+/** A failed call's result as the error text a PostToolUseFailure hook would have carried. */
+function errorText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('\n');
+  return 'failed';
+}

@@ -5,8 +5,9 @@ import type { Store } from '../store/index.js';
 import type { BackoffMap } from './backoff.js';
 import { discoverTranscripts } from './discover.js';
 import { createMiner } from './miner.js';
-import { miningRollupIncrements, passHasActivity, type PassReport } from './mining-report.js';
+import { miningRollupIncrements, passHasActivity, type FileOutcome, type FileReport, type PassReport } from './mining-report.js';
 import { createStoreMiningStore } from './mining-store.js';
+import { redactionIncrements } from '../telemetry/index.js';
 
 export interface TranscriptWatchConfig {
   /** Folders to list (default: the Claude Code projects folder). */
@@ -37,6 +38,12 @@ export interface TranscriptWatcherDeps {
   /** The observer loop's wake: mined events are observed like hook events. */
   wake(sessionId: string): void;
   projectOf(cwd: string | null): string | null;
+  /**
+   * A transcript the hooks reported has gone quiet (idle for `idleMs`) and is now mined: the
+   * session may have ended without a SessionEnd or a Stop (an agent host kills background hooks
+   * when it exits). Called once per quiet spell.
+   */
+  quiet?(sessionId: string, path: string): void;
   timers?: Timers;
   backoff?: BackoffMap;
 }
@@ -54,6 +61,9 @@ export interface TranscriptWatcher {
   stop(): Promise<void>;
 }
 
+/** A mined file (or one with nothing new) is a transcript no longer being written. */
+const QUIET_OUTCOMES: ReadonlySet<FileOutcome> = new Set(['mined', 'migrated', 'unchanged']);
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -66,10 +76,21 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
   const timers = deps.timers ?? nodeTimers;
   const abort = new AbortController();
   const reported = new Map<string, string>();
+  const catchUps = new Map<string, Promise<PassReport | null>>();
+  /** Reported sessions already handed to `quiet` since their last hook event. */
+  const settled = new Set<string>();
+  const onFile = (file: FileReport) => {
+    if (!QUIET_OUTCOMES.has(file.outcome) || reported.get(file.path) !== file.sessionId || settled.has(file.sessionId)) return;
+    settled.add(file.sessionId);
+    deps.quiet?.(file.sessionId, file.path);
+  };
   const miner = createMiner(
     {},
     {
-      store: createStoreMiningStore(deps.store, { projectOf: deps.projectOf }),
+      store: createStoreMiningStore(deps.store, {
+        projectOf: deps.projectOf,
+        redacted: (counts, nowMs) => deps.telemetry.recordCounters('redaction_rollup', { edge: 'transcript' }, redactionIncrements(counts), nowMs),
+      }),
       now: () => clock.now(),
       wake: deps.wake,
       yieldBetweenFiles: yieldToEventLoop,
@@ -88,7 +109,7 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
             config.dirs,
             [...reported].map(([path, sessionId]) => ({ path, sessionId })),
           );
-      const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal });
+      const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal, onFile });
       const nowMs = clock.now();
       if (passHasActivity(report)) {
         deps.telemetry.recordCounters('mining_rollup', { trigger: only ? 'session_end' : 'watch' }, miningRollupIncrements(report), nowMs);
@@ -131,19 +152,26 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
   return {
     runPass,
     reportTranscript(sessionId, path) {
-      if (reported.size < 10_000) reported.set(path, sessionId);
+      if (reported.size < 10_000 || reported.has(path)) reported.set(path, sessionId);
+      settled.delete(sessionId);
     },
     catchUp(sessionId, path) {
       if (reported.size < 10_000) reported.set(path, sessionId);
-      return new Promise((resolve) => {
+      // A Stop and then a SessionEnd ask for the same catch-up: one pass serves both.
+      const pending = catchUps.get(path);
+      if (pending) return pending;
+      const done = new Promise<PassReport | null>((resolve) => {
         const attempt = (tries: number) =>
           timers.setTimeout(() => {
             // A pass already running: try again shortly rather than skip the catch-up.
             if (running && tries < 20 && !stopped) return void attempt(tries + 1);
+            catchUps.delete(path);
             void runPass({ path, sessionId }).then(resolve);
           }, tries === 0 ? config.catchUpDelayMs : 1_000);
         attempt(0);
       });
+      catchUps.set(path, done);
+      return done;
     },
     async stop() {
       stopped = true;

@@ -1,3 +1,6 @@
+import type { ToolEvent } from '../hosts/index.js';
+import { absolutePathKey } from './file-claims.js';
+
 /**
  * Which files a tool call wrote or read, from its input only (what the agent asked the tool to
  * do). A failed call wrote nothing. Claude Code's file tools carry `file_path` /
@@ -42,4 +45,24 @@ export function inputPreview(toolInput: unknown, max = 160): string {
   } else text = String(toolInput ?? '');
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A failure's error as provenance keeps: its first lines (the whole output stays in the payload). */
+const ERROR_PREVIEW_CHARS = 500;
+
+/** What a tool event leaves as provenance once its queue row is gone (the store keeps it as given). */
+export function toolEventRecord(event: ToolEvent) {
+  const failed = event.kind === 'post_tool_use_failure';
+  const failure = event.kind === 'post_tool_use_failure' ? { error: event.error.slice(0, ERROR_PREVIEW_CHARS), exitCode: event.exit_code ?? null } : { error: null, exitCode: null };
+  const evidence = toolEvidence(event.tool_name, event.tool_input, failed);
+  const cwd = event.cwd ?? null;
+  return {
+    toolName: event.tool_name,
+    inputPreview: inputPreview(event.tool_input),
+    failed,
+    filesWritten: evidence.written,
+    filesRead: evidence.read,
+    writtenKeys: evidence.written.map((written) => absolutePathKey(written, cwd)),
+    ...failure,
+  };
 }

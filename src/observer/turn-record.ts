@@ -1,5 +1,6 @@
 import type { ObservationType, OutputClass } from './types.js';
 import type { ProviderName } from '../providers/types.js';
+import type { Platform } from '../hosts/platforms.js';
 
 /** Why a turn ended without a reply being parsed. Mirrors the rollup's abort_reason_* keys. */
 export const ABORT_REASONS = [
@@ -45,4 +46,6 @@ export interface TurnRecord {
   durationMs: number;
   provider: ProviderName;
   model: string | null;
+  /** The agent host of the message's session, when the worker knows it (it adds it; the turn's producers do not). */
+  platform?: Platform | null;
 }

@@ -31,6 +31,7 @@ export function createReplayProvider(options: { file?: string; lines?: string[];
   return {
     name: 'replay',
     model,
+    recordedReplies: script.flatMap((step) => (step.kind === 'reply' ? [step.result.text] : [])),
     async complete(request) {
       if (request.signal?.aborted) throw request.signal.reason;
       const step = script[next % script.length]!;

@@ -40,7 +40,7 @@ export function createProviderFromEnv(env: Record<string, string | undefined>, d
   }
 }
 
-/** Without a provider, events are kept (auth pauses the session) until one is configured. */
+/** Without a provider, events are kept until one is configured; nothing calls this one (canObserve). */
 function noProvider(): ObserverProvider {
   return {
     name: 'none',

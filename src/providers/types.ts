@@ -61,5 +61,19 @@ export type ProviderName = 'anthropic' | 'openai' | 'replay' | 'none';
 export interface ObserverProvider {
   readonly name: ProviderName;
   readonly model: string;
+  /**
+   * Replay only: the texts it will answer with, in order. A caller can see up front whether any of
+   * them fits its output contract (observer recordings are not summaries).
+   */
+  readonly recordedReplies?: readonly string[];
   complete(request: CompletionRequest): Promise<CompletionResult>;
+}
+
+/**
+ * `none` (no key configured, the default a new user gets) means "store events, observe nothing":
+ * it is not a failing provider, so nothing calls it, waits on it or warns about it. Events stay
+ * queued and are observed once a provider is configured and the worker restarted.
+ */
+export function canObserve(provider: Pick<ObserverProvider, 'name'>): boolean {
+  return provider.name !== 'none';
 }

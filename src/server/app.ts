@@ -1,23 +1,12 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { apiError, loopbackGuards } from '../http-edge/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../clock.js';
-import { MAX_BODY_BYTES, readBody } from './read-body.js';
-import { endBody, initBody, observationBody, summarizeBody, type EndBody, type InitBody } from './schemas.js';
+import type { HookEvent, HookEventKind } from '../hosts/index.js';
+import { MAX_BODY_BYTES, readEvent } from './read-body.js';
 
 export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './read-body.js';
-
-/** A call made by `memtrace hook`, as its headers describe it; the worker folds its cost. */
-export interface HookCallInfo {
-  event: string;
-  via: string;
-  /** When the hook process started (epoch ms), or null if it did not say. */
-  startedAtMs: number | null;
-  shortened: boolean;
-  status: number;
-  nowMs: number;
-}
 
 /** What the routes need from the rest of the worker; each piece is passed in. */
 export interface WorkerServices {
@@ -29,25 +18,11 @@ export interface WorkerServices {
   port(): number;
   /** The install's API token (DATA_DIR/auth-token). */
   token(): string;
-  sessions: {
-    init(input: InitBody & { nowMs: number }): void;
-    end(input: EndBody & { nowMs: number }): boolean;
-  };
-  /** Commits the event before returning; the reply is sent only after. */
-  enqueue(input: {
-    sessionId: string;
-    kind: 'observation' | 'summary';
-    /** Same key, same session: a duplicate (tool_use_id for tool events). */
-    dedupKey: string | null;
-    payload: Record<string, unknown>;
-    cwd: string | null;
-    transcriptPath: string | null;
-    nowMs: number;
-  }): { status: 'queued' | 'duplicate'; id: number };
+  /** Takes one hook event; a queued one is committed before this returns (the reply is sent only after). */
+  accept(event: HookEvent, nowMs: number): { status: 'ok' | 'unknown_session' } | { status: 'queued' | 'duplicate'; id: number };
   injectContext(input: { project: string | null; cwd: string | null; budgetRaw: string | undefined; nowMs: number }):
     | { ok: true; markdown: string }
     | { ok: false; field: string; message: string };
-  hookCall(info: HookCallInfo): void;
   /** /health: status, queue depth, degraded reasons; nothing private (no ids, paths or content). */
   health(): { status: 'ok' | 'degraded' } & Record<string, unknown>;
   telemetryStatus(nowMs: number): unknown;
@@ -59,74 +34,29 @@ const MAX_QUERY_PATH = 4096;
 export function createApp(services: WorkerServices): Hono {
   const app = new Hono();
 
-  // Outermost: sees every hook call's final status, refusals included.
-  app.use('*', async (c, next) => {
-    await next();
-    const event = c.req.header('x-memtrace-hook-event');
-    if (!event) return;
-    const started = Number(c.req.header('x-memtrace-hook-started'));
-    services.hookCall({
-      event,
-      via: c.req.header('x-memtrace-hook-via') ?? 'unknown',
-      startedAtMs: Number.isFinite(started) && started > 0 ? started : null,
-      shortened: c.req.header('x-memtrace-hook-shortened') === '1',
-      status: c.res.status,
-      nowMs: services.clock.now(),
-    });
-  });
   app.use('*', ...loopbackGuards({ port: services.port, token: { prefix: '/api/', value: services.token }, maxBodyBytes: MAX_BODY_BYTES, requireJson: true }));
 
+  // SPEC §4.3's four routes each carry one or two kinds of hook event.
   app.post('/api/sessions/init', async (c) => {
-    const body = await readBody(c, initBody);
-    if (!body.ok) return body.response;
-    services.sessions.init({ ...body.value, nowMs: services.clock.now() });
+    const read = await readEvent(c, (body) => (body.prompt != null || body.prompt_id != null ? 'user_prompt_submit' : 'session_start'));
+    if (!read.ok) return read.response;
+    services.accept(read.event, services.clock.now());
     return c.json({ status: 'ok' }, 200);
   });
 
-  app.post('/api/sessions/observations', async (c) => {
-    const body = await readBody(c, observationBody);
-    if (!body.ok) return body.response;
-    const v = body.value;
-    const nowMs = services.clock.now();
-    const failed = v.error !== undefined && v.error !== null;
-    const payload = withoutNulls({
-      tool_name: v.tool_name,
-      tool_input: v.tool_input,
-      ...(failed ? { error: v.error, is_interrupt: v.is_interrupt ?? false } : { tool_response: v.tool_response }),
-      duration_ms: v.duration_ms,
-      agent_id: v.agent_id,
-      prompt_id: v.prompt_id,
-      transcript_path: v.transcript_path,
-      cwd: v.cwd ?? null,
-      at: nowMs,
-    });
-    const result = services.enqueue({ sessionId: v.session_id, kind: 'observation', dedupKey: v.tool_use_id ?? null, payload, cwd: v.cwd ?? null, transcriptPath: v.transcript_path ?? null, nowMs });
-    return result.status === 'duplicate' ? c.json({ status: 'duplicate' }, 200) : c.json({ status: 'queued', id: result.id }, 202);
-  });
-
-  app.post('/api/sessions/summarize', async (c) => {
-    const body = await readBody(c, summarizeBody);
-    if (!body.ok) return body.response;
-    const v = body.value;
-    const nowMs = services.clock.now();
-    const result = services.enqueue({
-      sessionId: v.session_id,
-      kind: 'summary',
-      // One summary per prompt: a Stop replayed from the spool is the same Stop.
-      dedupKey: v.prompt_id ? `summary:${v.prompt_id}` : null,
-      payload: withoutNulls({ last_assistant_message: v.last_assistant_message ?? null, prompt_id: v.prompt_id, transcript_path: v.transcript_path, at: nowMs }),
-      cwd: null,
-      transcriptPath: v.transcript_path ?? null,
-      nowMs,
-    });
-    return result.status === 'duplicate' ? c.json({ status: 'duplicate' }, 200) : c.json({ status: 'queued', id: result.id }, 202);
-  });
+  const queued = async (c: Context, kindOf: (body: Record<string, unknown>) => HookEventKind) => {
+    const read = await readEvent(c, kindOf);
+    if (!read.ok) return read.response;
+    const result = services.accept(read.event, services.clock.now());
+    return result.status === 'queued' ? c.json({ status: 'queued', id: result.id }, 202) : c.json({ status: 'duplicate' }, 200);
+  };
+  app.post('/api/sessions/observations', (c) => queued(c, (body) => (body.error != null ? 'post_tool_use_failure' : 'post_tool_use')));
+  app.post('/api/sessions/summarize', (c) => queued(c, () => 'stop'));
 
   app.post('/api/sessions/end', async (c) => {
-    const body = await readBody(c, endBody);
-    if (!body.ok) return body.response;
-    const known = services.sessions.end({ ...body.value, nowMs: services.clock.now() });
-    return c.json({ status: known ? 'ok' : 'unknown_session' }, 200);
+    const read = await readEvent(c, () => 'session_end');
+    if (!read.ok) return read.response;
+    return c.json({ status: services.accept(read.event, services.clock.now()).status }, 200);
   });
 
   app.get('/api/context/inject', (c) => {
@@ -161,8 +91,4 @@ export function createApp(services: WorkerServices): Hono {
   });
 
   return app;
-}
-
-function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([k, v]) => v !== undefined && (v !== null || k === 'cwd' || k === 'last_assistant_message')));
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ZodType } from 'zod';
-import { apiError, bodyTooLarge, findExcessiveNesting, fromZodIssues } from '../http-edge/index.js';
+import { parseEvent, type HookEvent, type HookEventKind } from '../hosts/index.js';
+import { apiError, findExcessiveNesting, fromZodIssues } from '../http-edge/index.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Hook payloads are shallow; anything deeper is refused before it is parsed into objects. */
@@ -8,14 +9,29 @@ export const MAX_JSON_DEPTH = 64;
 
 export type BodyResult<T> = { ok: true; value: T } | { ok: false; response: Response };
 
+/** Reads a body into the hook event it carries (its kind chosen from the body); 4xx naming the field otherwise. */
+export async function readEvent(c: Context, kindOf: (body: Record<string, unknown>) => HookEventKind): Promise<{ ok: true; event: HookEvent } | { ok: false; response: Response }> {
+  const body = await readJsonObject(c);
+  if (!body.ok) return body;
+  const parsed = parseEvent(kindOf(body.value), body.value);
+  return parsed.ok ? parsed : { ok: false, response: c.json(fromZodIssues(parsed.issues), 400) };
+}
+
 /** Reads and validates a JSON body; every failure is a 4xx naming the field, never a 500. */
 export async function readBody<T>(c: Context, schema: ZodType<T>): Promise<BodyResult<T>> {
+  const body = await readJsonObject(c);
+  if (!body.ok) return body;
+  const parsed = schema.safeParse(body.value);
+  if (!parsed.success) return { ok: false, response: c.json(fromZodIssues(parsed.error.issues), 400) };
+  return { ok: true, value: parsed.data };
+}
+
+async function readJsonObject(c: Context): Promise<BodyResult<Record<string, unknown>>> {
   let text: string;
   try {
     text = await c.req.text();
-  } catch (error) {
-    // bodyLimit aborts the stream when a chunked body grows past the limit.
-    if (error instanceof Error && /size|limit/i.test(error.name + error.message)) return { ok: false, response: bodyTooLarge(c, MAX_BODY_BYTES) };
+  } catch {
+    // The edge (limitBody) already refused anything over MAX_BODY_BYTES; this is a client gone mid-body.
     return { ok: false, response: c.json(apiError('unreadable_body', 'the request body could not be read'), 400) };
   }
   const tooDeep = findExcessiveNesting(text, MAX_JSON_DEPTH);
@@ -32,7 +48,5 @@ export async function readBody<T>(c: Context, schema: ZodType<T>): Promise<BodyR
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { ok: false, response: c.json(apiError('invalid_body', 'the request body must be a JSON object'), 400) };
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) return { ok: false, response: c.json(fromZodIssues(parsed.error.issues), 400) };
-  return { ok: true, value: parsed.data };
+  return { ok: true, value: json as Record<string, unknown> };
 }

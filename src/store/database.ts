@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
+import { touchPrivateFile } from '../data-dir/private-files.js';
 import { APP_VERSION } from '../version.js';
 import { checkSchema, runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -19,18 +19,23 @@ export interface OpenOptions {
 export function openDatabase(file: string, options: OpenOptions = {}): Database.Database {
   const migrations = options.migrations ?? MIGRATIONS;
   if (file !== ':memory:') {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     if (fs.existsSync(file)) refuseIfNewer(file, migrations);
     // SQLite gives the -wal and -shm files the database file's mode, so 0600 here covers all three.
-    fs.closeSync(fs.openSync(file, 'a', 0o600));
-    fs.chmodSync(file, 0o600);
+    touchPrivateFile(file);
   }
   const db = new Database(file);
   try {
+    // Space retention frees goes back to the file system (SPEC §4.10). A new file gets it here,
+    // before WAL mode writes its first page; an older file is converted once by the worker
+    // (enableIncrementalVacuum), since that needs a VACUUM.
+    if (Number(db.pragma('page_count', { simple: true })) === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // A deleted row's bytes (a confirmed raw payload, forgotten memory) are zeroed, not left in
+    // free space where they stay readable in the file: what `memtrace forget` promises.
+    db.pragma('secure_delete = ON');
     // The worker checkpoints from a background timer so no request pays for it (see checkpointer.ts).
     if (options.backgroundCheckpoints) db.pragma('wal_autocheckpoint = 0');
     // Another process may have migrated since the read-only check; check again under the write lock.
@@ -70,4 +75,17 @@ function refuseIfNewer(file: string, migrations: readonly Migration[]): void {
 /** Crash recovery: a message claimed when the process died was never confirmed, so it is pending again. */
 export function recoverClaimed(db: Database.Database): number {
   return db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'").run().changes;
+}
+
+/**
+ * Turns on incremental auto-vacuum for a file made before it existed: a one-time VACUUM, which
+ * rewrites the file (it needs free disk about the file's size and runs in its own transaction,
+ * so a failure leaves the file as it was). Only the worker, which holds the data dir's lock,
+ * calls this.
+ */
+export function enableIncrementalVacuum(db: Database.Database): 'already' | 'converted' {
+  if (Number(db.pragma('auto_vacuum', { simple: true })) === 2) return 'already';
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
+  return 'converted';
 }

@@ -58,13 +58,17 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   };
 }
 
-export { openDatabase, recoverClaimed } from './database.js';
+export { openDatabase, recoverClaimed, enableIncrementalVacuum } from './database.js';
+export { createRawData, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
 export { runMigrations, checkSchema, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
 export type { QueueMessage, MessageKind, EnqueueInput } from './queue.js';
 export type { SessionRow } from './sessions.js';
 export type { StoredObservation, Provenance } from './observations.js';
 export { toStoredObservation } from './observations.js';
+export { toStoredSummary } from './summaries.js';
+export { observationRowid, summaryRowid, SEARCH_TABLE } from './search-index.js';
+export { expandedTerms, fileStem, identifierParts, SEARCH_COLUMNS, type SearchDocument } from './search-text.js';
 export type { StoredSummary } from './summaries.js';
 export type { ToolEventRow } from './tool-events.js';
 export { createMinedTranscripts, type MinedTranscripts, type TranscriptFileState, type SessionMiningState } from './mined-transcripts.js';

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ObservationType, ParsedObservation } from '../observer/types.js';
+import { createSearchIndex } from './search-index.js';
 
 /** Where an observation came from: enough to trace any claim back to its input. */
 export interface Provenance {
@@ -23,21 +24,26 @@ export type Observations = ReturnType<typeof createObservations>;
 
 export function createObservations(db: Database.Database) {
   const insert = db.prepare(`
-    INSERT INTO observations (session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified,
+    INSERT INTO observations (id, session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified,
       source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims)
-    VALUES (@sessionId, @project, @type, @title, @subtitle, @narrative, @facts, @concepts, @filesRead, @filesModified,
+    VALUES (@id, @sessionId, @project, @type, @title, @subtitle, @narrative, @facts, @concepts, @filesRead, @filesModified,
       @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt, @claims)`);
   const countStmt = db.prepare('SELECT count(*) AS n FROM observations');
   const recentForProject = db.prepare('SELECT * FROM observations WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT ?');
   const recentForSession = db.prepare('SELECT type, title FROM observations WHERE session_id = ? ORDER BY id DESC LIMIT ?');
   const byId = db.prepare('SELECT * FROM observations WHERE id = ?');
+  const searchIndex = createSearchIndex(db);
   const bySession = db.prepare('SELECT * FROM observations WHERE session_id = ? ORDER BY id');
 
   return {
-    /** `claims`: what verification found for each claim (ClaimRecord[]), kept as provenance. */
-    insert(observation: ParsedObservation, provenance: Provenance, claims: readonly unknown[] = []): number {
-      return Number(
+    /**
+     * `claims`: what verification found for each claim (ClaimRecord[]), kept as provenance.
+     * `id`: an imported row keeps its id; null takes the next one.
+     */
+    insert(observation: ParsedObservation, provenance: Provenance, claims: readonly unknown[] = [], id: number | null = null): number {
+      const rowid = Number(
         insert.run({
+          id,
           ...provenance,
           claims: JSON.stringify(claims),
           type: observation.type,
@@ -51,6 +57,9 @@ export function createObservations(db: Database.Database) {
           sourceMessageIds: JSON.stringify(provenance.sourceMessageIds),
         }).lastInsertRowid,
       );
+      // In the caller's transaction: the row and its index entry commit (or roll back) together.
+      searchIndex.addObservation(rowid, observation);
+      return rowid;
     },
     count: () => (countStmt.get() as { n: number }).n,
     get(id: number): StoredObservation | null {

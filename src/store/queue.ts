@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-import { absolutePathKey } from '../observer/file-claims.js';
-import { inputPreview, toolEvidence } from '../observer/tool-evidence.js';
+import type { QueuedEvent } from '../hosts/index.js';
 
 export type MessageKind = 'observation' | 'summary';
 
@@ -9,16 +8,33 @@ export interface QueueMessage {
   sessionId: string;
   kind: MessageKind;
   toolUseId: string | null;
-  payload: unknown;
+  payload: QueuedEvent;
   attempts: number;
   createdAt: number;
+}
+
+/** A tool call's identity and the files it touched, kept after its queue row is confirmed (provenance). */
+export interface ToolEventRecord {
+  toolName: string;
+  inputPreview: string;
+  failed: boolean;
+  filesWritten: string[];
+  filesRead: string[];
+  /** The written files as absolute path keys, for the session's file evidence. */
+  writtenKeys: string[];
+  /** A failure's error text (shortened) and exit code, when the call failed. */
+  error?: string | null;
+  exitCode?: number | null;
 }
 
 export interface EnqueueInput {
   sessionId: string;
   kind: MessageKind;
+  /** Same key, same session: a duplicate (tool_use_id for tool events). */
   toolUseId?: string | null;
-  payload: unknown;
+  payload: QueuedEvent;
+  /** Stored with an observation message. */
+  toolEvent?: ToolEventRecord | null;
   nowMs: number;
 }
 
@@ -62,7 +78,7 @@ export function createQueue(db: Database.Database) {
 
   const recordWritten = db.prepare('INSERT OR IGNORE INTO session_files_written (session_id, path) VALUES (?, ?)');
   const recordEvent = db.prepare(
-    'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, error, exit_code, payload_chars, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
 
   const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
@@ -71,17 +87,14 @@ export function createQueue(db: Database.Database) {
       const existing = seen.get(input.sessionId, toolUseId) as { queue_id: number } | undefined;
       if (existing) return { status: 'duplicate', id: existing.queue_id };
     }
-    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, JSON.stringify(input.payload ?? null), input.nowMs).lastInsertRowid);
+    const payload = JSON.stringify(input.payload);
+    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs).lastInsertRowid);
     if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
-    if (input.kind === 'observation') {
+    const tool = input.toolEvent;
+    if (tool) {
       // The session's file evidence and `memtrace show`'s provenance outlive the queue row.
-      const p = (input.payload ?? {}) as { tool_name?: unknown; tool_input?: unknown; error?: unknown };
-      const toolName = typeof p.tool_name === 'string' ? p.tool_name : 'unknown';
-      const failed = typeof p.error === 'string';
-      const evidence = toolEvidence(toolName, p.tool_input, failed);
-      recordEvent.run(id, input.sessionId, toolUseId, toolName, inputPreview(p.tool_input), failed ? 1 : 0, JSON.stringify(evidence.written), JSON.stringify(evidence.read), input.nowMs);
-      const cwd = typeof (p as { cwd?: unknown }).cwd === 'string' ? ((p as { cwd: string }).cwd) : null;
-      for (const written of evidence.written) recordWritten.run(input.sessionId, absolutePathKey(written, cwd));
+      recordEvent.run(id, input.sessionId, toolUseId, tool.toolName, tool.inputPreview, tool.failed ? 1 : 0, JSON.stringify(tool.filesWritten), JSON.stringify(tool.filesRead), tool.error ?? null, tool.exitCode ?? null, payload.length, input.nowMs);
+      for (const key of tool.writtenKeys) recordWritten.run(input.sessionId, key);
     }
     return { status: 'queued', id };
   });
@@ -125,8 +138,22 @@ function toMessage(row: QueueRow): QueueMessage {
     sessionId: row.session_id,
     kind: row.kind,
     toolUseId: row.tool_use_id,
-    payload: JSON.parse(row.payload) as unknown,
+    payload: queuedEventOf(row),
     attempts: row.attempts,
     createdAt: row.created_at,
   };
+}
+
+/**
+ * The stored payload as the event it is. Rows written before events carried their `kind`
+ * (0.2.0 and older) are read by their shape: an observation with `error` was a failure.
+ */
+function queuedEventOf(row: QueueRow): QueuedEvent {
+  const value = JSON.parse(row.payload) as Record<string, unknown> | null;
+  const payload = value !== null && typeof value === 'object' ? value : {};
+  const at = typeof payload.at === 'number' ? payload.at : row.created_at;
+  if (typeof payload.kind === 'string') return { ...payload, session_id: row.session_id, at } as QueuedEvent;
+  if (row.kind === 'summary') return { ...payload, kind: 'stop', session_id: row.session_id, at } as QueuedEvent;
+  const kind = typeof payload.error === 'string' ? 'post_tool_use_failure' : 'post_tool_use';
+  return { tool_name: 'unknown', tool_input: null, ...payload, kind, session_id: row.session_id, at } as QueuedEvent;
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ParsedSummary } from '../observer/types.js';
 import type { Provenance } from './observations.js';
+import { createSearchIndex } from './search-index.js';
 
 export interface StoredSummary extends ParsedSummary {
   id: number;
@@ -19,18 +20,27 @@ export type Summaries = ReturnType<typeof createSummaries>;
 
 export function createSummaries(db: Database.Database) {
   const insert = db.prepare(`
-    INSERT INTO summaries (session_id, project, request, investigated, learned, completed, next_steps, notes,
+    INSERT INTO summaries (id, session_id, project, request, investigated, learned, completed, next_steps, notes,
       source_message_ids, provider, model, prompt_version, created_at, claims)
-    VALUES (@sessionId, @project, @request, @investigated, @learned, @completed, @next_steps, @notes,
+    VALUES (@id, @sessionId, @project, @request, @investigated, @learned, @completed, @next_steps, @notes,
       @sourceMessageIds, @provider, @model, @promptVersion, @createdAt, @claims)`);
   const latest = db.prepare('SELECT * FROM summaries WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT 1');
   const countStmt = db.prepare('SELECT count(*) AS n FROM summaries');
+  const byId = db.prepare('SELECT * FROM summaries WHERE id = ?');
   const bySession = db.prepare('SELECT * FROM summaries WHERE session_id = ? ORDER BY id');
+  const searchIndex = createSearchIndex(db);
 
   return {
-    insert(summary: ParsedSummary, provenance: Omit<Provenance, 'discoveryTokens'>, claims: readonly unknown[] = []): number {
+    /** `id`: an imported row keeps its id; null takes the next one. Indexed for search in the caller's transaction. */
+    insert(summary: ParsedSummary, provenance: Omit<Provenance, 'discoveryTokens'>, claims: readonly unknown[] = [], id: number | null = null): number {
       const { request, investigated, learned, completed, next_steps, notes } = summary;
-      return Number(insert.run({ request, investigated, learned, completed, next_steps, notes, ...provenance, claims: JSON.stringify(claims), sourceMessageIds: JSON.stringify(provenance.sourceMessageIds) }).lastInsertRowid);
+      const rowid = Number(insert.run({ id, request, investigated, learned, completed, next_steps, notes, ...provenance, claims: JSON.stringify(claims), sourceMessageIds: JSON.stringify(provenance.sourceMessageIds) }).lastInsertRowid);
+      searchIndex.addSummary(rowid, summary);
+      return rowid;
+    },
+    get(id: number): StoredSummary | null {
+      const row = byId.get(id) as Record<string, unknown> | undefined;
+      return row ? toStoredSummary(row) : null;
     },
     latestForProject(project: string | null): StoredSummary | null {
       const row = latest.get(project) as Record<string, unknown> | undefined;
@@ -41,7 +51,7 @@ export function createSummaries(db: Database.Database) {
   };
 }
 
-function toStoredSummary(row: Record<string, unknown>): StoredSummary {
+export function toStoredSummary(row: Record<string, unknown>): StoredSummary {
   return {
     id: row.id as number,
     sessionId: row.session_id as string,

@@ -9,6 +9,11 @@ export interface ToolEventRow {
   failed: boolean;
   filesWritten: string[];
   filesRead: string[];
+  /** A failed call's error (its first lines) and exit code, when known. */
+  error: string | null;
+  exitCode: number | null;
+  /** Characters of the payload the queue stored (a large output is stored shortened); null for rows older than the column. */
+  payloadChars: number | null;
   createdAt: number;
 }
 
@@ -18,6 +23,7 @@ export type ToolEvents = ReturnType<typeof createToolEvents>;
 export function createToolEvents(db: Database.Database) {
   const written = db.prepare('SELECT path FROM session_files_written WHERE session_id = ? AND path IN (SELECT value FROM json_each(?))');
   const byIds = db.prepare('SELECT * FROM tool_events WHERE queue_id IN (SELECT value FROM json_each(?)) ORDER BY queue_id');
+  const ofSession = db.prepare('SELECT * FROM tool_events WHERE session_id = ? ORDER BY queue_id');
   const toRow = (r: Record<string, unknown>): ToolEventRow => ({
     queueId: r.queue_id as number,
     sessionId: r.session_id as string,
@@ -27,6 +33,9 @@ export function createToolEvents(db: Database.Database) {
     failed: r.failed === 1,
     filesWritten: JSON.parse(r.files_written as string) as string[],
     filesRead: JSON.parse(r.files_read as string) as string[],
+    error: (r.error as string | null) ?? null,
+    exitCode: (r.exit_code as number | null) ?? null,
+    payloadChars: (r.payload_chars as number | null) ?? null,
     createdAt: r.created_at as number,
   });
   return {
@@ -36,5 +45,7 @@ export function createToolEvents(db: Database.Database) {
       return new Set((written.all(sessionId, JSON.stringify(paths)) as Array<{ path: string }>).map((r) => r.path));
     },
     byQueueIds: (ids: readonly number[]) => (byIds.all(JSON.stringify(ids)) as Array<Record<string, unknown>>).map(toRow),
+    /** Every tool event the session delivered, in arrival order. */
+    forSession: (sessionId: string) => (ofSession.all(sessionId) as Array<Record<string, unknown>>).map(toRow),
   };
 }

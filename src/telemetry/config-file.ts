@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writePrivateFileAtomic } from '../data-dir/private-files.js';
 import type { ConfigFileState } from './consent.js';
 
 /** DATA_DIR/telemetry.json: the user's choice, the install id and whether the notice was shown. */
@@ -47,19 +48,9 @@ export function readTelemetryConfig(dataDir: string): ConfigRead {
   return { state: { status: 'ok', enabled: config.enabled }, config };
 }
 
-/** Atomic: write a temp file in the same directory, fsync, rename over the old one. */
+/** Atomic, and private: `telemetry disable` on a fresh install creates DATA_DIR 0700 and this file 0600. */
 export function writeTelemetryConfig(dataDir: string, config: TelemetryConfig): void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const target = configPath(dataDir);
-  const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  const fd = fs.openSync(temp, 'w', 0o600);
-  try {
-    fs.writeSync(fd, `${JSON.stringify(config, null, 2)}\n`);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temp, target);
+  writePrivateFileAtomic(configPath(dataDir), `${JSON.stringify(config, null, 2)}\n`);
 }
 
 /** The existing config, or a new one with a fresh install id (never replaces a corrupt file silently). */

@@ -1,3 +1,4 @@
+import { backoffDelayMs } from '../backoff.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { nodeTimers, type Timers } from '../timers.js';
@@ -20,8 +21,8 @@ const INTERVAL_MS = 30_000;
 export const SINK_BACKOFF = { baseMs: 2_000, capMs: 20_000, longOutageAfterMs: 15 * 60_000, longCapMs: 300_000 } as const;
 
 export function sinkRetryDelayMs(failures: number, outageMs: number): number {
-  const cap = outageMs >= SINK_BACKOFF.longOutageAfterMs ? SINK_BACKOFF.longCapMs : SINK_BACKOFF.capMs;
-  return Math.min(cap, SINK_BACKOFF.baseMs * 2 ** Math.min(Math.max(failures - 1, 0), 20));
+  const capMs = outageMs >= SINK_BACKOFF.longOutageAfterMs ? SINK_BACKOFF.longCapMs : SINK_BACKOFF.capMs;
+  return backoffDelayMs({ baseMs: SINK_BACKOFF.baseMs, capMs }, failures - 1);
 }
 
 export interface SinkState {

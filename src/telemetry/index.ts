@@ -1,12 +1,15 @@
 export { TELEMETRY_EVENTS, BASE_FIELDS, eventSpec, type EventSpec, type FieldSpec, type FieldType } from './schema.js';
 export { count, COUNT, EPOCH_MS, windowStart } from './field-types.js';
 export { scrubProperties, allowedKeys, type ScrubResult } from './scrub.js';
-export { normalizeModelId } from './model-id.js';
+export { isKnownModelId, normalizeModelId } from './model-id.js';
 export { newTurnAccumulator, foldTurn, mergeTurnAccumulators, finalizeTurnRollup, turnRollupDue, TURN_COUNTERS } from './rollups/observer-turn.js';
 export { newInjectionAccumulator, foldInjection, finalizeInjectionRollup, INJECTION_WINDOW_MS, windowStartFor } from './rollups/context-injection.js';
 export { addCounters, counterWindowKey, finalizeCounterWindow, newCounterWindow, COUNTER_WINDOW_MS, type CounterWindow } from './rollups/counter-window.js';
 export { hookDurationBucket, HOOK_DURATION_BUCKETS, HOOK_EVENTS, HOOK_INSTALL_MODES, type HookEventName, type HookInstallMode } from './events/hook-rollup.js';
 export { MINING_TRIGGERS, type MiningTrigger } from './events/mining-rollup.js';
+export { agentShareBucket, AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from './events/agent-time-rollup.js';
+export { REDACTION_EDGES, redactionIncrements, type RedactionEdge } from './events/redaction-rollup.js';
+export { MEMORY_ACCESS_VIA, SEARCH_LATENCY_BUCKETS, searchLatencyBucket, type MemoryAccessVia, type SearchLatencyBucket } from './events/memory-access-rollup.js';
 export { eventUuid } from './event-id.js';
 export { resolveConsent, isDebugMode, errorCaptureEnabled, type Consent, type ConsentLayer } from './consent.js';
 export { redactErrorText, errorFingerprint, createExceptionLimiter } from './redact.js';

@@ -1,7 +1,10 @@
+import { redactTextInto } from '../memory/redact.js';
+
 /**
  * Error text is the one place free text could leak, so it is capped first (8 KB, before any
- * pattern runs) and then stripped of everything that can identify a person or a secret.
- * Every pattern is linear: no nested quantifiers.
+ * pattern runs), then passed through the store's secret redactor (every kind it knows, such as
+ * a private key block or an AWS secret key after its label), and then stripped of everything
+ * that can identify a person or a secret. Every pattern is linear: no nested quantifiers.
  */
 export const REDACT_INPUT_CAP = 8 * 1024;
 
@@ -22,7 +25,7 @@ const RULES: Array<[RegExp, string | ((m: string) => string)]> = [
 ];
 
 export function redactErrorText(text: string, options: { homeDir?: string } = {}): string {
-  let out = String(text).slice(0, REDACT_INPUT_CAP);
+  let out = redactTextInto(String(text).slice(0, REDACT_INPUT_CAP), {});
   if (options.homeDir && options.homeDir.length > 1) out = out.split(options.homeDir).join('~');
   for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement as string);
   return out.slice(0, 1024);

@@ -1,10 +1,13 @@
 import { OBSERVATION_TYPES } from '../observer/types.js';
 import { ABORT_REASONS } from '../observer/turn-record.js';
-import { MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
-import { count, COUNT, EPOCH_MS, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
+import { isKnownModelId, MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
+import { count, COUNT, EPOCH_MS, PLATFORM, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
 import { HOOK_ROLLUP } from './events/hook-rollup.js';
 import { COMPACTION_ROLLUP } from './events/compaction-rollup.js';
 import { MINING_ROLLUP } from './events/mining-rollup.js';
+import { AGENT_TIME_ROLLUP } from './events/agent-time-rollup.js';
+import { REDACTION_ROLLUP } from './events/redaction-rollup.js';
+import { MEMORY_ACCESS_ROLLUP } from './events/memory-access-rollup.js';
 
 export type { EventSpec, FieldSpec, FieldType } from './field-types.js';
 
@@ -48,8 +51,9 @@ const OBSERVER_TURN_ROLLUP: EventSpec = {
     { key: 'total_cost_usd', type: { kind: 'number', min: 0, max: 1_000_000 }, description: 'cost over turns with a known cost (absent if none known)' },
     count('turns_usage_unknown', 'turns whose usage the provider did not report'),
     { key: 'avg_duration_ms', type: { kind: 'number', min: 0, max: 86_400_000 }, description: 'mean observer call duration' },
-    { key: 'top_model', type: { kind: 'pattern', pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`), maxLength: MODEL_ID_MAX_LENGTH, shape: 'known model id or other' }, description: 'most used model' },
+    { key: 'top_model', type: { kind: 'pattern', pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`), maxLength: MODEL_ID_MAX_LENGTH, shape: 'known model id or other', check: (v) => v === 'other' || isKnownModelId(v) }, description: 'most used model' },
     { key: 'provider', type: PROVIDER, description: 'observer provider' },
+    { key: 'platform', type: PLATFORM, description: 'the agent host the session ran on (claude-code, gemini-cli, codex; other for any other)' },
     { key: 'rollup_reason', type: { kind: 'enum', values: ROLLUP_REASONS }, description: 'why this rollup was sent' },
     { key: 'window_seq', type: { kind: 'int', min: 0, max: 1_000_000 }, description: 'rollup number within the session (safety flushes)' },
     { key: 'window_start_ts', type: EPOCH_MS, description: 'first turn of the window (epoch ms)' },
@@ -108,7 +112,7 @@ const EXCEPTION: EventSpec = {
 };
 
 /** Every event memtrace can send. A new event is a file in events/ and one entry here. */
-export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, HOOK_ROLLUP, COMPACTION_ROLLUP, MINING_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
+export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, HOOK_ROLLUP, AGENT_TIME_ROLLUP, COMPACTION_ROLLUP, MINING_ROLLUP, REDACTION_ROLLUP, MEMORY_ACCESS_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
 
 export function eventSpec(name: string): EventSpec | undefined {
   return TELEMETRY_EVENTS.find((e) => e.name === name);

@@ -23,7 +23,7 @@ function checkFor(type: FieldType): Check {
       return (v): v is boolean => typeof v === 'boolean';
     case 'pattern':
       // Length first: a 200 KB hostile string costs a comparison, not a regex run.
-      return (v): v is string => typeof v === 'string' && v.length <= type.maxLength && type.pattern.test(v);
+      return (v): v is string => typeof v === 'string' && v.length <= type.maxLength && type.pattern.test(v) && (type.check?.(v) ?? true);
   }
 }
 

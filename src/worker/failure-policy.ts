@@ -1,5 +1,8 @@
 import { ProviderError, type ProviderErrorKind } from '../providers/types.js';
 import type { AbortReason } from '../observer/turn-record.js';
+import { backoffDelayMs, type BackoffSchedule } from '../backoff.js';
+
+export type { BackoffSchedule } from '../backoff.js';
 
 /**
  * What the loop does with a failed observer call, decided from the typed error only.
@@ -27,16 +30,10 @@ export function decideFailure(error: unknown): FailureDecision {
   return { action: 'release', abortReason: 'transport', retryAfterMs: null };
 }
 
-export interface BackoffSchedule {
-  baseMs: number;
-  capMs: number;
-}
-
 /** The longest a provider's Retry-After is honoured (documented in docs/architecture.md). */
 export const RETRY_AFTER_CAP_MS = 3_600_000;
 
-/** Backoff as data: base × 2^attempt, capped; a longer Retry-After wins, up to RETRY_AFTER_CAP_MS. */
+/** The loop's wait: its schedule, and a longer Retry-After honoured up to RETRY_AFTER_CAP_MS. */
 export function retryDelayMs(attempt: number, schedule: BackoffSchedule, retryAfterMs: number | null): number {
-  const exponential = Math.min(schedule.capMs, schedule.baseMs * 2 ** Math.min(Math.max(attempt, 0), 30));
-  return retryAfterMs !== null && retryAfterMs > exponential ? Math.min(retryAfterMs, RETRY_AFTER_CAP_MS) : exponential;
+  return backoffDelayMs(schedule, attempt, { ms: retryAfterMs, capMs: RETRY_AFTER_CAP_MS });
 }

@@ -1,19 +1,61 @@
 import type { HookStats } from './hook-accounting.js';
 import type { LoopStatus } from './observer-loop.js';
+import type { RetentionReport } from '../memory/retention.js';
+import type { StoreSize } from '../store/index.js';
+
+/** The store's size against its budget and what retention last removed: sizes and counts only. */
+export interface StoreHealth {
+  size: StoreSize;
+  budgetBytes: number;
+  retentionDays: number;
+  lastRetention: RetentionReport | null;
+}
+
+export function storeHealthReport(store: StoreHealth): Record<string, unknown> {
+  const used = (store.size.pageCount - store.size.freePages) * store.size.pageSize;
+  const last = store.lastRetention;
+  return {
+    bytes: store.size.bytes,
+    used_bytes: used,
+    budget_bytes: store.budgetBytes,
+    over_budget: used > store.budgetBytes,
+    auto_vacuum: store.size.autoVacuum,
+    raw_retention_days: store.retentionDays,
+    last_retention:
+      last === null
+        ? null
+        : {
+            at: new Date(last.at).toISOString(),
+            removed: { tool_events: last.removed.toolEvents, prompts: last.removed.prompts, session_files: last.removed.sessionFiles, spool_files: last.removed.spoolFiles, unprocessed_dropped: last.removed.unprocessedDropped },
+            removed_for_budget: last.removedForBudget,
+            bytes_before: last.bytesBefore,
+            bytes_after: last.bytesAfter,
+          },
+  };
+}
+
+/** What /health and `worker status` say when no provider is configured: a mode, not a fault. */
+export function notObservingNote(providerName: string): string {
+  return `no observer provider (${providerName}): events are stored, not observed; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or MEMTRACE_PROVIDER) and restart the worker to observe them`;
+}
 
 /** /health: why the worker is degraded and when it tries again; counts and ages only, nothing private. */
-export function healthReport(loop: LoopStatus, queueDepth: number, hooks: HookStats, providerName: string): { status: 'ok' | 'degraded' } & Record<string, unknown> {
+export function healthReport(loop: LoopStatus, queueDepth: number, hooks: HookStats, providerName: string, store?: StoreHealth): { status: 'ok' | 'degraded' } & Record<string, unknown> {
   const degraded: Array<Record<string, unknown>> = [];
-  // Events are kept, but nothing observes them until a provider is configured.
-  if (providerName === 'none') degraded.push({ reason: 'no_provider' });
   if (loop.providerWait) degraded.push({ reason: loop.providerWait.reason, next_attempt_at: loop.providerWait.next_attempt_at, failures: loop.providerWait.failures });
   if (loop.storeFault) degraded.push({ reason: loop.storeFault.reason, since: loop.storeFault.since, messages_to_release: loop.storeFault.unreleased });
+  const storeReport = store === undefined ? undefined : storeHealthReport(store);
+  // Observations are never dropped to meet the budget: the worker says so instead.
+  if (storeReport?.over_budget === true) degraded.push({ reason: 'store_over_budget', bytes: storeReport.used_bytes, budget_bytes: storeReport.budget_bytes });
   return {
     status: degraded.length > 0 ? 'degraded' : 'ok',
     queue_depth: queueDepth,
+    observing: loop.observing,
+    ...(loop.observing ? {} : { note: notObservingNote(providerName) }),
     degraded,
     in_flight: loop.inFlight.length,
     in_flight_age_ms: loop.inFlight.map((c) => c.ageMs),
     hooks,
+    ...(storeReport === undefined ? {} : { store: storeReport }),
   };
 }

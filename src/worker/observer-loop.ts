@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { ObserverProvider } from '../providers/types.js';
+import { canObserve, type ObserverProvider } from '../providers/types.js';
 import { storageFaultOf, type StorageFault } from '../store/storage-fault.js';
 import { createFailureHandler } from './failure-handling.js';
 import type { BackoffSchedule } from './failure-policy.js';
@@ -40,6 +40,8 @@ export interface ObserverLoopDeps {
 }
 
 export interface LoopStatus {
+  /** False with provider `none`: events are kept, nothing is claimed. */
+  observing: boolean;
   inFlight: Array<{ messageId: number; ageMs: number; probe: boolean }>;
   providerWait: ProviderWaitStatus | null;
   storeFault: { reason: StorageFault; since: string; unreleased: number } | null;
@@ -70,6 +72,7 @@ export interface ObserverLoop {
  */
 export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoopDeps): ObserverLoop {
   const { queue, clock, log, telemetry } = deps;
+  const observing = canObserve(deps.provider);
   const gate = createProviderGate({ busy: config.backoff, refused: config.authProbe });
   const failures = createFailureHandler({ queue, gate, telemetry, log, provider: deps.provider, backoff: config.backoff });
   const busy = new Map<string, { controller: AbortController; messageId: number; startedMs: number; probe: boolean }>();
@@ -96,7 +99,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   }
 
   function pump(): void {
-    if (stopping) return;
+    if (stopping || !observing) return;
     try {
       const nowMs = clock.now();
       if (storeFault && !probeStore(nowMs)) return arm(nowMs + config.storeProbeMs);
@@ -224,6 +227,8 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   return {
     wake,
     sessionEnded(sessionId) {
+      // Nothing is observed in this run, so the session's rollup has nothing to wait for.
+      if (!observing) return telemetry.sessionEnded(sessionId, clock.now());
       ending.add(sessionId);
       finishIfEnded(sessionId);
     },
@@ -243,6 +248,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     status() {
       const nowMs = clock.now();
       return {
+        observing,
         inFlight: [...busy.values()].map((b) => ({ messageId: b.messageId, ageMs: Math.max(0, nowMs - b.startedMs), probe: b.probe })),
         providerWait: gate.status(),
         storeFault: storeFault ? { reason: storeFault.reason, since: new Date(storeFault.sinceMs).toISOString(), unreleased: failures.unreleasedCount() } : null,

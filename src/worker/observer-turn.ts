@@ -10,6 +10,8 @@ import { decideObserverOutput } from '../observer/index.js';
 import type { CommitVerifier } from './commit-verifier.js';
 import type { LoopMessage, RunTurn } from './observer-loop.js';
 import type { TurnRecord } from '../observer/turn-record.js';
+import { redactTextInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import type { Prompt } from '../observer/prompts.js';
 
 /** Reply budget for one observer call: a few observations or one summary. */
 const MAX_OUTPUT_TOKENS = 4096;
@@ -22,6 +24,17 @@ export interface ObserverTurnDeps {
   /** Checks claimed commit hashes against the repository (async, one git process per turn). */
   verifier?: CommitVerifier;
   recordTurn(turn: TurnRecord, nowMs: number): void;
+  /** The final guard's finds (edge observer_guard): non-zero only if an edge before it missed one. */
+  reportRedactions?(edge: 'observer_guard', counts: RedactionCounts, nowMs: number): void;
+}
+
+/**
+ * The last look before text leaves for the LLM provider. Queue payloads were redacted when they
+ * arrived; what this can still catch is text stored by an older version (session prompts,
+ * observation titles) or an edge that missed one.
+ */
+function guardPrompt(prompt: Prompt, counts: RedactionCounts): Prompt {
+  return { system: redactTextInto(prompt.system, counts), messages: prompt.messages.map((m) => ({ ...m, content: redactTextInto(m.content, counts) })) };
 }
 
 /**
@@ -35,35 +48,32 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     if (!claimed) throw new Error(`claimed message ${message.id} vanished from the queue`);
     const session = deps.store.sessions.get(message.sessionId);
     const sessionInfo = { project: session?.project ?? null, userPrompt: deps.store.sessions.latestPrompt(message.sessionId) ?? session?.prompt ?? null };
-    const payload = (claimed.payload ?? {}) as Record<string, unknown>;
+    const event = claimed.payload;
     const prompt =
-      claimed.kind === 'observation'
-        ? buildObservationPrompt(
+      event.kind === 'stop'
+        ? buildSummaryPrompt({ lastAssistantMessage: event.last_assistant_message ?? null, recentObservations: deps.store.observations.recentForSession(message.sessionId, 30) }, sessionInfo)
+        : buildObservationPrompt(
             {
-              toolName: typeof payload.tool_name === 'string' ? payload.tool_name : 'unknown',
-              toolInput: payload.tool_input,
-              toolResponse: payload.tool_response,
-              failure: typeof payload.error === 'string' ? { error: payload.error, interrupted: payload.is_interrupt === true } : null,
-              cwd: typeof payload.cwd === 'string' ? payload.cwd : null,
-              atMs: typeof payload.at === 'number' ? payload.at : claimed.createdAt,
-            },
-            sessionInfo,
-          )
-        : buildSummaryPrompt(
-            {
-              lastAssistantMessage: typeof payload.last_assistant_message === 'string' ? payload.last_assistant_message : null,
-              recentObservations: deps.store.observations.recentForSession(message.sessionId, 30),
+              toolName: event.tool_name,
+              toolInput: event.tool_input,
+              toolResponse: event.tool_response,
+              failure: event.kind === 'post_tool_use_failure' ? { error: event.error, interrupted: event.is_interrupt === true } : null,
+              cwd: event.cwd ?? null,
+              atMs: event.at,
             },
             sessionInfo,
           );
     const startedMs = deps.clock.now();
-    const reply = await deps.provider.complete({ ...prompt, maxOutputTokens: MAX_OUTPUT_TOKENS, signal });
+    const guardCounts: RedactionCounts = {};
+    const guarded = guardPrompt(prompt, guardCounts);
+    if (totalRedactions(guardCounts) > 0) deps.reportRedactions?.('observer_guard', guardCounts, startedMs);
+    const reply = await deps.provider.complete({ ...guarded, maxOutputTokens: MAX_OUTPUT_TOKENS, signal });
     // A reply that arrives after the loop gave up on the call must not confirm a released message.
     signal.throwIfAborted();
     const decision = decideObserverOutput(reply.text);
     // Claims are checked before the turn's transaction, without blocking the event loop.
     const hashes = decision.outcome === 'parsed' ? hashesToCheck(decision.observations, decision.summary) : [];
-    const cwd = typeof payload.cwd === 'string' && payload.cwd !== '' ? payload.cwd : (session?.cwd ?? null);
+    const cwd = event.cwd ? event.cwd : (session?.cwd ?? null);
     const commitVerdicts = hashes.length > 0 && deps.verifier ? await deps.verifier.check(cwd, hashes) : new Map();
     // File claims are looked up, not the session's whole history: one indexed query per turn.
     const root = session?.project?.startsWith('/') ? session.project : cwd;

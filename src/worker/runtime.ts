@@ -1,24 +1,34 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { WorkerConfig } from '../config.js';
-import { openStore, type Store } from '../store/index.js';
+import { createRawData, enableIncrementalVacuum, openStore, type Store } from '../store/index.js';
+import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention, type RetentionSchedule, type RetentionTask } from '../memory/retention.js';
+import { pruneSpool } from '../data-dir/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
-import type { ObserverProvider } from '../providers/types.js';
-import { loadCompactionConfig, startCompaction } from '../compaction/index.js';
+import { canObserve, type ObserverProvider } from '../providers/types.js';
+import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
-import { listenLoopback } from '../http-edge/index.js';
+import { listenLoopback, listenUnixSocket } from '../http-edge/index.js';
+import { createHookApp } from '../server/hook-app.js';
+import { adapterFor, isHostName } from '../hosts/index.js';
+import { createContextFiles } from './context-files.js';
+import { hookDoor } from './hook-door.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
-import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, type WorkerLock } from '../data-dir/index.js';
+import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, SOCKET_PATH_LIMIT, WORKER_SOCKET, writeContextFile, type WorkerLock } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
+import { totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
 import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
 import { replaySpool } from './spool-replay.js';
 import { createWorkerServices } from './worker-services.js';
 import { createRunTurn } from './observer-turn.js';
-import { nodeTimers } from '../timers.js';
+import { nodeTimers, type Timers } from '../timers.js';
 import { storeLoopQueue } from './store-loop-queue.js';
+import { platformOf } from '../hosts/platforms.js';
+import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 
 export interface WorkerOptions {
@@ -38,6 +48,12 @@ export interface WorkerOptions {
   tickMs?: number;
   /** `--watch`: mine Claude Code transcripts into the same queue (SPEC §4.9). */
   watch?: TranscriptWatchConfig | null;
+  /** When retention passes run (tests); its timers are `timers` below. */
+  retention?: RetentionSchedule;
+  /** Timers of the background tasks that take them (retention); real unref'd timers by default. */
+  timers?: Timers;
+  /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
+  redactBody?: <T>(value: T, counts: RedactionCounts) => T;
 }
 
 export interface RunningWorker {
@@ -48,6 +64,7 @@ export interface RunningWorker {
   recoveredClaimed: number;
   previousShutdown: 'clean' | 'crash' | 'unknown';
   watcher: TranscriptWatcher;
+  retention: RetentionTask;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
 }
@@ -76,6 +93,12 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const store = openStore(config.dbFile, { backgroundCheckpoints: true, recoverClaimed: true });
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
+  try {
+    if (enableIncrementalVacuum(store.db) === 'converted') log.info('the store was rewritten once so retention can return freed space (auto_vacuum=INCREMENTAL)');
+  } catch (error) {
+    // Retention still prunes; the file just keeps its size until the conversion succeeds.
+    log.warn('could not turn on incremental vacuum; freed space stays inside the file', { error: String(error) });
+  }
 
   const telemetry = createTelemetry(
     { dataDir: config.dataDir, env: options.env, appVersion: APP_VERSION, provider: options.provider.name },
@@ -90,6 +113,15 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   );
   const { previousShutdown } = telemetry.start(clock.now());
 
+  const reportRedactions = (edge: RedactionEdge, counts: RedactionCounts, nowMs: number) => {
+    if (totalRedactions(counts) > 0) telemetry.recordCounters('redaction_rollup', { edge }, redactionIncrements(counts), nowMs);
+  };
+
+  // A turn is counted under its session's agent host (the rollup's platform).
+  const recordTurn = (turn: TurnRecord, nowMs: number) => {
+    const platform = store.sessions.get(turn.sessionId)?.platform;
+    telemetry.recordTurn(platform ? { ...turn, platform: platformOf(platform) } : turn, nowMs);
+  };
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const loop = createObserverLoop(loopConfig, {
     queue: storeLoopQueue(store),
@@ -99,23 +131,37 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       clock,
       log,
       verifier: options.commitVerifier ?? createGitCommitVerifier({ timeoutMs: 2_000 }),
-      recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs),
+      recordTurn,
+      reportRedactions,
     }),
     provider: options.provider,
-    telemetry,
+    telemetry: { recordTurn, sessionEnded: telemetry.sessionEnded, captureException: telemetry.captureException },
     clock,
     log,
     timers: nodeTimers,
   });
+
+  const raw = createRawData(store.db);
+  const retention = startRetention(
+    { rawRetentionDays: config.rawRetentionDays, maxDbBytes: config.maxDbMb * 1024 * 1024, batch: DEFAULT_RETENTION_BATCH },
+    options.retention ?? DEFAULT_RETENTION_SCHEDULE,
+    { raw, pruneSpool: (cutoffMs) => pruneSpool(config.dataDir, cutoffMs), clock, timers: options.timers ?? nodeTimers, log },
+  );
 
   let port = config.port;
   const hooks = createHookAccounting(telemetry, { defer: setImmediate });
   const projectOf = createProjectResolver();
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
   // after a session ends (its background hooks may have been cut off) and when idle.
-  const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, { store, clock, log, telemetry, wake: (id) => loop.wake(id), projectOf });
-  const app = createApp(
-    createWorkerServices({
+  const contextFiles = createContextFiles({ db: store.db, dataDir: config.dataDir });
+  const keepContext = (cwd: string, output: string) => {
+    try {
+      writeContextFile(config.dataDir, cwd, output === '' ? null : output);
+    } catch (error) {
+      log.warn('could not keep the context file', { error: String(error) });
+    }
+  };
+  const services = createWorkerServices({
       store,
       loop,
       telemetry,
@@ -128,28 +174,69 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       port: () => port,
       token,
       onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
+      reportRedactions,
+      ...(options.redactBody ? { redactBody: options.redactBody } : {}),
+      storeHealth: () => ({ size: raw.size(), budgetBytes: config.maxDbMb * 1024 * 1024, retentionDays: config.rawRetentionDays, lastRetention: retention.last() }),
       onSessionEnded: (sessionId, transcriptPath) => {
         if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
       },
-    }),
-  );
+      onTurnEnded: (sessionId, transcriptPath) => void watcher.catchUp(sessionId, transcriptPath),
+      keepContext,
+  });
+  const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, {
+    store,
+    clock,
+    log,
+    telemetry,
+    wake: (id) => loop.wake(id),
+    projectOf,
+    quiet: (sessionId) => services.sessionQuiet(sessionId, clock.now()),
+  });
+  const app = createApp(services);
 
+  // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
+  const replay = () =>
+    replaySpool({
+      dataDir: config.dataDir,
+      intake: services.hostIntake,
+      app,
+      port,
+      token,
+      log,
+      nowMs: () => clock.now(),
+      replayed: (entry, nowMs) => hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
+      unreadable: () => hooks.unreadable(),
+    }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
+  await replay();
   const server = await listenLoopback(app, config.port);
   port = server.port;
   lock.update({ port });
-  const replay = () =>
-    replaySpool({ dataDir: config.dataDir, app, port, token, hooks, log, nowMs: () => clock.now() }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
+  const hookSocket = await listenUnixSocket(createHookApp(hookDoor({ dataDir: config.dataDir, intake: services.hostIntake, hooks, log, now: () => clock.now(), reportError: (error) => telemetry.captureException(error, 'server', clock.now()) })), config.dataDir, WORKER_SOCKET, { pathLimit: SOCKET_PATH_LIMIT });
+  // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
+  await replay();
+  const refreshContextFiles = () => {
+    try {
+      contextFiles.refreshChanged(clock.now());
+    } catch (error) {
+      log.warn('could not refresh the context files', { error: String(error) });
+    }
+  };
   const ticker = setInterval(() => {
     telemetry.tick(clock.now());
     void replay();
     loop.rescan();
+    refreshContextFiles();
   }, options.tickMs ?? 30_000);
   ticker.unref();
-  await replay();
   loop.wake();
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
-  const compaction = startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
+  if (!canObserve(options.provider)) log.info('no observer provider: events are stored, not observed');
+  // A provider that cannot summarize is not asked to, every pass, only to fail: compaction stays off.
+  const noSummaries = cannotSummarize(options.provider);
+  if (noSummaries !== null) log.info(`compaction is off: ${noSummaries}`);
+  const compaction =
+    noSummaries === null ? startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters }) : null;
 
   let stopped: Promise<void> | null = null;
   return {
@@ -160,14 +247,18 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     recoveredClaimed: store.recoveredClaimed,
     previousShutdown,
     watcher,
+    retention,
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
+        await retention.stop();
         await watcher.stop();
+        await hookSocket.close();
         await server.close();
-        await compaction.stop();
+        await compaction?.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
+        refreshContextFiles();
         await checkpointer.stop();
         store.close();
         lock.release();

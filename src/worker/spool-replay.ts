@@ -1,35 +1,78 @@
 import type { Hono } from 'hono';
-import { listSpool, readSpooled, removeSpooled } from '../data-dir/spool.js';
+import { isSpooledHookEvent, listSpool, readSpooled, removeSpooled, setAsideUnreadable, type SpoolEntry } from '../data-dir/spool.js';
 import type { Logger } from '../log.js';
-import type { HookAccounting } from './hook-accounting.js';
+import { storageFaultOf } from '../store/storage-fault.js';
+import type { HostIntake } from './host-intake.js';
+
+export interface SpoolReplayDeps {
+  dataDir: string;
+  intake: HostIntake;
+  /** The HTTP app, for entries a 0.2.0 hook wrote (an HTTP call each). */
+  app: Hono;
+  port: number;
+  token: string;
+  log: Logger;
+  nowMs: () => number;
+  /** A spooled event was replayed (it had been spooled for `failure`), or could not be read at all. */
+  replayed(entry: { host: string; event: string; via: string; failure: string }, nowMs: number): void;
+  unreadable(nowMs: number): void;
+}
 
 /**
- * Replays hook calls that were spooled while the worker was down or slow, through the same app
- * (same validation, same dedup), oldest first. A call the store cannot take now (5xx) stays
- * for the next pass; one the API refuses (4xx) would never succeed and is dropped with a log line.
+ * Replays spooled hook events, oldest first, through the same mapping as live ones (same
+ * validation, same dedup by tool id, so a replay after a crash mid-pass is not stored twice).
+ * An event the store cannot take now (a full disk) stays for the next pass, and so does every
+ * later one, to keep their order. An event that can never be read is moved aside and counted.
  */
-export async function replaySpool(deps: { dataDir: string; app: Hono; port: number; token: string; hooks: HookAccounting; log: Logger; nowMs: () => number }): Promise<number> {
+export async function replaySpool(deps: SpoolReplayDeps): Promise<number> {
   let replayed = 0;
   for (const name of listSpool(deps.dataDir)) {
-    const call = readSpooled(deps.dataDir, name);
-    if (!call) {
-      deps.log.warn('spooled hook call unreadable; removed', { file: name });
-      removeSpooled(deps.dataDir, name);
+    const entry = readSpooled(deps.dataDir, name);
+    if (!entry) {
+      deps.log.warn('spooled hook event unreadable; moved to spool/unreadable', { file: name });
+      setAsideUnreadable(deps.dataDir, name);
+      deps.unreadable(deps.nowMs());
       continue;
     }
-    const response = await deps.app.request(call.path, {
-      method: 'POST',
-      headers: { host: `127.0.0.1:${deps.port}`, authorization: `Bearer ${deps.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(call.body),
-    });
-    if (response.status >= 500) {
-      deps.log.warn('spooled hook calls wait: the worker cannot take them now', { status: response.status });
+    let outcome: 'done' | 'unreadable' | 'wait';
+    try {
+      outcome = isSpooledHookEvent(entry) ? replayEvent(deps, entry) : await replayCall(deps, entry);
+    } catch (error) {
+      if (!storageFaultOf(error)) throw error;
+      outcome = 'wait';
+    }
+    if (outcome === 'wait') {
+      deps.log.warn('spooled hook events wait: the worker cannot store them now');
       break;
     }
-    if (response.status >= 400) deps.log.warn('spooled hook call refused; dropped', { path: call.path, status: response.status, body: (await response.text()).slice(0, 300) });
-    removeSpooled(deps.dataDir, name);
-    deps.hooks.replayed(call, deps.nowMs());
+    if (outcome === 'unreadable') {
+      setAsideUnreadable(deps.dataDir, name);
+      deps.unreadable(deps.nowMs());
+    } else removeSpooled(deps.dataDir, name);
+    const e = isSpooledHookEvent(entry) ? entry : { host: 'claude-code', event: entry.hook_event, via: entry.via, failure: entry.failure };
+    deps.replayed({ host: e.host, event: e.event, via: e.via, failure: e.failure }, deps.nowMs());
     replayed += 1;
   }
   return replayed;
+}
+
+function replayEvent(deps: SpoolReplayDeps, entry: Extract<SpoolEntry, { v: 2 }>): 'done' | 'unreadable' {
+  const body = entry.oversized ?? { text: entry.payload !== undefined ? JSON.stringify(entry.payload) : (entry.raw ?? '') };
+  const result = deps.intake.handle({ host: entry.host, event: entry.event, via: entry.via, body, hookElapsedMs: () => null }, deps.nowMs());
+  if ('error' in result) {
+    deps.log.warn('spooled hook event refused', { host: entry.host, event: entry.event, error: result.error });
+    return result.unreadable ? 'unreadable' : 'done';
+  }
+  return 'done';
+}
+
+async function replayCall(deps: SpoolReplayDeps, call: Exclude<SpoolEntry, { v: 2 }>): Promise<'done' | 'wait'> {
+  const response = await deps.app.request(call.path, {
+    method: 'POST',
+    headers: { host: `127.0.0.1:${deps.port}`, authorization: `Bearer ${deps.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(call.body),
+  });
+  if (response.status >= 500) return 'wait';
+  if (response.status >= 400) deps.log.warn('spooled hook call refused; dropped', { path: call.path, status: response.status, body: (await response.text()).slice(0, 300) });
+  return 'done';
 }

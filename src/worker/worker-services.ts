@@ -1,15 +1,21 @@
 import type { Clock } from '../clock.js';
 import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
 import type { Logger } from '../log.js';
-import type { HookCallInfo, WorkerServices } from '../server/app.js';
+import type { WorkerServices } from '../server/app.js';
 import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
-import { healthReport } from './health-report.js';
+import { healthReport, type StoreHealth } from './health-report.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
-import { readLastAssistantText } from '../hook/transcript-tail.js';
+import { adapterDepsFor, lastAssistantTextFor } from '../hosts/adapter-deps.js';
+import { createEventIntake } from './event-intake.js';
+import { createHostIntake, type HostIntake } from './host-intake.js';
+import { createAgentTimeTracker } from './agent-time.js';
+import { adapterFor, isHostName } from '../hosts/index.js';
+import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import type { RedactionEdge } from '../telemetry/index.js';
 
 export interface ServiceDeps {
   store: Store;
@@ -27,10 +33,26 @@ export interface ServiceDeps {
   onTranscript?: (sessionId: string, transcriptPath: string) => void;
   /** A session ended: what its transcript holds beyond what the hooks delivered may be mined. */
   onSessionEnded?: (sessionId: string, transcriptPath: string | null) => void;
+  /** A turn ended (Stop): the transcript may hold tool events whose background hooks will be killed. */
+  onTurnEnded?: (sessionId: string, transcriptPath: string) => void;
+  /** Keeps the context a session starting in `cwd` got (for a start while no worker runs). */
+  keepContext?: (cwd: string, output: string) => void;
+  /** The store's size, budget and last retention pass, for /health. */
+  storeHealth?: () => StoreHealth;
+  /** Secrets replaced before a write, by where they were caught (counts only). */
+  reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
+  /** Replaces the request-body redactor (benchmarks measure the API without it); the real one by default. */
+  redactBody?: <T>(value: T, counts: RedactionCounts) => T;
 }
 
+export type Services = WorkerServices & {
+  hostIntake: HostIntake;
+  /** A session's transcript went quiet: queue its last summary request if none came. */
+  sessionQuiet(sessionId: string, nowMs: number): void;
+};
+
 /** The worker's side of each route: store writes, loop wake-ups, context, accounting. */
-export function createWorkerServices(deps: ServiceDeps): WorkerServices {
+export function createWorkerServices(deps: ServiceDeps): Services {
   const { store, loop, telemetry, clock } = deps;
   const contextQuery = createContextQuery(store.db);
   /** A write on the request path: a full disk pauses the loop too, a success lets it resume. */
@@ -45,68 +67,38 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
       throw error;
     }
   };
-  /**
-   * The Stop hook runs in the background and Claude Code kills background hooks when it exits,
-   * so the last turn's summary request may never arrive. At SessionEnd, if the session's latest
-   * prompt has no summary request, one is queued from the transcript's last assistant message
-   * (same dedup key as Stop's, so a late Stop is a duplicate).
-   */
-  const queueMissingSummary = (sessionId: string, nowMs: number) => {
-    const prompt = store.sessions.prompts(sessionId).at(-1);
-    if (!prompt?.prompt_id || store.queue.hasSeen(sessionId, `summary:${prompt.prompt_id}`)) return;
-    const transcriptPath = store.sessions.get(sessionId)?.transcriptPath ?? null;
-    const last = readLastAssistantText(transcriptPath);
-    if (!last) return;
-    const result = write(() => store.queue.enqueue({ sessionId, kind: 'summary', toolUseId: `summary:${prompt.prompt_id}`, payload: { last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, nowMs }));
-    if (result.status === 'queued') loop.wake(sessionId);
+  /** Secrets replaced before anything is written (docs/secrets-and-retention.md); only counts are kept. */
+  const redacting = <T>(edge: RedactionEdge, nowMs: number, redact: (counts: RedactionCounts) => T): T => {
+    const counts: RedactionCounts = {};
+    const clean = redact(counts);
+    if (totalRedactions(counts) > 0) deps.reportRedactions(edge, counts, nowMs);
+    return clean;
   };
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName);
+  const intake = createEventIntake({
+    store,
+    projectOf: deps.projectOf,
+    write,
+    wake: (sessionId) => loop.wake(sessionId),
+    onTranscript: deps.onTranscript,
+    turnEnded: (sessionId, transcriptPath) => deps.onTurnEnded?.(sessionId, transcriptPath),
+    sessionEnded: (sessionId, transcriptPath) => {
+      loop.sessionEnded(sessionId);
+      deps.onSessionEnded?.(sessionId, transcriptPath);
+    },
+    lastAssistantText: (transcriptPath, platform) => lastAssistantTextFor(platform, transcriptPath),
+    redactEvent: (event, nowMs) => redacting('hook_api', nowMs, (counts) => (deps.redactBody ?? redactValueInto)(event, counts)),
+    redactText: (text, nowMs) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts)),
+  });
+  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.());
 
-  return {
+  const api: WorkerServices = {
     clock,
     log: deps.log,
     version: deps.version,
     providerName: deps.providerName,
     port: deps.port,
     token: () => deps.token,
-    sessions: {
-      init: (input) => {
-        if (input.transcript_path) deps.onTranscript?.(input.session_id, input.transcript_path);
-        write(() =>
-          store.sessions.init({
-            sessionId: input.session_id,
-            project: input.project ?? deps.projectOf(input.cwd),
-            prompt: input.prompt ?? null,
-            promptId: input.prompt_id ?? null,
-            platform: input.platform ?? null,
-            cwd: input.cwd ?? null,
-            transcriptPath: input.transcript_path ?? null,
-            source: input.source ?? null,
-            nowMs: input.nowMs,
-          }),
-        );
-      },
-      end: (input) => {
-        const known = write(() => store.sessions.end(input.session_id, input.nowMs, { reason: input.reason ?? null, transcriptPath: input.transcript_path ?? null }));
-        if (known) queueMissingSummary(input.session_id, input.nowMs);
-        if (known) {
-          loop.sessionEnded(input.session_id);
-          deps.onSessionEnded?.(input.session_id, input.transcript_path ?? store.sessions.get(input.session_id)?.transcriptPath ?? null);
-        }
-        return known;
-      },
-    },
-    enqueue: (input) => {
-      if (input.transcriptPath) deps.onTranscript?.(input.sessionId, input.transcriptPath);
-      const result = write(() => {
-        if (!store.sessions.get(input.sessionId)) {
-          store.sessions.init({ sessionId: input.sessionId, project: deps.projectOf(input.cwd), cwd: input.cwd, transcriptPath: input.transcriptPath, nowMs: input.nowMs });
-        }
-        return store.queue.enqueue({ sessionId: input.sessionId, kind: input.kind, toolUseId: input.dedupKey, payload: input.payload, nowMs: input.nowMs });
-      });
-      if (result.status === 'queued') loop.wake(input.sessionId);
-      return result;
-    },
+    accept: (event, nowMs) => intake.accept(event, nowMs),
     injectContext: ({ project, cwd, budgetRaw, nowMs }) => {
       const budget = parseBudget(budgetRaw);
       if (typeof budget !== 'number') return { ok: false, field: 'budget_tokens', message: budget.error };
@@ -120,9 +112,32 @@ export function createWorkerServices(deps: ServiceDeps): WorkerServices {
         throw error;
       }
     },
-    hookCall: (info: HookCallInfo) => deps.hooks.seen(info),
     health,
     telemetryStatus: (nowMs) => ({ ...telemetry.status(nowMs), worker: { running: true, pid: process.pid, port: deps.port(), ...health() } }),
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
+  };
+  const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
+  const hostIntake = createHostIntake({
+    accept: (event, nowMs) => intake.accept(event, nowMs),
+    contextFor: (cwd, nowMs) => {
+      const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
+      return result.ok ? result.markdown : '';
+    },
+    keepContext: (cwd, output) => deps.keepContext?.(cwd, output),
+    adapterDeps: adapterDepsFor,
+    seen: (call) => {
+      deps.hooks.seen(call);
+      if (call.sessionId === null || call.kind === null || call.status >= 300) return;
+      agentTime.seen({ sessionId: call.sessionId, host: call.host, kind: call.kind, elapsedMs: call.elapsedMs, nowMs: call.nowMs });
+      if (call.kind === 'session_end') agentTime.finish(call.sessionId, call.nowMs);
+    },
+  });
+  return {
+    ...api,
+    hostIntake,
+    sessionQuiet: (sessionId, nowMs) => {
+      intake.queueMissingSummary(sessionId, nowMs);
+      agentTime.finish(sessionId, nowMs);
+    },
   };
 }

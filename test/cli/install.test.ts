@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { CLAUDE_HOOK_EVENTS, shellQuote } from '../../src/install/hook-definitions.js';
+import { isMemtraceMcpEntry } from '../../src/install/mcp-definition.js';
 import { captureIO } from '../support/cli-io.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
@@ -55,10 +56,10 @@ describe('memtrace install / uninstall', () => {
 
     const settings = JSON.parse(afterFirst.toString());
     const command: string = settings.hooks.SessionStart[0].hooks[0].command;
-    expect(command).toBe(`${shellQuote(process.execPath)} ${shellQuote(path.join(ROOT, 'bin/memtrace.cjs'))} hook session-start --via settings`);
+    expect(command).toBe(`sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} claude-code session-start settings ${shellQuote(process.execPath)}`);
     // The shell reads the command back as the intended argv.
     const argv = spawnSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' }).stdout.trim().split('\n');
-    expect(argv).toEqual([process.execPath, path.join(ROOT, 'bin/memtrace.cjs'), 'hook', 'session-start', '--via', 'settings']);
+    expect(argv).toEqual(['sh', path.join(ROOT, 'bin/memtrace-hook'), 'claude-code', 'session-start', 'settings', process.execPath]);
   });
 
   it.each(['user-settings.json', 'project-settings-4space.json', 'tabs-crlf.json', 'empty.json'])(
@@ -116,14 +117,14 @@ describe('memtrace install / uninstall', () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(`dry run: would change ${userFile} (added ${CLAUDE_HOOK_EVENTS.join(', ')}); nothing written.`);
     expect(dry.stdout).toContain(`--- ${userFile} (now)\n+++ ${userFile} (after)\n@@ `);
-    expect(dry.stdout).toMatch(/^\+.*hook post-tool-use --via settings",$/m);
+    expect(dry.stdout).toMatch(/^\+.*memtrace-hook claude-code post-tool-use settings .*",$/m);
     expect(fs.readFileSync(userFile).equals(fixture('user-settings.json'))).toBe(true);
     expect(files(configDir)).toEqual(['settings.json']);
 
     await run(['install']);
     const installed = fs.readFileSync(userFile);
     const dryRemove = await run(['uninstall', '--dry-run']);
-    expect(dryRemove.stdout).toMatch(/^-.*hook session-end --via settings",$/m);
+    expect(dryRemove.stdout).toMatch(/^-.*memtrace-hook claude-code session-end settings .*",$/m);
     expect(fs.readFileSync(userFile).equals(installed)).toBe(true);
   });
 
@@ -166,7 +167,7 @@ describe('memtrace install / uninstall', () => {
   it('uninstall with no settings file changes nothing and creates nothing', async () => {
     const r = await run(['uninstall']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${userFile} does not exist; nothing to remove.\n`);
+    expect(r.stdout).toBe(`${userFile} does not exist; nothing to remove.\n${path.join(configDir, '.claude.json')} does not exist; nothing to remove.\n`);
     expect(fs.existsSync(configDir)).toBe(false);
   });
 
@@ -183,8 +184,88 @@ describe('memtrace install / uninstall', () => {
     for (const command of ['install', 'uninstall']) {
       const r = await run([command, '--help']);
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain(`usage: memtrace ${command} [--project DIR] [--dry-run]`);
+      expect(r.stdout).toContain(`usage: memtrace ${command} [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]`);
     }
     expect((await run(['--help'])).stdout).toMatch(/install .*\n\s+uninstall /);
+  });
+
+  describe('the MCP server', () => {
+    const claudeJson = () => path.join(configDir, '.claude.json');
+    /** A slice of a real ~/.claude.json: Claude Code's own state beside the user's servers. */
+    const CLAUDE_STATE = `${JSON.stringify({ numStartups: 12, hasCompletedOnboarding: true, mcpServers: { github: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: {} } }, projects: { '/work/app': { allowedTools: [] } } }, null, 2)}\n`;
+
+    it('registers "memtrace" in $CLAUDE_CONFIG_DIR/.claude.json running this node and bin/memtrace.cjs mcp, keeping every other server', async () => {
+      seed(claudeJson(), CLAUDE_STATE);
+      fs.chmodSync(claudeJson(), 0o600);
+      const r = await run(['install']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`installed memtrace's MCP server in ${claudeJson()} (added "memtrace").`);
+      const config = JSON.parse(fs.readFileSync(claudeJson(), 'utf8'));
+      expect(config.mcpServers.memtrace).toEqual({ type: 'stdio', command: process.execPath, args: [path.join(ROOT, 'bin/memtrace.cjs'), 'mcp'], env: {} });
+      expect(config.mcpServers.github.command).toBe('npx');
+      expect(config.numStartups).toBe(12);
+      expect(fs.statSync(claudeJson()).mode & 0o777).toBe(0o600);
+      expect(files(configDir).filter((f) => f.startsWith('.claude.json.memtrace-backup-'))).toHaveLength(1);
+
+      const again = await run(['install']);
+      expect(again.stdout).toContain(`memtrace's MCP server is already in ${claudeJson()}; nothing changed.`);
+      const removed = await run(['uninstall']);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toContain(`uninstalled memtrace's MCP server in ${claudeJson()} (removed "memtrace").`);
+      expect(fs.readFileSync(claudeJson(), 'utf8')).toBe(CLAUDE_STATE);
+    });
+
+    it('creates ~/.claude.json (0600) when there is none, and uninstall leaves no memtrace entry', async () => {
+      const r = await run(['install'], {});
+      expect(r.code, r.stderr).toBe(0);
+      const file = path.join(home, '.claude.json');
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(isMemtraceMcpEntry(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.memtrace)).toBe(true);
+      expect((await run(['uninstall'], {})).code).toBe(0);
+      expect(fs.readFileSync(file, 'utf8')).toBe('{}\n');
+    });
+
+    it('--project writes DIR/.mcp.json and says the one step Claude Code asks of the user', async () => {
+      const project = path.join(temp.dir, 'app');
+      fs.mkdirSync(project);
+      const r = await run(['install', '--project', 'app']);
+      expect(r.code, r.stderr).toBe(0);
+      const config = JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8'));
+      expect(Object.keys(config.mcpServers)).toEqual(['memtrace']);
+      expect(r.stdout).toContain('approve: Claude Code may ask once before it starts a project\'s MCP servers; accept "memtrace" when it asks');
+      expect(fs.existsSync(path.join(project, '.claude', 'settings.local.json'))).toBe(false);
+      expect((await run(['uninstall', '--project', 'app'])).code).toBe(0);
+      expect(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8')).toBe('{}\n');
+    });
+
+    it('leaves a "memtrace" server it did not write alone, with a warning, on install and uninstall', async () => {
+      const foreign = '{\n  "mcpServers": {\n    "memtrace": {\n      "command": "my-own-memtrace"\n    }\n  }\n}\n';
+      seed(claudeJson(), foreign);
+      const r = await run(['install']);
+      expect(r.stderr).toContain('an MCP server named "memtrace" that memtrace install did not write is configured here; it was left as it is');
+      expect(fs.readFileSync(claudeJson(), 'utf8')).toBe(foreign);
+      expect((await run(['uninstall'])).stderr).toContain('left in place: the MCP server "memtrace" here was not written by memtrace install');
+      expect(fs.readFileSync(claudeJson(), 'utf8')).toBe(foreign);
+    });
+
+    it('changes neither file when one of them cannot be read', async () => {
+      seed(userFile, fixture('user-settings.json'));
+      seed(claudeJson(), '{"mcpServers": [}');
+      const r = await run(['install']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${claudeJson()} is not valid JSON`);
+      expect(fs.readFileSync(userFile).equals(fixture('user-settings.json'))).toBe(true);
+      seed(claudeJson(), '{"mcpServers": "oops"}');
+      expect((await run(['install'])).stderr).toContain('"mcpServers" is not an object');
+      expect(fs.readFileSync(userFile).equals(fixture('user-settings.json'))).toBe(true);
+    });
+
+    it('--dry-run shows the .claude.json change as a diff and writes nothing', async () => {
+      seed(claudeJson(), CLAUDE_STATE);
+      const dry = await run(['install', '--dry-run']);
+      expect(dry.stdout).toContain(`dry run: would change ${claudeJson()} (added "memtrace"); nothing written.`);
+      expect(dry.stdout).toMatch(/^\+ {6}"args": \[$/m);
+      expect(fs.readFileSync(claudeJson(), 'utf8')).toBe(CLAUDE_STATE);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { openStore } from '../../src/store/index.js';
 import { captureIO } from '../support/cli-io.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { TranscriptBuilder } from '../support/transcripts.js';
+import { queuedToolUse } from '../support/queued-events.js';
 
 describe('memtrace mine', () => {
   let temp: ReturnType<typeof makeTempDir>;
@@ -100,7 +101,7 @@ describe('memtrace mine', () => {
   it('leaves messages a running worker has claimed alone', async () => {
     write();
     const store = openStore(path.join(env.MEMTRACE_DATA_DIR!, 'memtrace.db'));
-    const { id } = store.queue.enqueue({ sessionId: 's-live', kind: 'observation', toolUseId: 't1', payload: {}, nowMs: 1 });
+    const { id } = store.queue.enqueue({ sessionId: 's-live', kind: 'observation', toolUseId: 't1', payload: queuedToolUse('s-live'), nowMs: 1 });
     expect(store.queue.claimNext('s-live', 2)?.id).toBe(id); // in flight in the worker
     const c = captureIO({ env });
     expect(await main(['mine', '--dir', projects], c.io)).toBe(0);

@@ -45,7 +45,13 @@ describe('memtrace worker start|stop|status', () => {
 
     const status = await run('status', '--json');
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.out)).toMatchObject({ running: true, pid: info.pid, port: info.port, status: 'degraded', health: { hooks: { accepted: 0 } } });
+    // Provider `none` is a mode, not a fault: status ok, and one line that says what it means.
+    expect(JSON.parse(status.out)).toMatchObject({ running: true, pid: info.pid, port: info.port, status: 'ok', degraded: [], health: { observing: false, hooks: { accepted: 0 }, store: { budget_bytes: 2048 * 1024 * 1024, over_budget: false, auto_vacuum: 'incremental', raw_retention_days: 30 } } });
+    const text = await run('status');
+    expect(text.out).toContain('  status       ok\n');
+    expect(text.out).toMatch(/ {2}observer {5}no observer provider \(none\): events are stored, not observed; set ANTHROPIC_API_KEY/);
+    expect(text.out).toMatch(/store +[\d.]+ MB of 2048\.0 MB \(MEMTRACE_MAX_DB_MB\)\n/);
+    expect(text.out).toMatch(/retention +(raw data kept 30 day\(s\) after processing; no pass yet|last pass .*: removed 0 tool event\(s\))/);
 
     const stopped = await run('stop');
     expect(stopped.code).toBe(0);

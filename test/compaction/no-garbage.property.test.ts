@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containsMarker, startCompaction } from '../../src/compaction/index.js';
+import { containsMarker, startCompaction, summaryShapeProblem } from '../../src/compaction/index.js';
 import { memtraceRepairTarget } from '../../src/compaction/repair/memtrace-target.js';
 import { estimateTokens } from '../../src/context/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -9,13 +9,14 @@ import { openStore } from '../../src/store/index.js';
 import { seededRandom } from '../../src/fleet/dashboards/prng.js';
 import { fakeClock, MINUTE, promptOf, recordingTimers, seedObservations, SMALL_CONFIG } from '../support/compaction-fixtures.js';
 import { startFakeLlm, type FakeLlm, type FakeStep } from '../support/fake-llm.js';
+import { observationXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 /** Every kind of answer a summarizer has been seen to give, including the ones that must never be stored. */
 function randomAnswer(random: () => number, body: unknown): FakeStep {
   const input = promptOf(body);
   const tokens = estimateTokens(input);
-  const pick = Math.floor(random() * 9);
+  const pick = Math.floor(random() * 12);
   const short = `Summary ${Math.floor(random() * 1000)}: the retry path backs off and re-reads the queue.`;
   switch (pick) {
     case 0:
@@ -32,6 +33,12 @@ function randomAnswer(random: () => number, body: unknown): FakeStep {
       return { kind: 'text', text: `[LCM fallback summary; truncated for context management]\n${short}` };
     case 6:
       return { kind: 'text', text: `${short} It quoted [Truncated from 90 tokens] mid-text. ${short}` };
+    case 7:
+      return { kind: 'text', text: observationXml({ type: 'discovery', title: 'Observer output, not a summary' }) };
+    case 8:
+      return { kind: 'text', text: input.slice(0, 400) }; // the prompt given back, cut short
+    case 9:
+      return { kind: 'text', text: input.split('<input>\n')[1]?.slice(0, 300) ?? short }; // a verbatim excerpt of the input
     default:
       return { kind: 'text', text: short };
   }
@@ -45,7 +52,7 @@ describe('property: nothing stored is garbage', () => {
   afterAll(() => llm.close());
 
   for (const seed of [1, 2, 3, 4, 5]) {
-    it(`no summary carries a truncation marker or is longer than its sources (seed ${seed})`, async () => {
+    it(`no summary carries a marker, observer XML or the prompt, or is longer than its sources (seed ${seed})`, async () => {
       const random = seededRandom(seed);
       llm.setFallback({ kind: 'dynamic', respond: (body) => randomAnswer(random, body) });
       const temp = makeTempDir();
@@ -63,6 +70,7 @@ describe('property: nothing stored is garbage', () => {
         expect(rows.length).toBeGreaterThan(0);
         for (const row of rows) {
           expect(containsMarker(row.content), `summary ${row.id} carries a marker`).toBe(false);
+          expect(summaryShapeProblem(row.content), `summary ${row.id} breaks the output contract`).toBeNull();
           expect(row.content.trim()).not.toBe('');
           expect(row.tokens).toBe(estimateTokens(row.content));
           expect(row.tokens, `summary ${row.id} is not shorter than its sources`).toBeLessThan(target.source(row)!.tokens);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { afterFailure, afterIdle, INITIAL_STATE, isDue, planCompaction, retryDelayFor, type FrontierSummary } from '../../src/compaction/index.js';
+import { afterFailure, afterIdle, INITIAL_STATE, isDue, planCompaction, type FrontierSummary } from '../../src/compaction/index.js';
+import { backoffDelayMs } from '../../src/backoff.js';
 
 const config = { budgetTokens: 1_000, fanIn: 3, leafMinInputTokens: 200 };
 const top = (id: number, depth: number, tokens = 100): FrontierSummary => ({ id, depth, tokens, lastObservationId: id * 10 });
@@ -30,9 +31,9 @@ describe('planCompaction', () => {
 describe('retry policy', () => {
   const schedule = { baseMs: 300_000, capMs: 1_800_000 };
   it('waits 5 min, doubling, capped at 30 min; a longer Retry-After wins within the cap', () => {
-    expect([0, 1, 2, 3, 4, 9].map((a) => retryDelayFor(a, schedule, null) / 60_000)).toEqual([5, 10, 20, 30, 30, 30]);
-    expect(retryDelayFor(0, schedule, 900_000)).toBe(900_000);
-    expect(retryDelayFor(0, schedule, 7_200_000)).toBe(1_800_000);
+    expect([0, 1, 2, 3, 4, 9].map((a) => backoffDelayMs(schedule, a) / 60_000)).toEqual([5, 10, 20, 30, 30, 30]);
+    expect(backoffDelayMs(schedule, 0, { ms: 900_000 })).toBe(900_000);
+    expect(backoffDelayMs(schedule, 0, { ms: 7_200_000 })).toBe(1_800_000);
   });
 
   it('holds an auth failure until a newer observation shows the provider works, with a probe at the cap', () => {

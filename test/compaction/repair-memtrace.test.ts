@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/log.js';
 import { createAnthropicProvider } from '../../src/providers/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { captureIO } from '../support/cli-io.js';
-import { fakeClock, promptOf, recordingTimers, seedObservations, SMALL_CONFIG } from '../support/compaction-fixtures.js';
+import { fakeClock, longerThanPrompt, promptOf, recordingTimers, seedObservations, SMALL_CONFIG } from '../support/compaction-fixtures.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
@@ -95,8 +95,8 @@ describe('memtrace repair on memtrace\'s own store', () => {
   it('reports a rewrite that does not shrink as failed, writes nothing for it, and exits 1', async () => {
     const ids = importFallbacks();
     llm.push(
-      { kind: 'dynamic', respond: (body) => ({ kind: 'text', text: promptOf(body).repeat(2) }) },
-      { kind: 'dynamic', respond: (body) => ({ kind: 'text', text: promptOf(body).repeat(2) }) },
+      { kind: 'dynamic', respond: (body) => ({ kind: 'text', text: longerThanPrompt(body) }) },
+      { kind: 'dynamic', respond: (body) => ({ kind: 'text', text: longerThanPrompt(body) }) },
     );
     const before = row(ids.leaf);
     const apply = await run('repair', 'apply', '--max', '5');

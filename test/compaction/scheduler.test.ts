@@ -5,7 +5,7 @@ import { buildContext, createContextQuery, estimateTokens } from '../../src/cont
 import { createMemoryLogger } from '../../src/log.js';
 import { createAnthropicProvider } from '../../src/providers/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { fakeClock, MINUTE, promptOf, recordingTimers, seedObservations, SMALL_CONFIG, T0 } from '../support/compaction-fixtures.js';
+import { fakeClock, longerThanPrompt, MINUTE, promptOf, recordingTimers, seedObservations, SMALL_CONFIG, T0 } from '../support/compaction-fixtures.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
@@ -92,7 +92,7 @@ describe('background compaction', () => {
 
   it('escalates to aggressive when the normal answer did not shrink', async () => {
     seedObservations(store, 'app', 12);
-    llm.push({ kind: 'dynamic', respond: (body) => ({ kind: 'text', text: `${promptOf(body)} and more` }) });
+    llm.push({ kind: 'dynamic', respond: (body) => ({ kind: 'text', text: longerThanPrompt(body) }) });
     await start({ ...SMALL_CONFIG, maxStepsPerProject: 1 }).runPass();
     expect(rows()).toHaveLength(1);
     expect(rows()[0]!.level).toBe('aggressive');
@@ -103,7 +103,7 @@ describe('background compaction', () => {
     ['a 500', () => llm.setFallback({ kind: 'status', status: 500 }), 'overloaded', {}],
     ['a timeout', () => llm.setFallback({ kind: 'delay', ms: 2_000, then: SHORT }), 'transport', { timeoutMs: 100 }],
     ['an empty answer', () => llm.setFallback({ kind: 'text', text: '   ' }), 'empty', {}],
-    ['text longer than its input at both levels', () => llm.setFallback({ kind: 'dynamic', respond: (body) => ({ kind: 'text', text: promptOf(body).repeat(2) }) }), 'did_not_shrink', {}],
+    ['text longer than its input at both levels', () => llm.setFallback({ kind: 'dynamic', respond: (body) => ({ kind: 'text', text: longerThanPrompt(body) }) }), 'did_not_shrink', {}],
   ];
   for (const [name, script, reason, options] of failures) {
     it(`writes nothing on ${name}, schedules a retry 5 min out (doubling) and still injects within budget`, async () => {
@@ -209,14 +209,13 @@ describe('background compaction', () => {
     await off.stop();
     seedObservations(store, 'app', 1, { startMs: clock.now() });
 
-    llm.setFallback({ kind: 'delay', ms: 10_000, then: SHORT });
+    // The call would hang past the test's own time limit: stop() returning at all proves the abort.
+    llm.setFallback({ kind: 'delay', ms: 600_000, then: SHORT });
     const compaction = start();
     const pass = compaction.runPass();
     await waitFor(() => llm.requests.length > 0);
-    const started = Date.now();
     await compaction.stop();
     await pass;
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(rows()).toEqual([]);
     expect(state()?.attempts ?? 0).toBe(0); // a shutdown is not a failure
   });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOOK_COMMAND_NAMES, memtraceHooks, type ClaudeHookEvent } from '../../src/install/hook-definitions.js';
-import { settingsInvoke } from '../../src/install/package-root.js';
+import { settingsForwarder } from '../../src/install/package-root.js';
 import { installHooks } from '../../src/install/settings-merge.js';
 import { readSettingsFile, renderSettings, writeSettingsFile } from '../../src/install/settings-file.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
@@ -66,7 +66,7 @@ describe.skipIf(unavailable !== null)('memtrace plugin and settings hooks in the
     // What `memtrace install --project` does, with the stand-in package as memtrace's root.
     const file = path.join(projectDir, '.claude', 'settings.json');
     const snapshot = readSettingsFile(file);
-    const merged = installHooks(snapshot.value, memtraceHooks(settingsInvoke(process.execPath, settingsPkg), 'settings'));
+    const merged = installHooks(snapshot.value, memtraceHooks(settingsForwarder(process.execPath, settingsPkg), 'settings'));
     if (!merged.ok) throw new Error(merged.error);
     writeSettingsFile(snapshot, renderSettings(snapshot, merged.settings), new Date());
     const notes = writeBasicProject(projectDir);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readWorkerInfo } from '../../src/data-dir/index.js';
+import { listSpool, readWorkerInfo } from '../../src/data-dir/index.js';
 import { runHook } from '../../src/hook/hook-entry.js';
 import { MEMTRACE_BIN } from '../../src/cli/memtrace-bin.js';
 import { createAnthropicProvider, createReplayProvider } from '../../src/providers/index.js';
@@ -35,7 +35,8 @@ describe('memtrace hook against a real worker', () => {
     fake = undefined;
     temp?.cleanup();
   });
-  const envFor = (harness: Harness) => ({ MEMTRACE_PORT: String(harness.worker.port), MEMTRACE_DATA_DIR: harness.dataDir, HOME: temp.dir });
+  // A loaded machine can take seconds for a 3 MB event: these tests are about what is stored, not how fast.
+  const envFor = (harness: Harness) => ({ MEMTRACE_PORT: String(harness.worker.port), MEMTRACE_DATA_DIR: harness.dataDir, HOME: temp.dir, MEMTRACE_HOOK_TIMEOUT_MS: '60000' });
   const payloads = (harness: Harness) =>
     (harness.worker.store.db.prepare('SELECT kind, tool_use_id, payload FROM queue ORDER BY id').all() as Array<{ kind: string; tool_use_id: string | null; payload: string }>).map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
 
@@ -70,7 +71,7 @@ describe('memtrace hook against a real worker', () => {
     expect(queued[3]!.payload).not.toHaveProperty('tool_response');
     expect(queued[4]!.payload.last_assistant_message).toBe(fixture('stop').last_assistant_message);
     const health = JSON.parse((await h.get('/health')).text);
-    expect(health.hooks).toMatchObject({ accepted: 10, rejected: 0, failed: 0 });
+    expect(health.hooks).toMatchObject({ accepted: 9, rejected: 0, failed: 0 });
   });
 
   it('shows the observer a failed tool call as a failure', async () => {
@@ -96,7 +97,7 @@ describe('memtrace hook against a real worker', () => {
     const stdout = row!.payload.tool_response.stdout as string;
     expect(stdout.startsWith('BEGINzzz')).toBe(true);
     expect(stdout.endsWith('zzzEND')).toBe(true);
-    expect(stdout).toContain('memtrace cut');
+    expect(stdout).toMatch(/elided \d+ characters/);
     expect(JSON.parse((await h.get('/health')).text).hooks.shortened).toBe(1);
   });
 
@@ -119,10 +120,10 @@ describe('memtrace hook against a real worker', () => {
     const r = await hook('post-tool-use', fixture('post-tool-use-read'), { MEMTRACE_PORT: String(closed), MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('event kept in');
-    expect(fs.readdirSync(path.join(dataDir, 'spool'))).toHaveLength(1);
+    expect(listSpool(dataDir)).toHaveLength(1);
     h = await startHarness(refusing(), { dataDir });
     expect(payloads(h).map((p) => p.tool_use_id)).toEqual(['toolu_e2e_read']);
-    expect(fs.readdirSync(path.join(dataDir, 'spool'))).toHaveLength(0);
+    expect(listSpool(dataDir)).toHaveLength(0);
     expect(JSON.parse((await h.get('/health')).text).hooks).toMatchObject({ replayed_from_spool: 1, spooled_unreachable: 1 });
   });
 
@@ -139,7 +140,7 @@ describe('memtrace hook against a real worker', () => {
       const second = await hook('session-start', { ...fixture('session-start'), session_id: 'next-session' }, env);
       expect(JSON.parse(second.stdout).hookSpecificOutput.additionalContext).toContain('memtrace context');
       // The first session's start was spooled and replayed by the worker it started.
-      await waitFor(() => fs.readdirSync(path.join(dataDir, 'spool')).length === 0, 5_000);
+      await waitFor(() => listSpool(dataDir).length === 0, 5_000);
     } finally {
       const info = readWorkerInfo(dataDir);
       if (info) process.kill(info.pid, 'SIGTERM');

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_HOOK_EVENTS, isMemtraceHookCommand, memtraceHooks, PLUGIN_INVOKE, shellQuote } from '../../src/install/hook-definitions.js';
+import { CLAUDE_HOOK_EVENTS, isMemtraceHookCommand, memtraceHooks, PLUGIN_FORWARDER, shellQuote } from '../../src/install/hook-definitions.js';
 
 describe('memtraceHooks', () => {
   it('makes SessionStart a foreground command hook and the per-tool and per-prompt hooks async', () => {
-    const hooks = memtraceHooks(PLUGIN_INVOKE, 'plugin');
+    const hooks = memtraceHooks(PLUGIN_FORWARDER, 'plugin');
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     const only = (event: keyof typeof hooks) => hooks[event]![0]!.hooks[0]!;
-    expect(only('SessionStart')).toEqual({ type: 'command', command: 'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs" hook session-start --via plugin', timeout: 15 });
+    expect(only('SessionStart')).toEqual({ type: 'command', command: 'sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code session-start plugin node', timeout: 15 });
     for (const event of ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure'] as const) expect(only(event).async).toBe(true);
     expect(hooks.PostToolUse![0]!.matcher).toBe('*');
   });
@@ -15,6 +15,8 @@ describe('memtraceHooks', () => {
 
 describe('isMemtraceHookCommand', () => {
   it.each([
+    'sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code stop plugin node',
+    'sh /opt/memtrace/bin/memtrace-hook codex PostToolUse settings /usr/bin/node',
     'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs" hook stop --via plugin',
     '/usr/bin/node /opt/memtrace/bin/memtrace.cjs hook post-tool-use --via settings',
     '"/Program Files/node" "/home/a b/memtrace/bin/memtrace.cjs" hook session-start --via settings',
@@ -23,6 +25,8 @@ describe('isMemtraceHookCommand', () => {
 
   it.each([
     'npx memtrace hook stop',
+    'sh /x/bin/memtrace-hook claude-code stop other node',
+    'sh /x/bin/memtrace-hook someone-else stop settings',
     'node /x/bin/memtrace.cjs hook stop',
     'node /x/bin/memtrace.cjs hook stop --via other',
     'echo memtrace.cjs hook stop --via settingsX',

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findPackageRoot, isEphemeralInstall, settingsInvoke } from '../../src/install/package-root.js';
+import { findPackageRoot, isEphemeralInstall, settingsForwarder } from '../../src/install/package-root.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 describe('findPackageRoot', () => {
@@ -25,10 +25,10 @@ describe('findPackageRoot', () => {
   });
 });
 
-describe('settingsInvoke', () => {
+describe('settingsForwarder', () => {
   it('runs this node and the package entry by absolute, shell-quoted paths', () => {
-    expect(settingsInvoke('/usr/bin/node', '/opt/memtrace')).toBe('/usr/bin/node /opt/memtrace/bin/memtrace.cjs');
-    expect(settingsInvoke('/home/a b/node', '/home/a b/memtrace')).toBe('"/home/a b/node" "/home/a b/memtrace/bin/memtrace.cjs"');
+    expect(settingsForwarder('/usr/bin/node', '/opt/memtrace')).toEqual({ script: '/opt/memtrace/bin/memtrace-hook', node: '/usr/bin/node' });
+    expect(settingsForwarder('/home/a b/node', '/home/a b/memtrace')).toEqual({ script: '"/home/a b/memtrace/bin/memtrace-hook"', node: '"/home/a b/node"' });
   });
 
   it('tells an npx cache install apart', () => {

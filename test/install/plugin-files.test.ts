@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_HOOK_EVENTS } from '../../src/install/hook-definitions.js';
+import { isMemtraceMcpEntry } from '../../src/install/mcp-definition.js';
 import { packageFacts, PLUGIN_HOOKS_PATH, PLUGIN_MANIFEST_PATH, REGENERATE_PLUGIN_COMMAND, renderPluginFiles } from '../../src/install/plugin-files.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -24,12 +25,20 @@ describe('the committed plugin files', () => {
     const { hooks } = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_HOOKS_PATH), 'utf8'));
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     for (const event of CLAUDE_HOOK_EVENTS) {
-      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace\.cjs" hook [a-z-]+ --via plugin$/);
+      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace-hook" claude-code [a-z-]+ plugin node$/);
     }
     expect(hooks.SessionStart[0].hooks[0]).not.toHaveProperty('async');
     expect(hooks.PostToolUse[0].hooks[0].async).toBe(true);
     expect(hooks.PostToolUseFailure[0].hooks[0].async).toBe(true);
     expect(fs.existsSync(path.join(ROOT, 'bin/memtrace.cjs'))).toBe(true);
+  });
+
+  it('carry the MCP server as "memtrace", running the package\'s bin through ${CLAUDE_PLUGIN_ROOT}, and no root .mcp.json', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_MANIFEST_PATH), 'utf8'));
+    expect(manifest.mcpServers).toEqual({ memtrace: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs', 'mcp'] } });
+    expect(isMemtraceMcpEntry(manifest.mcpServers.memtrace)).toBe(true);
+    // A root .mcp.json would also be this checkout's own project servers.
+    expect(fs.existsSync(path.join(ROOT, '.mcp.json'))).toBe(false);
   });
 
   it('refuses to render without the package.json fields the manifest needs', () => {

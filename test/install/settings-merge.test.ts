@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { CLAUDE_HOOK_EVENTS, memtraceHooks } from '../../src/install/hook-definitions.js';
 import { foreignMemtraceHooks, installHooks, uninstallHooks, type JsonObject, type MergeResult } from '../../src/install/settings-merge.js';
 
-const INVOKE = '/usr/local/bin/node /opt/memtrace/bin/memtrace.cjs';
-const WANTED = memtraceHooks(INVOKE, 'settings');
+const WANTED = memtraceHooks({ script: '/opt/memtrace/bin/memtrace-hook', node: '/usr/local/bin/node' }, 'settings');
+
+/** The entries 0.2.0 wrote: `<invoke> hook <event> --via <mode>`, before the forwarder. */
+function legacyHooks(invoke: string, mode: 'plugin' | 'settings') {
+  const hooks = memtraceHooks({ script: 'x', node: 'node' }, mode);
+  for (const groups of Object.values(hooks)) for (const hook of groups[0]!.hooks) hook.command = `${invoke} hook ${hook.command.split(' ')[3]} --via ${mode}`;
+  return hooks;
+}
 
 function settled(result: MergeResult): Extract<MergeResult, { ok: true }> {
   if (!result.ok) throw new Error(result.error);
@@ -56,7 +62,7 @@ describe('installHooks', () => {
   });
 
   it('updates an older memtrace entry in place (other path, other flags) instead of adding a second one', () => {
-    const old = memtraceHooks('/old/node "/home/me/old place/memtrace/bin/memtrace.cjs"', 'settings');
+    const old = legacyHooks('/old/node "/home/me/old place/memtrace/bin/memtrace.cjs"', 'settings');
     const oldPost = old.PostToolUse![0]!.hooks[0]!;
     oldPost.command = oldPost.command.replace('--via settings', '--legacy --via settings');
     delete oldPost.async;
@@ -67,7 +73,7 @@ describe('installHooks', () => {
   });
 
   it('moves a plugin-mode entry found in settings over to settings mode rather than keeping both', () => {
-    const withPlugin = install({}, memtraceHooks('node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs"', 'plugin')).settings;
+    const withPlugin = install({}, legacyHooks('node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs"', 'plugin')).settings;
     expect(install(withPlugin).settings).toEqual({ hooks: WANTED });
   });
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, createBackoffMap, MINING_BACKOFF } from '../../src/mining/backoff.js';
+import { createBackoffMap, failureDelayMs, MINING_BACKOFF } from '../../src/mining/backoff.js';
 
 const MIN = 60_000;
 
 describe('mining backoff', () => {
   it('is 5 minutes doubling per failure, capped at 30', () => {
-    expect([1, 2, 3, 4, 5, 6].map((n) => backoffDelayMs(n) / MIN)).toEqual([5, 10, 20, 30, 30, 30]);
-    expect(MINING_BACKOFF).toEqual({ initialMs: 5 * MIN, factor: 2, capMs: 30 * MIN });
+    expect([1, 2, 3, 4, 5, 6].map((n) => failureDelayMs(n) / MIN)).toEqual([5, 10, 20, 30, 30, 30]);
+    expect(MINING_BACKOFF).toEqual({ baseMs: 5 * MIN, capMs: 30 * MIN });
   });
 
   it('blocks attempts inside the window only, per file, and forgets a file after a success', () => {

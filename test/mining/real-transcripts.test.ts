@@ -54,8 +54,8 @@ describe.skipIf(!present)('mining real Claude Code transcripts', () => {
       expect(mined.get(h.tool_use_id)).toMatchObject({ tool_name: h.tool_name, tool_input: h.tool_input, tool_response: h.tool_response, cwd: h.cwd, source: 'transcript' });
     }
     const failure = hook('post-tool-use-failure-bash.json');
-    expect(mined.get(failure.tool_use_id)).toMatchObject({ tool_name: 'Bash', tool_input: failure.tool_input, is_error: true });
-    expect(String(mined.get(failure.tool_use_id).tool_response)).toContain(failure.error);
+    expect(mined.get(failure.tool_use_id)).toMatchObject({ kind: 'post_tool_use_failure', tool_name: 'Bash', tool_input: failure.tool_input });
+    expect(mined.get(failure.tool_use_id).error).toContain(failure.error);
     expect(store.sessions.get(SESSION)).toMatchObject({ project: '/home/user/project', prompt: expect.stringContaining('Say hi') });
   });
 

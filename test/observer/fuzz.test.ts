@@ -2,15 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { decideObserverOutput, OUTPUT_CLASSES } from '../../src/observer/index.js';
 import type { ParseDecision } from '../../src/observer/index.js';
 import { VALID_REPLY, seededRandom, summaryXml } from '../support/replies.js';
+import { countWork } from '../support/work-counter.js';
 
 const PIECES = ['<observation', '<observation type="bugfix">', '</observation>', '<summary>', '</summary>', '<skip_summary/>', '<title>', '</title>', '<facts>', '<fact>', '</fact>', '<![CDATA[', ']]>', '&amp;', '&', '<', '>', '"', "'", '=', ' ', '\n', 'text', '```', '<!DOCTYPE x [<!ENTITY a "b">]>', '&a;', '<__proto__>', '日本語', '🙂'];
 
+/**
+ * Any reply gets a decision in work proportional to its length, counted rather than timed: at most
+ * this many characters examined or copied per character of reply (plus a constant). The worst
+ * generated reply measures about 16; a scan that restarts per tag would reach the reply's length.
+ */
+const WORK_PER_CHARACTER = 64;
+
 function check(reply: string): ParseDecision {
-  const started = performance.now();
-  const d = decideObserverOutput(reply);
-  const ms = performance.now() - started;
-  // A bound against catastrophic cost (seconds), not a speed target: CI machines are shared.
-  expect(ms).toBeLessThan(500);
+  const { value: d, work } = countWork(() => decideObserverOutput(reply));
+  expect(work, JSON.stringify(reply.slice(0, 200))).toBeLessThanOrEqual(WORK_PER_CHARACTER * (reply.length + 64));
   expect(OUTPUT_CLASSES).toContain(d.class);
   expect(d.outcome === 'parsed').toBe(d.class === 'xml');
   if (d.outcome === 'dropped') expect(d.observations).toEqual([]);

@@ -48,7 +48,7 @@ describe('another local user', () => {
     await h.post('/api/sessions/observations', toolEvent('secret-session-id', 1, { cwd: '/home/someone/private-repo' }));
     const res = await rawRequest(`${h.worker.url}/health`, { headers: { host: `127.0.0.1:${h.worker.port}` } });
     expect(res.status).toBe(200);
-    expect(Object.keys(JSON.parse(res.body)).sort()).toEqual(['degraded', 'hooks', 'in_flight', 'in_flight_age_ms', 'provider', 'queue_depth', 'status', 'version']);
+    expect(Object.keys(JSON.parse(res.body)).sort()).toEqual(['degraded', 'hooks', 'in_flight', 'in_flight_age_ms', 'observing', 'provider', 'queue_depth', 'status', 'store', 'version']);
     for (const secret of [h.token, h.dataDir, 'secret-session-id', 'private-repo']) expect(res.body).not.toContain(secret);
   });
 

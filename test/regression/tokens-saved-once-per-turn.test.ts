@@ -6,6 +6,7 @@ import { openStore } from '../../src/store/index.js';
 import { processTurn } from '../../src/worker/turn-processor.js';
 import { observationXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { queuedToolUse } from '../support/queued-events.js';
 
 /**
  * Bug carried over from the seeds: tokens saved were counted once per observation, so a turn
@@ -16,7 +17,7 @@ describe('tokens saved vs naive', () => {
     const temp = makeTempDir();
     const store = openStore(path.join(temp.dir, 'memtrace.db'));
     store.sessions.init({ sessionId: 's', project: 'app', nowMs: 1 });
-    store.queue.enqueue({ sessionId: 's', kind: 'observation', toolUseId: 't', payload: {}, nowMs: 1 });
+    store.queue.enqueue({ sessionId: 's', kind: 'observation', toolUseId: 't', payload: queuedToolUse('s'), nowMs: 1 });
     const message = store.queue.claimNext('s', 2)!;
     const reply = ['a', 'b', 'c'].map((t) => observationXml({ type: 'bugfix', title: `obs ${t}` })).join('');
     processTurn(

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { queuedToolUse } from '../support/queued-events.js';
 
 describe('queue', () => {
   let temp: ReturnType<typeof makeTempDir>;
@@ -22,7 +23,7 @@ describe('queue', () => {
   });
 
   const enqueue = (sessionId: string, toolUseId: string | null, nowMs = 1_000) =>
-    store.queue.enqueue({ sessionId, kind: 'observation', toolUseId, payload: { tool_name: 'Read' }, nowMs });
+    store.queue.enqueue({ sessionId, kind: 'observation', toolUseId, payload: queuedToolUse(sessionId), nowMs });
 
   it('returns a claimed but unconfirmed message to pending after a crash', () => {
     const { id } = enqueue('s1', 'tu1');
@@ -34,7 +35,7 @@ describe('queue', () => {
     expect(store.recoveredClaimed).toBe(1);
     const again = store.queue.claimNext('s1', 3_000);
     expect(again?.id).toBe(id);
-    expect(again?.payload).toEqual({ tool_name: 'Read' });
+    expect(again?.payload).toEqual(queuedToolUse('s1'));
   });
 
   it('does not enqueue a tool_use_id twice in one session, even after it was confirmed', () => {

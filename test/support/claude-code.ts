@@ -193,7 +193,7 @@ export function readJsonl(file: string): any[] {
 }
 
 /** Serves a Unix socket whose connections are piped to 127.0.0.1:<port> (the sandbox's way out). */
-function bridgeUnixToTcp(socketPath: string, port: number): Promise<{ close(): Promise<void> }> {
+export function bridgeUnixToTcp(socketPath: string, port: number): Promise<{ close(): Promise<void> }> {
   const open = new Set<net.Socket>();
   const server = net.createServer((inbound) => {
     const outbound = net.connect(port, '127.0.0.1');

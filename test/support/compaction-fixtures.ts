@@ -49,6 +49,12 @@ export function promptOf(body: any): string {
   return String(body?.messages?.[0]?.content ?? '');
 }
 
+/** A summarizer's own text that is longer than what it was given (not a copy of it: that is an echo). */
+export function longerThanPrompt(body: any): string {
+  const sentence = 'The worker retried the upstream call, logged the status and backed off before the next try. ';
+  return sentence.repeat(Math.ceil((promptOf(body).length * 1.5) / sentence.length) + 1);
+}
+
 /** Timers that never fire on their own: a test runs passes itself and reads the delays. */
 export function recordingTimers(): CompactionTimers & { scheduled: number[] } {
   const scheduled: number[] = [];

@@ -39,6 +39,9 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
     ...(options.tickMs ? { tickMs: options.tickMs } : {}),
     ...(options.commitVerifier ? { commitVerifier: options.commitVerifier } : {}),
     ...(options.watch ? { watch: options.watch } : {}),
+    ...(options.redactBody ? { redactBody: options.redactBody } : {}),
+    ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
   });
   const token = readAuthToken(dataDir)!;
   const auth = { authorization: `Bearer ${token}` };

@@ -76,13 +76,8 @@ describe('telemetry pipeline through real posthog-node', () => {
     // A sink that never answers, with a delivery in flight: requests must not wait on it.
     capture.mode = 'hang';
     const inFlight = t.flush(Date.now());
-    const samples: number[] = [];
-    for (let i = 10; i < 60; i += 1) {
-      const started = performance.now();
-      await h.post('/api/sessions/observations', toolEvent('s3', i));
-      samples.push(performance.now() - started);
-    }
-    expect(Math.max(...samples)).toBeLessThan(1_000);
+    // The sink answers nothing until released below: requests that waited on it would never return.
+    for (let i = 10; i < 60; i += 1) expect((await h.post('/api/sessions/observations', toolEvent('s3', i))).status).toBe(202);
     capture.mode = 'down';
     capture.releaseHung();
     expect((await inFlight).status).toBe('failed');

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { allowedKeys, BASE_FIELDS, scrubProperties, TELEMETRY_EVENTS } from '../../src/telemetry/index.js';
 import { normalizeModelId } from '../../src/telemetry/index.js';
 
@@ -27,11 +27,24 @@ describe('scrubProperties', () => {
     expect(r?.dropped).toEqual(['count']);
   });
 
-  it('drops a huge string without running its pattern', () => {
-    const started = performance.now();
-    const r = scrubProperties('observer_turn_rollup', { top_model: `claude-${'a'.repeat(200_000)}` });
-    expect(r?.properties).toEqual({});
-    expect(performance.now() - started).toBeLessThan(500);
+  it('drops a string over its documented length (80 for a model id) without running its pattern', () => {
+    const field = TELEMETRY_EVENTS.find((e) => e.name === 'observer_turn_rollup')!.fields.find((f) => f.key === 'top_model')!;
+    if (field.type.kind !== 'pattern') throw new Error('top_model is a pattern field');
+    expect(field.type.maxLength).toBe(80);
+    const pattern = vi.spyOn(field.type.pattern, 'test');
+    try {
+      expect(scrubProperties('observer_turn_rollup', { top_model: `claude-${'a'.repeat(200_000)}` })?.properties).toEqual({});
+      expect(pattern).not.toHaveBeenCalled();
+      // At the bound a well-formed id is read; one character past it, well-formed too, is dropped unread.
+      const id = `claude${'-haiku'.repeat(12)}-4`;
+      expect(id.length).toBe(80);
+      expect(scrubProperties('observer_turn_rollup', { top_model: id })?.properties).toEqual({ top_model: id });
+      expect(pattern).toHaveBeenCalledTimes(1);
+      expect(scrubProperties('observer_turn_rollup', { top_model: `${id}o` })?.properties).toEqual({});
+      expect(pattern).toHaveBeenCalledTimes(1);
+    } finally {
+      pattern.mockRestore();
+    }
   });
 
   it('never throws on hostile objects', () => {

@@ -43,14 +43,13 @@ describe('checking claimed commits against a real repository', () => {
   });
 
   it.each([
-    ['hangs', 'sleep 30'],
+    // Longer than the test may run: an answer at all proves the verifier's own timeout.
+    ['hangs', 'sleep 600'],
     ['crashes', 'kill -SEGV $$'],
     ['prints garbage', 'echo "not what git says"; exit 0'],
   ])('makes every claim unverifiable, within the timeout, when git %s', async (_, body) => {
     const v = createGitCommitVerifier({ timeoutMs: 300, git: fakeGit(temp.dir, body) });
-    const started = Date.now();
     const verdicts = await v.check(repo, [first!, 'abc1234']);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect([...verdicts.values()]).toEqual(['unverifiable', 'unverifiable']);
   });
 

@@ -7,6 +7,7 @@ import { processTurn } from '../../src/worker/turn-processor.js';
 import type { TurnRecord } from '../../src/observer/turn-record.js';
 import { LEGACY_CLOSURE_PHRASES, VALID_REPLY, observationXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { queuedToolUse } from '../support/queued-events.js';
 
 describe('processTurn', () => {
   let temp: ReturnType<typeof makeTempDir>;
@@ -23,8 +24,8 @@ describe('processTurn', () => {
   });
 
   let nextToolUse = 0;
-  function claimFresh(sessionId = 's1', payload: unknown = { tool_name: 'Edit', cwd: null }): QueueMessage {
-    store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `tu${(nextToolUse += 1)}`, payload, nowMs: 1 });
+  function claimFresh(sessionId = 's1', fields: Parameters<typeof queuedToolUse>[1] = { tool_name: 'Edit', cwd: null }): QueueMessage {
+    store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `tu${(nextToolUse += 1)}`, payload: queuedToolUse(sessionId, fields), nowMs: 1 });
     const message = store.queue.claimNext(sessionId, 2);
     if (!message) throw new Error('nothing to claim');
     return message;
@@ -98,7 +99,7 @@ describe('processTurn', () => {
   });
 
   it('refuses to confirm a message that is not claimed', () => {
-    store.queue.enqueue({ sessionId: 's1', kind: 'observation', toolUseId: 'x', payload: {}, nowMs: 1 });
+    store.queue.enqueue({ sessionId: 's1', kind: 'observation', toolUseId: 'x', payload: queuedToolUse('s1'), nowMs: 1 });
     const unclaimed = store.queue.get(1)!;
     expect(() => run(unclaimed, VALID_REPLY)).toThrow(/not claimed/);
     expect(store.observations.count()).toBe(0);

@@ -8,7 +8,7 @@ import { MEMTRACE_BIN } from '../memtrace-bin.js';
  */
 export const hookCommand: Command = {
   name: 'hook',
-  summary: 'forward a Claude Code hook event to the worker',
+  summary: "forward an agent's hook event (Claude Code, Gemini CLI, Codex) to the worker",
   usage: HOOK_USAGE,
   run: (args, io) => runHook(args, { ...io, memtraceBin: MEMTRACE_BIN }),
 };

@@ -4,43 +4,61 @@ import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
 import {
   findPackageRoot,
-  HOOK_ENTRY,
+  HOOK_FORWARDER,
   installHooks,
+  installMcpServer,
   isEphemeralInstall,
+  MCP_SERVER_KEY,
   memtraceHooks,
+  memtraceMcpEntry,
   readSettingsFile,
   renderSettings,
   settingsDiff,
   SettingsFileError,
-  settingsInvoke,
+  settingsForwarder,
   uninstallHooks,
+  uninstallMcpServer,
   writeSettingsFile,
+  INSTALL_HOSTS,
   type HookChange,
-  type MergeResult,
+  type InstallHost,
+  type JsonObject,
+  type SettingsSnapshot,
 } from '../../install/index.js';
+import { runHostInstall } from './host-install.js';
 
 type Action = 'install' | 'uninstall';
 
 const OPTIONS = `options:
-  --project DIR   DIR/.claude/settings.json instead of the user settings
+  --host H        the agent: claude-code (default), gemini-cli or codex
+  --project DIR   the project's config (DIR/.claude/settings.json and DIR/.mcp.json,
+                  DIR/.gemini/settings.json, DIR/.codex/) instead of the user's
   --dry-run       print the change as a unified diff; write nothing
   -h, --help      show this help`;
 
-const INSTALL_USAGE = `usage: memtrace install [--project DIR] [--dry-run]
+const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
 
 Writes memtrace's Claude Code hooks into the user settings, ~/.claude/settings.json
-($CLAUDE_CONFIG_DIR/settings.json when that is set), or a project's .claude/settings.json.
-Every other setting and hook is kept; running it again changes nothing (an older memtrace entry
-is updated in place). When the file changes, the previous one is kept next to it as
-settings.json.memtrace-backup-<UTC time>. The hooks run this node and this package by absolute
+($CLAUDE_CONFIG_DIR/settings.json when that is set), and registers memtrace's MCP server (the
+tools mcp__memtrace__search, timeline, get_observations) as "${MCP_SERVER_KEY}" in ~/.claude.json
+($CLAUDE_CONFIG_DIR/.claude.json). With --project, a project's .claude/settings.json and .mcp.json.
+Every other setting, hook and server is kept; running it again changes nothing (an older memtrace
+entry is updated in place). When a file changes, the previous one is kept next to it as
+<file>.memtrace-backup-<UTC time>. Hooks and server run this node and this package by absolute
 path. Using the memtrace Claude Code plugin instead? Then you need neither this nor uninstall.
+
+--host gemini-cli writes the hooks and the \`memtrace mcp\` server (mcpServers.memtrace) into
+~/.gemini/settings.json (DIR/.gemini/settings.json with --project); --host codex writes the hooks
+into ~/.codex/hooks.json and [mcp_servers.memtrace] into ~/.codex/config.toml ($CODEX_HOME, or
+DIR/.codex/ with --project), leaving every other line of config.toml as it is. Neither host runs
+new project hooks until you trust them; install never does that for you and prints the one step.
 
 ${OPTIONS}`;
 
-const UNINSTALL_USAGE = `usage: memtrace uninstall [--project DIR] [--dry-run]
+const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
 
-Removes exactly the hooks memtrace install wrote from the same settings file; every other
-setting and hook stays as it is. The previous file is backed up the same way.
+Removes exactly the hooks and the MCP server memtrace install wrote from the same files; every
+other setting, hook and server stays as it is. The previous files are backed up the same way.
 
 ${OPTIONS}`;
 
@@ -49,7 +67,7 @@ const NEXT_STEP = "next: start a Claude Code session; memtrace's worker starts o
 function settingsCommand(action: Action): Command {
   return {
     name: action,
-    summary: action === 'install' ? "write memtrace's hooks into Claude Code's settings.json (backup, idempotent)" : 'remove exactly the hooks memtrace install wrote',
+    summary: action === 'install' ? "write memtrace's hooks and MCP server into Claude Code's, Gemini CLI's or Codex's config (backup, idempotent)" : 'remove exactly the hooks and MCP server memtrace install wrote',
     usage: action === 'install' ? INSTALL_USAGE : UNINSTALL_USAGE,
     run: (args, io) => runSettingsCommand(action, args, io),
   };
@@ -58,92 +76,130 @@ function settingsCommand(action: Action): Command {
 export const installCommand = settingsCommand('install');
 export const uninstallCommand = settingsCommand('uninstall');
 
+/** One file install edits: what is in it, what it would hold, and how to say what changed. */
+interface Target {
+  what: string;
+  snapshot: SettingsSnapshot;
+  next: JsonObject;
+  summary: string | null;
+}
+
 async function runSettingsCommand(action: Action, args: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(args, { project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
-  const file = settingsPath(values.project, io);
+  const { values } = parseCommandArgs(args, { host: { type: 'string' }, project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  if (values.host !== undefined && values.host !== 'claude-code') {
+    if (!(INSTALL_HOSTS as readonly string[]).includes(values.host)) throw new UsageError(`--host takes claude-code, gemini-cli or codex, got '${values.host}'`);
+    const projectDir = values.project === undefined ? null : projectPath(values.project, io);
+    return runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
+  }
+  const files = configFiles(values.project, io);
   const fail = (message: string) => {
     io.stderr.write(`memtrace ${action}: ${message}\n`);
     return EXIT_FAILURE;
   };
 
-  let snapshot;
+  // Both files are read and merged before either is written: a file we cannot read changes nothing.
+  let hooksFile: SettingsSnapshot;
+  let mcpFile: SettingsSnapshot;
   try {
-    snapshot = readSettingsFile(file);
+    hooksFile = readSettingsFile(files.settings);
+    mcpFile = readSettingsFile(files.mcp);
   } catch (error) {
     if (error instanceof SettingsFileError) return fail(error.message);
     throw error;
   }
-  let merge: MergeResult;
   let packageRoot: string | null = null;
   if (action === 'install') {
     packageRoot = findPackageRoot();
-    if (!fs.existsSync(path.join(packageRoot, HOOK_ENTRY))) return fail(`memtrace's hook entry ${path.join(packageRoot, HOOK_ENTRY)} is missing; reinstall memtrace.`);
-    merge = installHooks(snapshot.value, memtraceHooks(settingsInvoke(process.execPath, packageRoot), 'settings'));
-  } else {
-    merge = uninstallHooks(snapshot.value);
+    if (!fs.existsSync(path.join(packageRoot, HOOK_FORWARDER))) return fail(`memtrace's hook forwarder ${path.join(packageRoot, HOOK_FORWARDER)} is missing; reinstall memtrace.`);
   }
-  if (!merge.ok) return fail(`${file}: ${merge.error}. Nothing was changed.`);
-  for (const notice of merge.notices) io.stderr.write(`memtrace ${action}: warning: ${notice}\n`);
+  const hooks = packageRoot !== null ? installHooks(hooksFile.value, memtraceHooks(settingsForwarder(process.execPath, packageRoot), 'settings')) : uninstallHooks(hooksFile.value);
+  if (!hooks.ok) return fail(`${files.settings}: ${hooks.error}. Nothing was changed.`);
+  const mcp = packageRoot !== null ? installMcpServer(mcpFile.value, memtraceMcpEntry(process.execPath, packageRoot)) : uninstallMcpServer(mcpFile.value);
+  if (!mcp.ok) return fail(`${files.mcp}: ${mcp.error}. Nothing was changed.`);
+  for (const notice of [...hooks.notices, ...mcp.notices]) io.stderr.write(`memtrace ${action}: warning: ${notice}\n`);
   if (packageRoot !== null && isEphemeralInstall(packageRoot)) {
     io.stderr.write(`memtrace ${action}: warning: this memtrace runs from npx's cache (${packageRoot}), which npm may clean; install it for good (npm install -g memtrace) or use the plugin, then run install again.\n`);
   }
 
+  const targets: Target[] = [
+    { what: 'hooks', snapshot: hooksFile, next: hooks.settings, summary: hooks.changes.length > 0 ? describeChanges(hooks.changes) : null },
+    { what: 'MCP server', snapshot: mcpFile, next: mcp.config, summary: mcp.change === null ? null : `${mcp.change} "${MCP_SERVER_KEY}"` },
+  ];
   const out = (line: string) => io.stdout.write(`${line}\n`);
-  if (merge.changes.length === 0) {
-    if (action === 'install') {
-      out(`memtrace's hooks are already in ${file}; nothing changed.`);
-      out(NEXT_STEP);
-    } else {
-      out(snapshot.bytes === null ? `${file} does not exist; nothing to remove.` : `no hooks written by memtrace install in ${file}; nothing changed.`);
-    }
+  const changing = targets.filter((t) => t.summary !== null);
+  for (const t of targets.filter((t) => t.summary === null)) {
+    if (action === 'install') out(`memtrace's ${t.what} ${t.what === 'hooks' ? 'are' : 'is'} already in ${t.snapshot.file}; nothing changed.`);
+    else if (t.snapshot.bytes === null) out(`${t.snapshot.file} does not exist; nothing to remove.`);
+    else out(`no ${t.what === 'hooks' ? 'hooks' : 'MCP server'} written by memtrace install in ${t.snapshot.file}; nothing changed.`);
+  }
+  if (changing.length === 0) {
+    if (action === 'install') out(NEXT_STEP);
     return EXIT_OK;
   }
 
-  const nextText = renderSettings(snapshot, merge.settings);
-  const summary = describeChanges(merge.changes);
-  if (snapshot.bytes !== null && !snapshot.bytes.equals(Buffer.from(renderSettings(snapshot, snapshot.value)))) {
-    io.stderr.write(`memtrace ${action}: note: ${file} is laid out by hand; it is rewritten as plain indented JSON (the backup keeps it as it is).\n`);
+  for (const t of changing) {
+    if (t.snapshot.bytes !== null && !t.snapshot.bytes.equals(Buffer.from(renderSettings(t.snapshot, t.snapshot.value)))) {
+      io.stderr.write(`memtrace ${action}: note: ${t.snapshot.file} is laid out by hand; it is rewritten as plain indented JSON (the backup keeps it as it is).\n`);
+    }
   }
   if (values['dry-run']) {
-    out(`dry run: would change ${file} (${summary}); nothing written.`);
-    io.stdout.write(settingsDiff(snapshot, nextText));
+    for (const t of changing) {
+      out(`dry run: would change ${t.snapshot.file} (${t.summary}); nothing written.`);
+      io.stdout.write(settingsDiff(t.snapshot, renderSettings(t.snapshot, t.next)));
+    }
     return EXIT_OK;
   }
-  let backupPath: string | null;
-  try {
-    ({ backupPath } = writeSettingsFile(snapshot, nextText, new Date()));
-  } catch (error) {
-    if (error instanceof SettingsFileError) return fail(error.message);
-    throw error;
+  for (const t of changing) {
+    let backupPath: string | null;
+    try {
+      ({ backupPath } = writeSettingsFile(t.snapshot, renderSettings(t.snapshot, t.next), new Date()));
+    } catch (error) {
+      if (error instanceof SettingsFileError) return fail(error.message);
+      throw error;
+    }
+    // Claude Code keeps ~/.claude.json private; one memtrace creates is created the same way.
+    if (t.snapshot.bytes === null && t.snapshot.file === files.mcp && values.project === undefined) fs.chmodSync(t.snapshot.file, 0o600);
+    out(`${action === 'install' ? 'installed' : 'uninstalled'} memtrace's ${t.what} in ${t.snapshot.file} (${t.summary}).`);
+    out(backupPath === null ? 'backup: none (there was no previous file).' : `backup of the previous file: ${backupPath}`);
   }
-  out(`${action === 'install' ? 'installed' : 'uninstalled'} memtrace's hooks in ${file} (${summary}).`);
-  out(backupPath === null ? 'backup: none (there was no previous file).' : `backup of the previous file: ${backupPath}`);
   if (action === 'install') {
-    if (values.project !== undefined) out('note: the hooks run node and memtrace by absolute paths on this machine; commit this file only if teammates share them.');
+    if (values.project !== undefined) {
+      out('note: the hooks and the MCP server run node and memtrace by absolute paths on this machine; commit these files only if teammates share them.');
+      if (changing.some((t) => t.what === 'MCP server')) out(`approve: Claude Code may ask once before it starts a project's MCP servers; accept "${MCP_SERVER_KEY}" when it asks (memtrace does not approve it for you).`);
+    }
     out(NEXT_STEP);
     out(`undo: memtrace uninstall${values.project !== undefined ? ` --project ${values.project}` : ''}`);
   } else {
-    out('every other setting and hook in the file is unchanged.');
+    out('every other setting, hook and server in the files is unchanged.');
   }
   return EXIT_OK;
 }
 
-/** `--project DIR` → DIR/.claude/settings.json; else the user settings, as Claude Code finds them. */
-function settingsPath(project: string | undefined, io: CliIO): string {
-  if (project !== undefined) {
-    if (project === '') throw new UsageError('--project takes a directory');
-    const dir = path.resolve(io.cwd, project);
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(dir);
-    } catch {
-      throw new UsageError(`--project: no such directory '${project}'`);
-    }
-    if (!stat.isDirectory()) throw new UsageError(`--project: '${project}' is not a directory`);
-    return path.join(dir, '.claude', 'settings.json');
+function projectPath(project: string, io: CliIO): string {
+  if (project === '') throw new UsageError('--project takes a directory');
+  const dir = path.resolve(io.cwd, project);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw new UsageError(`--project: no such directory '${project}'`);
   }
-  const configDir = io.env.CLAUDE_CONFIG_DIR ? path.resolve(io.cwd, io.env.CLAUDE_CONFIG_DIR) : path.join(io.env.HOME || io.env.USERPROFILE || os.homedir(), '.claude');
-  return path.join(configDir, 'settings.json');
+  if (!stat.isDirectory()) throw new UsageError(`--project: '${project}' is not a directory`);
+  return dir;
+}
+
+/** Claude Code's two files: settings (hooks) and its MCP servers, for a project or the user. */
+function configFiles(project: string | undefined, io: CliIO): { settings: string; mcp: string } {
+  if (project !== undefined) {
+    const dir = projectPath(project, io);
+    return { settings: path.join(dir, '.claude', 'settings.json'), mcp: path.join(dir, '.mcp.json') };
+  }
+  if (io.env.CLAUDE_CONFIG_DIR) {
+    const configDir = path.resolve(io.cwd, io.env.CLAUDE_CONFIG_DIR);
+    return { settings: path.join(configDir, 'settings.json'), mcp: path.join(configDir, '.claude.json') };
+  }
+  const home = io.env.HOME || io.env.USERPROFILE || os.homedir();
+  return { settings: path.join(home, '.claude', 'settings.json'), mcp: path.join(home, '.claude.json') };
 }
 
 function describeChanges(changes: HookChange[]): string {

@@ -5,6 +5,8 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type C
 import { loadWorkerConfig, parsePort, DEFAULT_PORT } from '../../config.js';
 import { openStore } from '../../store/index.js';
 import { startCheckpointer } from '../../store/checkpointer.js';
+import { addCounts, totalRedactions, type RedactionCounts } from '../../memory/redact.js';
+import { redactionIncrements } from '../../telemetry/index.js';
 import { createTelemetry } from '../../telemetry/runtime.js';
 import { silentLogger } from '../../log.js';
 import { systemClock } from '../../clock.js';
@@ -13,8 +15,12 @@ import { createProjectResolver } from '../../worker/project-of.js';
 import {
   createMiner,
   createStoreMiningStore,
+  codexSessionIdOfPath,
+  defaultHostTranscriptRoot,
   defaultProjectsDir,
+  discoverHostTranscripts,
   discoverTranscripts,
+  hostOfTranscriptPath,
   miningRollupIncrements,
   passHasActivity,
   sessionIdOfNamedFile,
@@ -26,44 +32,59 @@ import { createProgressBar } from '../progress-bar.js';
 /** Projects by repository root, as the worker keys them. */
 const projectOf = createProjectResolver();
 
-const USAGE = `usage: memtrace mine [--dir DIR | --file FILE] [--json]
+const USAGE = `usage: memtrace mine [--host claude-code|gemini-cli|codex|all] [--dir DIR | --file FILE] [--json]
 
-Mines Claude Code transcripts once. Every tool call the hooks missed (the worker was down, a
-payload was too large, the session predates the install, it ran on another machine) is queued
-for observation, segment by segment; calls the hooks delivered are recognised by tool_use_id
-and not queued twice. Segments mined before are not read again, and an unchanged file costs
-one stat. Safe while a worker runs on the same data dir: this command only queues; the worker
-observes.
+Mines agent transcripts once. Every tool call the hooks missed (the worker was down, a payload
+was too large, the session predates the install, it ran on another machine) is queued for
+observation; calls the hooks delivered are recognised by their tool id and not queued twice.
+Claude Code transcripts are mined segment by segment (segments mined before are not read
+again); Gemini CLI chat files and Codex rollouts are read whole when they changed. An unchanged
+file costs one stat. Safe while a worker runs on the same data dir: this command only queues;
+the worker observes.
 
 options:
-  --dir DIR    transcripts folder (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects);
-               one project's folder works too
-  --file FILE  one transcript, <session-id>.jsonl (e.g. a hook's transcript_path)
+  --host H     whose transcripts: claude-code, gemini-cli, codex, or all (default: every host
+               whose folder exists)
+  --dir DIR    transcripts folder of --host (default claude-code): Claude Code's projects folder
+               ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects), Gemini CLI's ~/.gemini/tmp,
+               Codex's $CODEX_HOME/sessions (~/.codex/sessions); one project's folder works too
+  --file FILE  one transcript (e.g. a hook's transcript_path); its host is read from its name
   --json       print the summary as JSON
   -h, --help   show this help
 
-environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR.`;
+environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR, CODEX_HOME.`;
+
+const MINE_HOSTS = ['claude-code', 'gemini-cli', 'codex'] as const;
+type MineHost = (typeof MINE_HOSTS)[number];
 
 export const mineCommand: Command = {
   name: 'mine',
-  summary: 'mine Claude Code transcripts once (--dir, default ~/.claude/projects)',
+  summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex; --host, --dir)',
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { dir: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } });
+    const { values } = parseCommandArgs(args, { host: { type: 'string' }, dir: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } });
     if (values.dir !== undefined && values.file !== undefined) throw new UsageError('give --dir or --file, not both');
     if (values.dir === '') throw new UsageError('--dir needs a folder');
-    let named: { path: string; sessionId: string } | null = null;
+    if (values.host !== undefined && values.host !== 'all' && !(MINE_HOSTS as readonly string[]).includes(values.host)) {
+      throw new UsageError(`--host takes claude-code, gemini-cli, codex or all, got '${values.host}'`);
+    }
+    if (values.host === 'all' && values.dir !== undefined) throw new UsageError('--dir is one host’s folder: give --host claude-code, gemini-cli or codex with it');
+    const chosen = values.host === undefined || values.host === 'all' ? null : (values.host as MineHost);
+    let named: { path: string; sessionId: string; host: MineHost } | null = null;
     if (values.file !== undefined) {
-      const sessionId = sessionIdOfNamedFile(path.basename(values.file));
-      if (sessionId === null) throw new UsageError(`--file must name a transcript <session-id>.jsonl, got '${values.file}'`);
-      named = { path: path.resolve(io.cwd, values.file), sessionId };
+      const file = path.resolve(io.cwd, values.file);
+      const host = chosen ?? hostOfTranscriptPath(file);
+      const sessionId = host === 'codex' ? codexSessionIdOfPath(file) : host === 'gemini-cli' ? 'pending' : sessionIdOfNamedFile(path.basename(values.file));
+      if (sessionId === null) throw new UsageError(host === 'codex' ? `--file must name a Codex rollout-<time>-<session id>.jsonl, got '${values.file}'` : `--file must name a transcript <session-id>.jsonl, got '${values.file}'`);
+      named = { path: file, sessionId, host };
     }
     const loaded = loadWorkerConfig(io.env, os.homedir());
     if (!loaded.ok) {
       for (const error of loaded.errors) io.stderr.write(`memtrace mine: ${error}\n`);
       return EXIT_FAILURE;
     }
-    const dir = values.dir !== undefined ? path.resolve(io.cwd, values.dir) : defaultProjectsDir(io.env, os.homedir());
+    const home = io.env.HOME || os.homedir();
+    const rootOf = (host: MineHost) => (host === 'claude-code' ? defaultProjectsDir(io.env, home) : defaultHostTranscriptRoot(host, io.env, home));
 
     const startedMs = Date.now();
     let targets: TranscriptTarget[];
@@ -79,16 +100,39 @@ export const mineCommand: Command = {
         io.stderr.write(`memtrace mine: ${named.path} is not a file\n`);
         return EXIT_FAILURE;
       }
-      targets = [{ ...named, size: stat.size, mtimeMs: stat.mtimeMs }];
+      if (named.host === 'gemini-cli') {
+        const listed = (await discoverHostTranscripts('gemini-cli', path.dirname(named.path))).targets.find((t) => t.path === named!.path);
+        if (!listed) {
+          io.stderr.write(`memtrace mine: ${named.path} does not start like a Gemini CLI chat file (no sessionId on its first line)\n`);
+          return EXIT_FAILURE;
+        }
+        targets = [listed];
+      } else targets = [{ ...named, size: stat.size, mtimeMs: stat.mtimeMs }];
     } else {
-      const found = await discoverTranscripts([dir]);
-      const rootProblem = found.problems.find((p) => p.path === dir);
-      if (rootProblem) {
-        io.stderr.write(`memtrace mine: cannot list ${dir}: ${rootProblem.error}${values.dir === undefined ? ' (no Claude Code transcripts here? give --dir)' : ''}\n`);
+      // Without --host every host's folder is looked at, and a host not installed here is skipped.
+      const hosts: MineHost[] = chosen ? [chosen] : [...MINE_HOSTS];
+      const explicit = chosen !== null;
+      targets = [];
+      const missing: string[] = [];
+      for (const host of hosts) {
+        const dir = values.dir !== undefined ? path.resolve(io.cwd, values.dir) : rootOf(host);
+        const found = host === 'claude-code' ? await discoverTranscripts([dir]) : await discoverHostTranscripts(host, dir);
+        const rootProblem = found.problems.find((p) => p.path === dir);
+        if (rootProblem) {
+          if (explicit || values.dir !== undefined) {
+            io.stderr.write(`memtrace mine: cannot list ${dir}: ${rootProblem.error}${values.dir === undefined ? ` (no ${host} transcripts here? give --dir)` : ''}\n`);
+            return EXIT_FAILURE;
+          }
+          missing.push(dir);
+          continue;
+        }
+        for (const problem of found.problems) io.stderr.write(`memtrace mine: skipped ${problem.path}: ${problem.error}\n`);
+        targets.push(...found.targets);
+      }
+      if (missing.length === hosts.length) {
+        io.stderr.write(`memtrace mine: no transcripts folder found (${missing.join(', ')}); give --dir (with --host for Gemini CLI or Codex)\n`);
         return EXIT_FAILURE;
       }
-      for (const problem of found.problems) io.stderr.write(`memtrace mine: skipped ${problem.path}: ${problem.error}\n`);
-      targets = found.targets;
     }
 
     const { config } = loaded;
@@ -97,13 +141,14 @@ export const mineCommand: Command = {
     const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: () => undefined });
     let report: PassReport;
     try {
-      const miner = createMiner({}, { store: createStoreMiningStore(store, { projectOf }), now: () => Date.now(), wake: () => undefined });
+      const redactions: RedactionCounts = {};
+      const miner = createMiner({}, { store: createStoreMiningStore(store, { projectOf, redacted: (counts) => addCounts(redactions, counts) }), now: () => Date.now(), wake: () => undefined });
       const totalBytes = targets.reduce((sum, t) => sum + t.size, 0);
       const bar = isTerminal(io) && !values.json ? createProgressBar(io.stderr, { total: targets.length, totalBytes, now: () => Date.now() }) : null;
       const sizes = new Map(targets.map((t) => [t.path, t.size]));
       report = await miner.pass(targets, { onFile: (file) => bar?.file(sizes.get(file.path) ?? 0), onBytes: (n) => bar?.bytes(n) });
       bar?.done();
-      if (passHasActivity(report)) recordTelemetry(io, config.dataDir, store.db, report);
+      if (passHasActivity(report)) recordTelemetry(io, config.dataDir, store.db, report, redactions);
     } finally {
       await checkpointer.stop();
       store.close();
@@ -123,11 +168,12 @@ function isTerminal(io: CliIO): boolean {
   return (io.stderr as { isTTY?: boolean }).isTTY === true;
 }
 
-function recordTelemetry(io: CliIO, dataDir: string, db: ReturnType<typeof openStore>['db'], report: PassReport): void {
+function recordTelemetry(io: CliIO, dataDir: string, db: ReturnType<typeof openStore>['db'], report: PassReport, redactions: RedactionCounts): void {
   try {
     const telemetry = createTelemetry({ dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db, clock: systemClock, log: silentLogger, stderr: io.stderr });
     // The window is closed and sent by the worker's telemetry tick.
     telemetry.recordCounters('mining_rollup', { trigger: 'cli' }, miningRollupIncrements(report), Date.now());
+    if (totalRedactions(redactions) > 0) telemetry.recordCounters('redaction_rollup', { edge: 'transcript' }, redactionIncrements(redactions), Date.now());
   } catch {
     // Telemetry never breaks a command.
   }

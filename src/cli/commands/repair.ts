@@ -7,6 +7,7 @@ import { loadWorkerConfig } from '../../config.js';
 import { openDatabase } from '../../store/index.js';
 import { createProviderFromEnv } from '../../providers/select.js';
 import { createSummarizer } from '../../compaction/summarizer.js';
+import { cannotSummarize } from '../../compaction/summary-contract.js';
 import { applyRepairs, scanTarget, type RepairEntry, type RepairFinding, type RepairReport } from '../../compaction/repair/engine.js';
 import { lcmRepairTarget } from '../../compaction/repair/lcm-target.js';
 import { memtraceRepairTarget } from '../../compaction/repair/memtrace-target.js';
@@ -108,8 +109,10 @@ const apply: Command = {
 
 Re-summarizes fallback summaries bottom-up with the provider from the environment
 (MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY …): leaves from their source messages,
-condensed summaries from their sources as just repaired. A rewrite that is empty, still carries
-a truncation marker or is not shorter than its sources is rejected and nothing is written for it.
+condensed summaries from their sources as just repaired. A provider that cannot summarize (none
+configured, or a replay file of observer recordings) is refused before the file is opened.
+A rewrite is stored only when it is a summary: not empty, no truncation marker, no observer XML,
+not the prompt given back, and shorter than its sources; otherwise nothing is written for it.
 Each accepted rewrite, its token count and the lineage totals that depend on it are written in one
 transaction. A backup (FILE.repair-<time>.bak) is taken first; repair refuses to start while
 another process holds the database's write lock.
@@ -124,8 +127,12 @@ ${SCOPE_HELP}
     const { values } = parseCommandArgs(args, { ...scopeOptions, max: { type: 'string' }, 'wait-ms': { type: 'string' } });
     const max = parseIntegerFlag('max', values.max, { min: 1, max: 1_000_000 }) ?? 50;
     const waitMs = parseIntegerFlag('wait-ms', values['wait-ms'], { min: 0, max: 600_000 }) ?? 5_000;
+    // Refused before anything is opened: a provider that cannot summarize leaves the file byte-identical.
     const selected = createProviderFromEnv(io.env);
-    const opened = openOrReport(values, io, true, 'provider' in selected ? selected.provider.name : 'none');
+    if ('error' in selected) return refuse(io, selected.error);
+    const refusal = cannotSummarize(selected.provider);
+    if (refusal !== null) return refuse(io, refusal);
+    const opened = openOrReport(values, io, true, selected.provider.name);
     if (!opened) return EXIT_FAILURE;
     try {
       probeWriteLock(opened.db, opened.file, waitMs);
@@ -133,14 +140,6 @@ ${SCOPE_HELP}
       if (findings.length === 0) {
         writeReport(io, values.json === true, { found: 0, repaired: 0, failed: 0, skipped: 0, entries: [] }, null, opened);
         return EXIT_OK;
-      }
-      if ('error' in selected) {
-        io.stderr.write(`memtrace repair: ${selected.error}; nothing was changed\n`);
-        return EXIT_FAILURE;
-      }
-      if (selected.provider.name === 'none') {
-        io.stderr.write('memtrace repair: no provider is configured, so nothing can be re-summarized. Set ANTHROPIC_API_KEY, OPENAI_API_KEY (or OPENAI_BASE_URL) or MEMTRACE_PROVIDER; nothing was changed.\n');
-        return EXIT_FAILURE;
       }
       const backup = backupDatabase(opened.db, opened.file, Date.now());
       io.stderr.write(`repair: backup written to ${backup}\n`);
@@ -168,6 +167,11 @@ ${SCOPE_HELP}
     }
   },
 };
+
+function refuse(io: CliIO, reason: string): number {
+  io.stderr.write(`memtrace repair: ${reason}; nothing was changed.\n`);
+  return EXIT_FAILURE;
+}
 
 function openOrReport(values: { lcm?: string; conversation?: string; project?: string }, io: CliIO, write: boolean, providerName: string): Opened | null {
   try {

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { openStore } from '../../store/index.js';
-import { observationView, renderObservation, renderSession } from '../provenance-view.js';
+import { observationView, renderObservation, renderSession, toolEventView } from '../provenance-view.js';
 
 const USAGE = `usage: memtrace show <observation-id> [--json]
        memtrace show --session <session-id> [--json]
@@ -10,7 +10,8 @@ const USAGE = `usage: memtrace show <observation-id> [--json]
 Shows an observation with its provenance — the queue messages and tool events it came from
 (tool name and a short input preview), the observer's provider, model and prompt version — and
 what checking each of its claims found (commits in the repository, files the session's tool
-events wrote). --session lists a session's observations and summaries the same way.`;
+events wrote). --session lists a session's tool events (failures with their error and exit code),
+observations and summaries the same way.`;
 
 export const showCommand: Command = {
   name: 'show',
@@ -43,8 +44,9 @@ export const showCommand: Command = {
       const views = store.observations.forSession(session.sessionId).map((o) => observationView(o, store.toolEvents.byQueueIds(o.sourceMessageIds)));
       const summaries = store.summaries.forSession(session.sessionId);
       const prompts = store.sessions.prompts(session.sessionId);
-      if (values.json) io.stdout.write(`${JSON.stringify({ session, prompts, observations: views, summaries }, null, 2)}\n`);
-      else io.stdout.write(`${renderSession(session, views, summaries, prompts.length)}\n`);
+      const toolEvents = store.toolEvents.forSession(session.sessionId).map(toolEventView);
+      if (values.json) io.stdout.write(`${JSON.stringify({ session, prompts, tool_events: toolEvents, observations: views, summaries }, null, 2)}\n`);
+      else io.stdout.write(`${renderSession(session, views, summaries, prompts.length, toolEvents)}\n`);
       return EXIT_OK;
     } finally {
       store.close();

@@ -16,7 +16,8 @@ start    runs the worker in the background (one per data dir; its output goes to
          DATA_DIR/logs/worker.out, its log to DATA_DIR/logs/worker.log) and waits until it answers
 stop     asks the running worker to stop (SIGTERM: in-flight messages are released, rollups
          flushed) and waits until it has
-status   whether a worker runs on this data dir, its port, health, queue and hook counters`;
+status   whether a worker runs on this data dir, its port, health, queue, hook counters, the
+         store's size against MEMTRACE_MAX_DB_MB and what retention last removed`;
 
 const POLL_MS = 100;
 
@@ -44,9 +45,12 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     say(`memtrace worker: running, pid ${health.pid}, port ${health.port ?? '(starting)'}, data dir ${dataDir}`);
     say(`  status       ${health.status}${health.degraded && health.degraded.length > 0 ? ` — ${describeDegraded(health.degraded)}` : ''}`);
     if (full) {
+      if (full.observing === false && typeof full.note === 'string') say(`  observer     ${full.note}`);
       say(`  queue        ${String(full.queue_depth)} message(s), ${String(full.in_flight)} call(s) in flight`);
       const hooks = full.hooks as Record<string, number> | undefined;
       if (hooks) say(`  hook calls   ${hooks.accepted} accepted, ${hooks.rejected} rejected, ${hooks.failed} failed, ${hooks.shortened} shortened, ${hooks.replayed_from_spool} replayed from the spool`);
+      const store = full.store as StoreStatus | undefined;
+      if (store) for (const line of describeStore(store)) say(line);
     }
     return EXIT_OK;
   }
@@ -108,3 +112,32 @@ function tail(file: string, lines: number): string {
 }
 
 export type { WorkerInfo };
+
+interface StoreStatus {
+  bytes: number;
+  used_bytes: number;
+  budget_bytes: number;
+  over_budget: boolean;
+  auto_vacuum: string;
+  raw_retention_days: number;
+  last_retention: null | { at: string; removed: Record<string, number>; removed_for_budget: number; bytes_before: number; bytes_after: number };
+}
+
+const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+/** The store's lines of `worker status`: size against the budget, and what retention last removed. */
+export function describeStore(store: StoreStatus): string[] {
+  const lines = [
+    `  store        ${mb(store.bytes)} of ${mb(store.budget_bytes)} (MEMTRACE_MAX_DB_MB)${store.over_budget ? ' — OVER BUDGET: no raw data left to prune; observations are kept' : ''}${store.auto_vacuum === 'incremental' ? '' : ', freed space stays in the file (no incremental vacuum)'}`,
+  ];
+  const last = store.last_retention;
+  if (last === null) {
+    lines.push(`  retention    raw data kept ${store.raw_retention_days} day(s) after processing; no pass yet`);
+  } else {
+    const r = last.removed;
+    const parts = [`${r.tool_events} tool event(s)`, `${r.prompts} prompt(s)`, `${r.session_files} written-file record(s)`, `${r.spool_files} spool file(s)`];
+    if (r.unprocessed_dropped) parts.push(`${r.unprocessed_dropped} unobserved message(s) (over budget)`);
+    lines.push(`  retention    last pass ${last.at}: removed ${parts.join(', ')}; ${mb(Math.max(0, last.bytes_before - last.bytes_after))} returned (raw data kept ${store.raw_retention_days} day(s) after processing)`);
+  }
+  return lines;
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEFAULT_WATCH_CONFIG, defaultProjectsDir } from '../../mining/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { createProviderFromEnv } from '../../providers/index.js';
+import { canObserve, createProviderFromEnv } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker } from '../../worker/runtime.js';
 import { waitForStopSignal } from '../stop-signal.js';
@@ -28,7 +28,9 @@ options:
   -h, --help        show this help
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY,
-MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, telemetry switches (see 'memtrace telemetry status').
+MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, MEMTRACE_RAW_RETENTION_DAYS (30: raw data kept this many days
+after processing), MEMTRACE_MAX_DB_MB (2048: the store's size budget), telemetry switches (see
+'memtrace telemetry status').
 
 ${WORKER_CONTROL_USAGE}`;
 
@@ -86,7 +88,7 @@ export const workerCommand: Command = {
       return EXIT_FAILURE;
     }
     io.stdout.write(
-      `memtrace worker listening on ${worker.url} (provider: ${selected.provider.name}${selected.provider.name === 'none' ? ' — events are stored; set ANTHROPIC_API_KEY or OPENAI_API_KEY to observe them' : `, model: ${selected.provider.model}`}; data: ${config.dataDir})\n`,
+      `memtrace worker listening on ${worker.url} (provider: ${selected.provider.name}${canObserve(selected.provider) ? `, model: ${selected.provider.model}` : ' — events are stored, not observed; set ANTHROPIC_API_KEY or OPENAI_API_KEY to observe them'}; data: ${config.dataDir})\n`,
     );
     if (watchDir !== null) io.stdout.write(`watching transcripts in ${watchDir} (every ${DEFAULT_WATCH_CONFIG.intervalMs / 1000} s, files idle for ${DEFAULT_WATCH_CONFIG.idleMs / 60_000} min)\n`);
     if (worker.recoveredClaimed > 0) io.stdout.write(`recovered ${worker.recoveredClaimed} message(s) left in flight by an unclean stop\n`);

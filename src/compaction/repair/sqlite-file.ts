@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { writePrivateFile } from '../../data-dir/private-files.js';
 
 /** Another connection holds the write lock: repair refuses rather than race it. */
 export class DatabaseBusyError extends Error {
@@ -39,11 +39,19 @@ export function backupPathFor(file: string, nowMs: number): string {
   return path.join(path.dirname(file), `${path.basename(file)}.repair-${stamp}.bak`);
 }
 
-/** A consistent copy (VACUUM INTO reads one snapshot, WAL included), with the original's file mode. */
+/**
+ * A consistent copy (VACUUM INTO reads one snapshot, WAL included). The backup holds the same
+ * memory as the original, so it is created empty and 0600 first (VACUUM INTO fills an empty file)
+ * and is never readable by others, whatever the umask.
+ */
 export function backupDatabase(db: Database.Database, file: string, nowMs: number): string {
   const target = backupPathFor(file, nowMs);
-  if (fs.existsSync(target)) throw new Error(`backup ${target} already exists`);
+  try {
+    writePrivateFile(target, '', 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`backup ${target} already exists`);
+    throw error;
+  }
   db.prepare('VACUUM INTO ?').run(target);
-  fs.chmodSync(target, fs.statSync(file).mode & 0o777);
   return target;
 }

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { touchPrivateFile } from '../../data-dir/private-files.js';
 import { openTileSums, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
 import { REVIEW_SUMS_TILE } from '../review/review-sums-tile.js';
 import type { CollectedEvent } from './collected-event.js';
@@ -24,7 +24,8 @@ const SCHEMA_VERSION = 1;
  * be brought up to date from where they stopped; `uuid` is unique, so a re-sent event is ignored.
  */
 export function openCollectorStore(file: string): CollectorStore {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  // 0600 before SQLite creates it: its -wal and -shm files take the database file's mode.
+  if (file !== ':memory:') touchPrivateFile(path.resolve(file));
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');

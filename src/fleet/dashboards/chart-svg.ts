@@ -1,13 +1,19 @@
 import { clip, escapeXml as esc, formatValue, formatWeek, niceScale } from './chart-format.js';
 import type { TileResult } from './tile-result.js';
 
-/** Server-drawn charts: plain SVG, no script, no external resource. Every data mark has class "mark". */
+/**
+ * Server-drawn charts: plain SVG, no script, no external resource. Every data mark has class
+ * "mark"; a point or bar also names what it draws (data-series, data-x, data-value), so a reader
+ * of the page — a screen reader's tooltip aside, a test in a real browser — can check the chart
+ * against the tile's numbers.
+ */
 
 const W = 600;
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#ea580c', '#4f46e5', '#0d9488', '#a16207'];
 /** The slices a reader looks for keep one colour on every tile. */
 const FIXED: Readonly<Record<string, string>> = { poisoned: '#b91c1c', other: '#94a3b8', '(unknown)': '#94a3b8' };
 const HEADLINE_COLOR = '#0f172a';
+const dataOf = (series: string, x: string, value: number) => `data-series="${esc(series)}" data-x="${esc(x)}" data-value="${value}"`;
 const AXIS = 'font-size="11" fill="#64748b"';
 
 export interface ChartSeries {
@@ -115,9 +121,9 @@ function vertical(result: TileResult, data: ChartData): string {
       const runs: string[][] = [[]];
       points.forEach((p) => (p ? runs[runs.length - 1]!.push(`${p[0].toFixed(1)},${p[1].toFixed(1)}`) : runs.push([])));
       const stroke = s.headline ? 'stroke-width="3.2"' : series.some((o) => o.headline) ? 'stroke-width="1.6" stroke-opacity="0.8" stroke-dasharray="5 3"' : 'stroke-width="2.2"';
-      for (const run of runs) if (run.length > 1) parts.push(`<polyline class="mark" fill="none" stroke="${s.color}" ${stroke} points="${run.join(' ')}"/>`);
+      for (const run of runs) if (run.length > 1) parts.push(`<polyline class="mark" data-series="${esc(s.name)}" fill="none" stroke="${s.color}" ${stroke} points="${run.join(' ')}"/>`);
       points.forEach((p, i) => {
-        if (p) parts.push(`<circle class="mark" cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="${s.headline ? 3.6 : 2.4}" fill="${s.color}">${title(s, i, s.values[i]!)}</circle>`);
+        if (p) parts.push(`<circle class="mark" ${dataOf(s.name, xs[i]!, s.values[i]!)} cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="${s.headline ? 3.6 : 2.4}" fill="${s.color}">${title(s, i, s.values[i]!)}</circle>`);
       });
     }
   } else {
@@ -133,7 +139,7 @@ function vertical(result: TileResult, data: ChartData): string {
         const to = stacked ? base + Math.max(0, v) : v;
         if (stacked) base = to;
         const color = ranked && v < 0 ? '#dc2626' : s.color;
-        parts.push(`<rect class="mark" x="${x0.toFixed(1)}" y="${Math.min(y(from), y(to)).toFixed(1)}" width="${Math.max(0.6, barW).toFixed(1)}" height="${Math.max(0.8, Math.abs(y(to) - y(from))).toFixed(1)}" fill="${color}">${title(s, i, v)}</rect>`);
+        parts.push(`<rect class="mark" ${dataOf(s.name, xs[i]!, v)} x="${x0.toFixed(1)}" y="${Math.min(y(from), y(to)).toFixed(1)}" width="${Math.max(0.6, barW).toFixed(1)}" height="${Math.max(0.8, Math.abs(y(to) - y(from))).toFixed(1)}" fill="${color}">${title(s, i, v)}</rect>`);
       });
     });
   }
@@ -167,7 +173,7 @@ function horizontal(result: TileResult, data: ChartData): string {
       if (v === null || v === undefined || v <= 0) continue;
       const from = stacked ? base : 0;
       base = from + v;
-      parts.push(`<rect class="mark" x="${x(from).toFixed(1)}" y="${(cy - 8).toFixed(1)}" width="${Math.max(0.8, x(from + v) - x(from)).toFixed(1)}" height="16" fill="${s.color}"><title>${esc(`${label}${series.length > 1 ? ` · ${s.name}` : ''}: ${formatValue(v, tile.unit)}`)}</title></rect>`);
+      parts.push(`<rect class="mark" ${dataOf(s.name, label, v)} x="${x(from).toFixed(1)}" y="${(cy - 8).toFixed(1)}" width="${Math.max(0.8, x(from + v) - x(from)).toFixed(1)}" height="16" fill="${s.color}"><title>${esc(`${label}${series.length > 1 ? ` · ${s.name}` : ''}: ${formatValue(v, tile.unit)}`)}</title></rect>`);
     }
     if (!stacked && series.length === 1) parts.push(`<text x="${(x(base) + 5).toFixed(1)}" y="${cy + 4}" font-size="11.5" fill="#334155">${esc(formatValue(series[0]!.values[i], tile.unit))}</text>`);
   });

@@ -16,6 +16,8 @@ export interface CompiledSQLite {
   query: string;
   table: string;
   createTable: string;
+  /** For a tile that counts installs: the (group, leaf, install) pairs already counted, kept beside the sums. */
+  seenTable: string | null;
   read: string;
 }
 
@@ -66,7 +68,11 @@ function groupsFromEvents(plan: TilePlan): string {
   const { tile } = plan;
   // LIMIT -1 keeps SQLite from flattening the subquery, which would repeat each json_extract per use.
   const rows = `SELECT event, timestamp, distinct_id${extraction(plan).map((c) => `, ${c}`).join('')} FROM events WHERE event IN (${tile.events.map(quote).join(', ')}) LIMIT -1`;
-  const columns = [`${dimension(tile.x)} AS xk`, `${tile.series ? dimension(tile.series.by) : "''"} AS series`, ...plan.leaves.map((leaf, i) => `sum(${renderExpr(leaf, EXPR)}) AS f${i}`)];
+  const columns = [
+    `${dimension(tile.x)} AS xk`,
+    `${tile.series ? dimension(tile.series.by) : "''"} AS series`,
+    ...plan.leaves.map((leaf, i) => (plan.distinct.has(i) ? `count(DISTINCT CASE WHEN (${renderExpr(leaf, EXPR)}) != 0 THEN distinct_id END) AS f${i}` : `sum(${renderExpr(leaf, EXPR)}) AS f${i}`)),
+  ];
   return `SELECT ${columns.join(', ')} FROM (${rows}) GROUP BY xk, series`;
 }
 
@@ -81,11 +87,14 @@ export function compileSQLite(tile: Tile): CompiledSQLite {
   // Each sum is kept as a compensated pair (s, c), summed like SQLite's own sum(): the value is s + c.
   const pairs = plan.leaves.map((_, i) => `s${i} REAL NOT NULL, c${i} REAL NOT NULL`);
   const fromTable = `SELECT xk, series, ${plan.leaves.map((_, i) => `s${i} + c${i} AS f${i}`).join(', ')} FROM "${table}"`;
+  const seenTable = plan.distinct.size > 0 ? `${table}_seen` : null;
+  const createSeen = seenTable ? `; CREATE TABLE IF NOT EXISTS "${seenTable}" (xk NOT NULL, series TEXT NOT NULL, leaf INTEGER NOT NULL, install TEXT NOT NULL, PRIMARY KEY (xk, series, leaf, install)) WITHOUT ROWID` : '';
   return {
     columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)],
     query: renderTileQuery(plan, groupsFromEvents(plan), dialect),
     table,
-    createTable: `CREATE TABLE IF NOT EXISTS "${table}" (xk NOT NULL, series TEXT NOT NULL, ${pairs.join(', ')}, PRIMARY KEY (xk, series)) WITHOUT ROWID`,
+    createTable: `CREATE TABLE IF NOT EXISTS "${table}" (xk NOT NULL, series TEXT NOT NULL, ${pairs.join(', ')}, PRIMARY KEY (xk, series)) WITHOUT ROWID${createSeen}`,
+    seenTable,
     read: renderTileQuery(plan, fromTable, dialect),
   };
 }

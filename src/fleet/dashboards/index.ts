@@ -1,4 +1,4 @@
-export { TILES, FLEET_EXPRESSIONS, ROLLUP, LEGACY, CONTEXT_ROLLUP, LEGACY_CONTEXT, HOOK_ROLLUP, HOOK_BUCKETS, VERSION_NOISE_FLOOR, ABORT_REASONS, INVALID_CLASSES, OBSERVATION_TYPES } from './tiles.js';
+export { TILES, FLEET_EXPRESSIONS, ROLLUP, LEGACY, CONTEXT_ROLLUP, LEGACY_CONTEXT, HOOK_ROLLUP, HOOK_BUCKETS, REDACTION_ROLLUP, REDACTION_KINDS, redactionMeasure, MEMORY_ROLLUP, MEMORY_VIA, VERSION_NOISE_FLOOR, ABORT_REASONS, INVALID_CLASSES, OBSERVATION_TYPES } from './tiles.js';
 export type { Tile, Expr, Aggregate, Dimension, Series, ChartKind, Unit } from './tile-ir.js';
 export { planTile, validateTile } from './tile-plan.js';
 export { compileHogQL, renderHogQLExpr, type CompiledHogQL } from './compile-hogql.js';

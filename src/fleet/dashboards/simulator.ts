@@ -1,17 +1,27 @@
 import type { CollectedEvent } from '../collector/collected-event.js';
 import { LEGACY_VERSIONS, LOOSE_TYPE_MIX, MEMTRACE_VERSIONS, MODELS, pickWeighted, TYPE_MIX, turnCostUsd, turnTokens, upgradeWeek, type AdoptionCurve, type ModelProfile } from './fleet-model.js';
 import { effectFactors, NO_EFFECT, type EffectFactors, type SimulatedEffect } from './fleet-effects.js';
+import { sessionAgentTime } from './agent-time-model.js';
 import { sessionHookWindows } from './hook-model.js';
+import { memoryProfile, sessionMemoryWindows } from './memory-model.js';
+import { sessionRedactionWindows } from './redaction-model.js';
 import { seededRandom, type Random } from './prng.js';
-import { ABORT_REASONS, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, OBSERVATION_TYPES, ROLLUP } from './tiles.js';
+import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, MEMORY_ROLLUP, OBSERVATION_TYPES, REDACTION_ROLLUP, ROLLUP } from './tiles.js';
 
 /**
  * A mixed fleet, pure and seeded. Installs on legacy releases send one `session_compressed` per
  * observer turn, killed as `poisoned` at the rate the legacy fleet showed for their model; each
  * install moves to memtrace 0.1.0 in a week drawn from the adoption curve, then to 0.2.0 along a
  * second curve once it is released. On memtrace an install sends per session one
- * `observer_turn_rollup`, one `context_injected_rollup` and its `hook_rollup` windows. What the
- * legacy classifier killed, memtrace drops as prose and carries on: no poisoned slice.
+ * `observer_turn_rollup`, one `context_injected_rollup`, its `hook_rollup` windows and, from 0.2.0
+ * on, its `agent_time_rollup`, a `redaction_rollup` when its tool calls held secrets and its
+ * `memory_access_rollup` windows (0.2.0 stands for the release with memory search; later releases
+ * keep all of these), the new ones drawn from random streams of their own so every other event
+ * stays as it was. What the legacy classifier killed, memtrace drops as prose and carries on: no
+ * poisoned slice.
+ * Each install runs one agent host. Gemini CLI and Codex installs start with the second memtrace
+ * release (the first with their adapters), whose rollups name the `platform`; the legacy fleet and
+ * the first release ran on Claude Code only, and their rollups do not name it.
  * The last simulated week is the week of `nowMs`, and nothing is dated after `nowMs`.
  * `releases` adds later memtrace releases, each shipping later in the span; `effects` moves one
  * measure on one version by a known factor, for checking the release review against the truth.
@@ -46,6 +56,10 @@ const MONDAY_MS = 4 * 24 * HOUR_MS;
 const TRANSIENT = ['rate_limit', 'overloaded', 'transport'] as const;
 const OS_MIX = { linux: 0.45, darwin: 0.45, win32: 0.1 } as const;
 const LEGACY_INVALID_MIX = { prose: 0.45, idle: 0.4, xml: 0.15 } as const;
+/** Share of installs per agent host. */
+const HOST_MIX = { 'claude-code': 0.8, 'gemini-cli': 0.1, codex: 0.1 } as const;
+/** Hosts are drawn from their own stream, so adding them left every other draw of a seed as it was. */
+const HOST_STREAM = 0x5eed;
 
 export const mondayOf = (ms: number) => Math.floor((ms - MONDAY_MS) / WEEK_MS) * WEEK_MS + MONDAY_MS;
 
@@ -81,7 +95,11 @@ function uuidFrom(random: Random): string {
 export function* generateFleet(options: FleetOptions = {}): Generator<CollectedEvent> {
   const o = { ...DEFAULT_FLEET, ...options };
   const random = seededRandom(o.seed);
+  // A stream of its own, so that adding agent time left every other simulated value as it was.
+  const agentRandom = seededRandom((o.seed * 104_729 + 31) >>> 0);
+  const hostRandom = seededRandom(o.seed ^ HOST_STREAM);
   const uuid = () => uuidFrom(random);
+  const memoryRandom = seededRandom(o.seed * 7919 + 17);
   const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
   const curves = fleetCurves(o.weeks);
   const releases = o.releases ?? MEMTRACE_VERSIONS;
@@ -98,6 +116,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const weights = Object.fromEntries(MODELS.map((m) => [m.id, m.weight]));
   for (let i = 0; i < o.installs; i += 1) {
     const distinctId = uuid();
+    const host = pickWeighted(hostRandom, HOST_MIX);
     const modelId = pickWeighted(random, weights);
     const model = MODELS.find((m) => m.id === modelId)!;
     // upgrades[k]: the week this install moves to releases[k].
@@ -109,6 +128,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
     const base = { os: pickWeighted(random, OS_MIX), arch: random() < 0.6 ? 'arm64' : 'x64', node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0', is_ci: random() < 0.03 };
     // Some installs inject little memory per session, so injection can cost more than it saves.
     const injectedMean = random() < 0.08 ? 1.5 : 4 + 10 * random();
+    const memory = memoryProfile(memoryRandom);
     for (let week = 0; week < o.weeks; week += 1) {
       const sessions = Math.round(o.sessionsPerWeek * activity * (0.5 + random()));
       for (let s = 0; s < sessions; s += 1) {
@@ -122,44 +142,67 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
         const at = week + weekAt;
         let release = 0;
         while (release + 1 < releases.length && at >= upgrades[release + 1]!) release += 1;
-        const version = at < toMemtrace ? legacyVersion : releases[release]!;
+        const onMemtrace = at >= toMemtrace;
+        const version = onMemtrace ? releases[release]! : legacyVersion;
+        // The second release brought the other hosts' adapters, agent time and redaction; memory search came with MEMTRACE_VERSIONS' last.
+        const laterMemtrace = onMemtrace && release >= 1;
+        const withMemorySearch = onMemtrace && release >= MEMTRACE_VERSIONS.length - 1;
         const effect = factorsOf(version);
         const versionProps = version === '13.5.2' ? { $app_version: version } : { app_version: version };
+        const platform = laterMemtrace ? { platform: host } : {};
         const injectedTokens = 450 + injected * 70;
         const rawSaved = injected * Math.round(700 + 900 * random()) - injectedTokens;
         const savedTokens = effect.saved === 1 ? rawSaved : Math.round(rawSaved * effect.saved);
         // Ids and values are drawn in the same order whether or not an event is built.
-        if (at < toMemtrace) {
+        const events: CollectedEvent[] = [];
+        if (!onMemtrace) {
           const contextId = uuid();
           if (builds(LEGACY_CONTEXT)) {
             const context = { ...base, ...versionProps, observations_injected: injected, tokens_injected: injectedTokens, tokens_saved_vs_naive: savedTokens };
-            yield { uuid: contextId, event: LEGACY_CONTEXT, distinctId, timestamp: start, properties: context };
+            events.push({ uuid: contextId, event: LEGACY_CONTEXT, distinctId, timestamp: start, properties: context });
           }
           for (let t = 0; t < turns; t += 1) {
             const id = uuid();
             const turn = legacyTurn(random, model, effect);
-            if (builds(LEGACY)) yield { uuid: id, event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...turn } };
+            if (builds(LEGACY)) events.push({ uuid: id, event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...turn } });
           }
-          continue;
+        } else {
+          const rollupId = uuid();
+          const counters = rollup(random, model, turns, effect);
+          const reason = random() < 0.93 ? 'session_end' : 'worker_shutdown';
+          if (builds(ROLLUP)) events.push({ uuid: rollupId, event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...platform, ...counters, rollup_reason: reason, window_seq: 0, window_start_ts: start } });
+          const contextId = uuid();
+          if (builds(CONTEXT_ROLLUP)) {
+            events.push({
+              uuid: contextId,
+              event: CONTEXT_ROLLUP,
+              distinctId,
+              timestamp: start + 300_000,
+              properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
+            });
+          }
+          for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()), effect.hookMs)) {
+            const id = uuid();
+            if (builds(HOOK_ROLLUP)) events.push({ uuid: id, event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...platform, ...w.properties } });
+          }
         }
-        const rollupId = uuid();
-        const counters = rollup(random, model, turns, effect);
-        const reason = random() < 0.93 ? 'session_end' : 'worker_shutdown';
-        if (builds(ROLLUP)) yield { uuid: rollupId, event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...counters, rollup_reason: reason, window_seq: 0, window_start_ts: start } };
-        const contextId = uuid();
-        if (builds(CONTEXT_ROLLUP)) {
-          yield {
-            uuid: contextId,
-            event: CONTEXT_ROLLUP,
-            distinctId,
-            timestamp: start + 300_000,
-            properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
-          };
+        if (laterMemtrace) {
+          const share = sessionAgentTime(agentRandom, version, host, start, end);
+          const shareId = uuidFrom(agentRandom);
+          if (builds(AGENT_TIME_ROLLUP)) events.push({ uuid: shareId, event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } });
+          for (const w of sessionRedactionWindows(random, start, end)) {
+            const id = uuid();
+            if (builds(REDACTION_ROLLUP)) events.push({ uuid: id, event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+          }
         }
-        for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()), effect.hookMs)) {
-          const id = uuid();
-          if (builds(HOOK_ROLLUP)) yield { uuid: id, event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } };
+        if (withMemorySearch) {
+          for (const w of sessionMemoryWindows(memoryRandom, memory, start)) {
+            const id = uuidFrom(memoryRandom);
+            if (builds(MEMORY_ROLLUP)) events.push({ uuid: id, event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+          }
         }
+        // A session its host could not have run yet is drawn all the same, so the rest of the fleet stays as the seed made it.
+        if (host === 'claude-code' || laterMemtrace) yield* events;
       }
     }
   }

@@ -4,11 +4,16 @@ import { isStringExpr, type Dimension, type Expr } from './tile-ir.js';
 import type { TilePlan } from './tile-plan.js';
 import { castReal, castText, sqlValueOf, type SqlValue } from './sql-values.js';
 
-/** One event's contribution to a tile: its group and the value of each leaf (f0, f1, …). */
+/**
+ * One event's contribution to a tile: its group and the value of each leaf (f0, f1, …). For an
+ * installs leaf the value is 1 when the event counts for its install (the store adds it once per
+ * install and group).
+ */
 export interface GroupValues {
   xk: number | string;
   series: string;
   values: number[];
+  install: string;
 }
 
 export interface EvalOptions {
@@ -39,6 +44,10 @@ function compileExpr(e: Expr, o: EvalOptions): Fn {
   }
   if ('lit' in e) {
     const value = Number.isFinite(e.lit) ? e.lit : 0;
+    return () => value;
+  }
+  if ('text' in e) {
+    const value = e.text;
     return () => value;
   }
   if ('eq' in e) {
@@ -98,9 +107,12 @@ export function compileTileEvaluator(plan: TilePlan, o: EvalOptions): (row: Row)
   const events = new Set(plan.tile.events);
   const x = compileDimension(plan.tile.x, o);
   const series = compileDimension(plan.tile.series?.by, o);
-  const leaves = plan.leaves.map((leaf) => compileExpr(leaf, o));
+  const leaves = plan.leaves.map((leaf, i) => {
+    const f = compileExpr(leaf, o);
+    return plan.distinct.has(i) ? (row: Row) => (asNumber(f(row)) !== 0 ? 1 : 0) : (row: Row) => asNumber(f(row));
+  });
   return (row) => {
     if (!events.has(row.event)) return null;
-    return { xk: x(row), series: String(series(row)), values: leaves.map((leaf) => asNumber(leaf(row))) };
+    return { xk: x(row), series: String(series(row)), values: leaves.map((leaf) => leaf(row)), install: row.distinctId };
   };
 }

@@ -8,6 +8,7 @@ export type Expr =
   | { str: string } // string property; absent → ''
   | { has: string } // 1 when the property is present
   | { lit: number }
+  | { text: string } // a string constant
   | { eq: [Expr, string] } // 1 when equal
   | { anyOf: Expr[] } // 1 when any part is non-zero
   | { not: Expr } // 1 when zero
@@ -26,9 +27,13 @@ export type Dimension = 'week' | 'install' | { expr: Expr; label: string };
  * `quantile` estimates the q-quantile from exclusive histogram buckets (ascending upper bounds,
  * the last open, the first starting at 0): linear within the bucket that holds it; in the open
  * bucket, that bucket's lower bound (an "at least"). Null when the buckets are empty.
+ * `installs` counts distinct installs in the group, not a sum: it cannot be added across groups,
+ * so it may not feed an `xTotal` nor a tile whose series has a total row.
  */
 export type Aggregate =
   | { sum: Expr }
+  /** Installs (distinct_id) with at least one row where the expression is non-zero. */
+  | { installs: Expr }
   | { xTotal: Expr }
   | { ratio: [Aggregate, Aggregate] }
   | { product: [Aggregate, Aggregate] }
@@ -78,6 +83,7 @@ export const num = (key: string): Expr => ({ num: key });
 export const str = (key: string): Expr => ({ str: key });
 export const has = (key: string): Expr => ({ has: key });
 export const lit = (value: number): Expr => ({ lit: value });
+export const text = (value: string): Expr => ({ text: value });
 export const eq = (e: Expr, value: string): Expr => ({ eq: [e, value] });
 export const anyOf = (...parts: Expr[]): Expr => ({ anyOf: parts });
 export const not = (e: Expr): Expr => ({ not: e });
@@ -86,6 +92,7 @@ export const add = (...parts: Expr[]): Expr => ({ add: parts });
 export const firstOf = (...parts: Expr[]): Expr => ({ firstOf: parts });
 export const byEvent = (cases: Record<string, Expr>): Expr => ({ byEvent: cases });
 export const sum = (e: Expr): Aggregate => ({ sum: e });
+export const installs = (where: Expr): Aggregate => ({ installs: where });
 export const xTotal = (e: Expr): Aggregate => ({ xTotal: e });
 export const ratio = (a: Aggregate, b: Aggregate): Aggregate => ({ ratio: [a, b] });
 export const product = (a: Aggregate, b: Aggregate): Aggregate => ({ product: [a, b] });
@@ -95,7 +102,7 @@ export const quantile = (q: number, buckets: ReadonlyArray<{ upTo: number | null
 
 /** Strings come from `str`/`firstOf` (or a `byEvent` of them); everything else is a number. */
 export function isStringExpr(e: Expr): boolean {
-  if ('str' in e || 'firstOf' in e) return true;
+  if ('str' in e || 'firstOf' in e || 'text' in e) return true;
   if ('byEvent' in e) return Object.values(e.byEvent).some(isStringExpr);
   return false;
 }

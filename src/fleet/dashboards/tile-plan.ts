@@ -17,6 +17,8 @@ export type PlannedAggregate =
 export interface TilePlan {
   tile: Tile;
   leaves: Expr[];
+  /** Leaves that count distinct installs with a non-zero value (the rest are sums). */
+  distinct: ReadonlySet<number>;
   measures: Array<{ name: string; agg: PlannedAggregate }>;
   having: number | null;
   /** Leaves some measure reads as a total over the x (whatever the series). */
@@ -82,19 +84,22 @@ export function planTile(tile: Tile): TilePlan {
   const errors = validateTile(tile);
   if (errors.length > 0) throw new Error(errors.join('; '));
   const leaves: Expr[] = [];
+  const distinct = new Set<number>();
   const seen = new Map<string, number>();
-  const leaf = (e: Expr): number => {
-    const key = JSON.stringify(e);
+  const leaf = (e: Expr, counts: 'sum' | 'installs' = 'sum'): number => {
+    const key = `${counts}:${JSON.stringify(e)}`;
     let index = seen.get(key);
     if (index === undefined) {
       index = leaves.length;
       leaves.push(e);
       seen.set(key, index);
+      if (counts === 'installs') distinct.add(index);
     }
     return index;
   };
   const plan = (a: Aggregate): PlannedAggregate => {
     if ('sum' in a) return { sum: leaf(a.sum) };
+    if ('installs' in a) return { sum: leaf(a.installs, 'installs') };
     if ('xTotal' in a) return { xTotal: leaf(a.xTotal) };
     if ('ratio' in a) return { ratio: [plan(a.ratio[0]), plan(a.ratio[1])] };
     if ('product' in a) return { product: [plan(a.product[0]), plan(a.product[1])] };
@@ -124,7 +129,10 @@ export function planTile(tile: Tile): TilePlan {
     else if ('quantile' in a) a.quantile.buckets.forEach((b) => walk(b.count));
   };
   measures.forEach((m) => walk(m.agg));
-  return { tile, leaves, measures, having, xTotals: [...xTotals].sort((a, b) => a - b), keys };
+  if (distinct.size > 0 && ([...xTotals].some((i) => distinct.has(i)) || tile.series?.total !== undefined)) {
+    throw new Error(`dashboard tile ${tile.id}: an installs count is not a sum; it cannot feed an xTotal or a series total`);
+  }
+  return { tile, leaves, distinct, measures, having, xTotals: [...xTotals].sort((a, b) => a - b), keys };
 }
 
 /** How a dialect writes the arithmetic that turns group sums into measures. */
@@ -192,6 +200,7 @@ export function renderExpr(e: Expr, d: ExprDialect): string {
   if ('str' in e) return d.str(assertPropertyKey(e.str));
   if ('has' in e) return d.has(assertPropertyKey(e.has));
   if ('lit' in e) return Number.isFinite(e.lit) ? String(e.lit) : '0';
+  if ('text' in e) return quote(e.text);
   if ('eq' in e) return d.flag(`${renderExpr(e.eq[0], d)} = ${quote(e.eq[1])}`);
   if ('anyOf' in e) return d.flag(e.anyOf.map((p) => `(${renderExpr(p, d)}) != 0`).join(' OR '));
   if ('not' in e) return d.flag(`(${renderExpr(e.not, d)}) = 0`);

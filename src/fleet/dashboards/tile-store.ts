@@ -70,6 +70,7 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
     for (const c of compiled) {
       if (state.get(c.tile.id)?.definition === c.definition) continue;
       db.exec(`DROP TABLE IF EXISTS "${c.sql.table}"`);
+      if (c.sql.seenTable) db.exec(`DROP TABLE IF EXISTS "${c.sql.seenTable}"`);
       db.exec(c.sql.createTable);
       setState.run(c.tile.id, c.definition, 0);
     }
@@ -83,6 +84,8 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       load: db.prepare(`SELECT ${columns} FROM "${c.sql.table}" WHERE xk = ? AND series = ?`).raw(),
       save: db.prepare(`INSERT OR REPLACE INTO "${c.sql.table}" (xk, series, ${columns}) VALUES (?, ?${', ?, ?'.repeat(n)})`),
       readAll: db.prepare(c.sql.read),
+      // An installs leaf adds 1 only for the first event of an install in its group: the pairs are rows, so every connection agrees.
+      markSeen: c.sql.seenTable ? db.prepare(`INSERT OR IGNORE INTO "${c.sql.seenTable}" (xk, series, leaf, install) VALUES (?, ?, ?, ?)`) : null,
     };
   });
   type TileState = (typeof tilesState)[number];
@@ -134,7 +137,10 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
         group = { xk: v.xk, series: v.series, sums };
         cache.set(key, group);
       }
-      for (let i = 0; i < v.values.length; i += 1) addCompensated(group.sums[i]!, v.values[i]!);
+      for (let i = 0; i < v.values.length; i += 1) {
+        if (!t.plan.distinct.has(i)) addCompensated(group.sums[i]!, v.values[i]!);
+        else if (v.values[i] !== 0 && t.markSeen!.run(typeof v.xk === 'number' ? BigInt(v.xk) : v.xk, v.series, i, v.install).changes === 1) addCompensated(group.sums[i]!, 1);
+      }
       touched.add(group);
     }
     for (const g of touched) t.save.run(typeof g.xk === 'number' ? BigInt(g.xk) : g.xk, g.series, ...g.sums.flatMap((sum) => [sum.s, sum.c]));

@@ -1,4 +1,6 @@
-import { add, anyOf, atLeast, byEvent, eq, firstOf, has, lit, mul, not, num, product, quantile, ratio, scale, str, sum, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
+import { AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from '../../telemetry/index.js';
+import { SECRET_KINDS } from '../../memory/redaction/kinds.js';
+import { add, anyOf, atLeast, byEvent, eq, firstOf, has, installs, lit, mul, not, num, product, quantile, ratio, scale, str, sum, text, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (SPEC §4.6) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
@@ -7,6 +9,16 @@ export const LEGACY = 'session_compressed';
 export const LEGACY_CONTEXT = 'context_injected';
 /** The hook path's own cost per window (SPEC §4.6); read here, defined by the worker's schema. */
 export const HOOK_ROLLUP = 'hook_rollup';
+/** How long agents waited for memtrace, per finished session (telemetry/events/agent-time-rollup.ts). */
+export const AGENT_TIME_ROLLUP = 'agent_time_rollup';
+/** Secrets replaced before the first write, per window, edge and kind (SPEC §4.10). */
+export const REDACTION_ROLLUP = 'redaction_rollup';
+/** The redactor's closed list of kinds; the rollup carries one counter per kind. */
+export const REDACTION_KINDS = SECRET_KINDS;
+/** Searches and other uses of the memory per window and face (SPEC §4.10). */
+export const MEMORY_ROLLUP = 'memory_access_rollup';
+/** The faces a memory search comes through. */
+export const MEMORY_VIA = ['mcp', 'cli', 'viewer'] as const;
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -49,7 +61,16 @@ const appVersion: Dimension = { expr: firstOf(str('app_version'), str('$app_vers
 const costPerObservation = ratio(sum(cost), sum(costedObservations));
 /** A hook_rollup field counted only for the post_tool_use hook, the one that runs on every tool call. */
 const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook_event'), 'post_tool_use'), e) });
+/** A kind's measure name: `private` (the <private> spans) reads as a SQL keyword, so it is spelled out. */
+export const redactionMeasure = (kind: string) => (kind === 'private' ? 'private_span' : kind);
 const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
+/** agent_time_rollup's exclusive share buckets, as fractions (the schema's bounds are percent). */
+const agentShareBuckets = () => AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
+/** The agent host a rollup came from; releases before rollups named it ran on Claude Code only. */
+const host: Dimension = { expr: firstOf(str('platform'), text('claude-code')), label: 'host' };
+const memorySearches: Expr = byEvent({ [MEMORY_ROLLUP]: num('searches') });
+/** Activity that makes an install count as active: its observer turns, or any use of its memory. */
+const activeInstall: Expr = add(byEvent({ [ROLLUP]: num('count') }), memorySearches, byEvent({ [MEMORY_ROLLUP]: num('observations_fetched') }));
 
 export const TILES: readonly Tile[] = [
   {
@@ -191,6 +212,79 @@ export const TILES: readonly Tile[] = [
     ],
     plot: ['mean_ms'],
     having: { nonZero: postToolUse(num('count')) },
+  },
+  {
+    id: 'agent-time-share',
+    name: 'memtrace’s share of agent time',
+    description: 'Per session, the time the agent waited for memtrace’s hooks over the session’s wall time, weekly, by host: the fleet’s p50 and p95 of that share, read from agent_time_rollup’s buckets (tables add the mean, sum(blocking_ms) / sum(agent_ms)).',
+    healthy: 'p50 around 1 % and p95 under 5 % on every host: the agent does not feel memtrace.',
+    chart: 'lines',
+    unit: 'share',
+    events: [AGENT_TIME_ROLLUP],
+    x: 'week',
+    series: { by: host },
+    measures: [
+      { name: 'p50', agg: quantile(0.5, agentShareBuckets()) },
+      { name: 'p95', agg: quantile(0.95, agentShareBuckets()) },
+      { name: 'mean', agg: ratio(sum(num('blocking_ms')), sum(num('agent_ms'))) },
+      { name: 'sessions', agg: sum(num('sessions')) },
+    ],
+    plot: ['p50', 'p95'],
+    having: { nonZero: num('sessions') },
+  },
+  {
+    id: 'secrets-redacted',
+    name: 'Secrets kept out of storage, by kind',
+    description: 'Secrets replaced by [REDACTED:<kind>] before the first write, per week, by kind, summed over every edge (hook API, transcripts, imports, the final guard before the observer LLM). caught_by_final_guard counts those only the last guard caught.',
+    healthy: 'a steady mix led by authorization headers, URL passwords and cloud keys; caught_by_final_guard stays at zero (every edge redacts before it writes).',
+    chart: 'stacked-bars',
+    unit: 'count',
+    events: [REDACTION_ROLLUP],
+    x: 'week',
+    measures: [
+      ...REDACTION_KINDS.map((k) => ({ name: redactionMeasure(k), agg: sum(num(k)) })),
+      { name: 'caught_by_final_guard', agg: sum(mul(eq(str('edge'), 'observer_guard'), num('total'))) },
+    ],
+    plot: REDACTION_KINDS.map(redactionMeasure),
+    having: { nonZero: num('total') },
+  },
+  {
+    id: 'hosts',
+    name: 'Active installs and observer turns by host',
+    description: 'Weekly, by agent host: installs with observer or hook rollups from it, and observer turns and sessions on it. Rollups without a platform (older releases) are claude-code.',
+    healthy: 'claude-code steady while gemini-cli and codex grow after their release; an install on two hosts counts once on each.',
+    chart: 'lines',
+    unit: 'count',
+    events: [ROLLUP, HOOK_ROLLUP],
+    x: 'week',
+    series: { by: host },
+    measures: [
+      { name: 'active_installs', agg: installs(lit(1)) },
+      { name: 'observer_turns', agg: sum(byEvent({ [ROLLUP]: num('count') })) },
+      { name: 'sessions', agg: sum(byEvent({ [ROLLUP]: lit(1) })) },
+    ],
+    plot: ['active_installs'],
+  },
+  {
+    id: 'memory-searches',
+    name: 'Memory searches per active install',
+    description:
+      'Per install active in the period (it ran observer turns or used its memory), how often its memory was searched — by the agent through MCP, on the command line or in the viewer — most first. Installs at 0 never searched (or run a release without memory search).',
+    healthy: 'most installs above zero, the agent (mcp) leading: memory is looked up when it is needed, not only injected at session start.',
+    chart: 'ranked',
+    unit: 'count',
+    events: [MEMORY_ROLLUP, ROLLUP],
+    x: 'install',
+    measures: [
+      { name: 'searches', agg: sum(memorySearches) },
+      ...MEMORY_VIA.map((via) => ({ name: `via_${via}`, agg: sum(byEvent({ [MEMORY_ROLLUP]: mul(eq(str('via'), via), num('searches')) })) })),
+      { name: 'empty_share', agg: ratio(sum(byEvent({ [MEMORY_ROLLUP]: num('searches_empty') })), sum(memorySearches)) },
+      { name: 'observations_fetched', agg: sum(byEvent({ [MEMORY_ROLLUP]: num('observations_fetched') })) },
+      { name: 'observer_turns', agg: sum(byEvent({ [ROLLUP]: num('count') })) },
+    ],
+    plot: ['searches'],
+    having: { nonZero: activeInstall },
+    order: { by: 'searches', desc: true },
   },
 ];
 

@@ -6,9 +6,12 @@ import { TELEMETRY_SCHEMA } from './0100-telemetry.js';
 import { COMPACTION_SCHEMA } from './0200-compaction.js';
 import { MINING_SCHEMA } from './0300-mining.js';
 import { CLAIM_PROVENANCE_SCHEMA } from './0400-claim-provenance.js';
+import { MEMORY_SEARCH_SCHEMA } from './0500-memory-search.js';
+import { RETENTION_SCHEMA } from './0600-retention.js';
+import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
  * a change is a new step appended here (one file per step).
  */
-export const MIGRATIONS: readonly Migration[] = [CORE_SCHEMA, TELEMETRY_SCHEMA, STORE_META_SCHEMA, SESSION_DETAILS_SCHEMA, COMPACTION_SCHEMA, MINING_SCHEMA, CLAIM_PROVENANCE_SCHEMA];
+export const MIGRATIONS: readonly Migration[] = [CORE_SCHEMA, TELEMETRY_SCHEMA, STORE_META_SCHEMA, SESSION_DETAILS_SCHEMA, COMPACTION_SCHEMA, MINING_SCHEMA, CLAIM_PROVENANCE_SCHEMA, MEMORY_SEARCH_SCHEMA, RETENTION_SCHEMA, TOOL_EVENT_OUTCOME_SCHEMA];

@@ -1,6 +1,6 @@
-import { count, windowStart, type EventSpec } from '../field-types.js';
+import { count, PLATFORM, windowStart, type EventSpec } from '../field-types.js';
 
-/** Claude Code hook events memtrace handles, as telemetry names them. */
+/** The hook events memtrace handles (every host's are mapped to these six), as telemetry names them. */
 export const HOOK_EVENTS = ['session_start', 'user_prompt_submit', 'post_tool_use', 'post_tool_use_failure', 'stop', 'session_end'] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
@@ -24,10 +24,11 @@ export function hookDurationBucket(durationMs: number): HookDurationBucket {
 export const HOOK_ROLLUP: EventSpec = {
   name: 'hook_rollup',
   description: 'The hook path’s own cost to the agent: each hook process’s time from start to reply, folded by the worker.',
-  cadence: 'one per 5-minute window with hook calls, per hook event and install mode',
+  cadence: 'one per 5-minute window with hook calls, per hook event, install mode and platform',
   fields: [
-    { key: 'hook_event', type: { kind: 'enum', values: HOOK_EVENTS }, description: 'which Claude Code hook' },
+    { key: 'hook_event', type: { kind: 'enum', values: HOOK_EVENTS }, description: 'which hook event (a host’s own events mapped to memtrace’s six)' },
     { key: 'install_mode', type: { kind: 'enum', values: HOOK_INSTALL_MODES }, description: 'plugin, settings (memtrace install) or unknown' },
+    { key: 'platform', type: PLATFORM, description: 'the agent host whose hook ran (claude-code, gemini-cli, codex; other for any other)' },
     count('count', 'hook calls that reached the worker'),
     count('total_ms', 'sum of hook process durations, start to reply (ms)'),
     ...HOOK_DURATION_BUCKETS.map((b) => count(b, b === 'ms_gt_2500' ? 'calls that took over 2500 ms' : `calls that took at most ${b.slice(6)} ms (and more than the bucket below)`)),

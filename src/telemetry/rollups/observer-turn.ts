@@ -39,6 +39,8 @@ export interface ObserverTurnAccumulator {
   turnsWithCost: number;
   durationMsSum: number;
   models: Record<string, number>;
+  /** The session's agent host; absent until a turn names it (accumulators written before it existed have none). */
+  platform?: string;
 }
 
 export function newTurnAccumulator(windowStartMs: number, provider: string): ObserverTurnAccumulator {
@@ -93,6 +95,7 @@ export function foldTurn(acc: ObserverTurnAccumulator, turn: TurnRecord): void {
     acc.turnsWithCost += 1;
   }
   acc.durationMsSum += turn.durationMs;
+  if (turn.platform) acc.platform = turn.platform;
   if (turn.model !== null) {
     const model = normalizeModelId(turn.model);
     const key = model in acc.models || Object.keys(acc.models).length < MAX_MODELS ? model : 'other';
@@ -109,6 +112,8 @@ export function mergeTurnAccumulators(a: ObserverTurnAccumulator, b: ObserverTur
   merged.costUsd = a.costUsd + b.costUsd;
   merged.turnsWithCost = a.turnsWithCost + b.turnsWithCost;
   merged.durationMsSum = a.durationMsSum + b.durationMsSum;
+  const platform = b.platform ?? a.platform;
+  if (platform !== undefined) merged.platform = platform;
   for (const [model, n] of [...Object.entries(a.models), ...Object.entries(b.models)]) {
     const key = model in merged.models || Object.keys(merged.models).length < MAX_MODELS ? model : 'other';
     merged.models[key] = (merged.models[key] ?? 0) + n;
@@ -143,6 +148,7 @@ export function finalizeTurnRollup(
   const model = topModel(acc);
   if (model !== undefined) props.top_model = model;
   props.provider = acc.provider;
+  if (acc.platform !== undefined) props.platform = acc.platform;
   props.rollup_reason = meta.reason;
   props.window_seq = meta.windowSeq;
   props.window_start_ts = acc.windowStartMs;

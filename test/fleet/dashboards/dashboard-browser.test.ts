@@ -3,7 +3,8 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollector, type RunningCollector } from '../../../src/fleet/collector/index.js';
-import { simulateFleet, TILES } from '../../../src/fleet/dashboards/index.js';
+import { chartData } from '../../../src/fleet/dashboards/chart-svg.js';
+import { queryTilesDirect, simulateFleet, TILES, type ChartKind } from '../../../src/fleet/dashboards/index.js';
 import { REVIEW_MEASURES } from '../../../src/fleet/review/index.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 
@@ -11,6 +12,17 @@ const CHROMIUM = '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
 // On CI the browser must be there (.ci/run installs it); locally a missing browser skips.
 const maybe = available || process.env.CI ? describe : describe.skip;
+
+type Mark = [series: string, x: string, value: number];
+
+/** Which values a chart draws a mark for: every point on a line, every non-zero bar, only positive horizontal bars. */
+function drawn(chart: ChartKind, value: number | null): value is number {
+  if (value === null) return false;
+  if (chart === 'lines') return true;
+  return chart === 'hbars' || chart === 'stacked-hbars' ? value > 0 : value !== 0;
+}
+
+const byKey = (a: Mark, b: Mark) => (a[0] + '\u0000' + a[1] < b[0] + '\u0000' + b[1] ? -1 : 1);
 
 maybe('dashboard in headless Chromium', () => {
   let temp: ReturnType<typeof makeTempDir>;
@@ -31,7 +43,7 @@ maybe('dashboard in headless Chromium', () => {
     temp?.cleanup();
   });
 
-  it('renders every tile with marks, no console errors, no requests off this machine', async () => {
+  it('draws every tile with the series and values its compiled SQL gives, no console errors, no requests off this machine', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
     const errors: string[] = [];
     const foreign: string[] = [];
@@ -44,9 +56,29 @@ maybe('dashboard in headless Chromium', () => {
     });
     const response = await page.goto(`${collector.url}/dashboard`);
     expect(response?.status()).toBe(200);
-    const tiles = await page.$$eval('section.tile', (sections) => sections.map((s) => ({ name: s.querySelector('h2')?.textContent, marks: s.querySelectorAll('svg .mark').length })));
-    expect(tiles).toHaveLength(TILES.length);
-    for (const tile of tiles) expect(tile.marks, tile.name ?? '').toBeGreaterThan(0);
+    const tiles = await page.$$eval('section.tile', (sections) =>
+      sections.map((s) => ({
+        id: s.getAttribute('data-tile') ?? '',
+        marks: [...s.querySelectorAll('svg .mark[data-value]')].map((m) => [m.getAttribute('data-series') ?? '', m.getAttribute('data-x') ?? '', Number(m.getAttribute('data-value'))] as Mark),
+        lines: [...new Set([...s.querySelectorAll('svg polyline.mark')].map((m) => m.getAttribute('data-series') ?? ''))].sort(),
+      })),
+    );
+    expect(tiles.map((t) => t.id)).toEqual(TILES.map((t) => t.id));
+    // The page draws the collector's ingest-time sums; the expected marks come from the other path,
+    // each tile's compiled SQL over the stored events.
+    for (const result of queryTilesDirect(collector.store.db)) {
+      const data = chartData(result);
+      const expected = data.series.flatMap((s) => s.values.flatMap((v, i): Mark[] => (drawn(result.tile.chart, v) ? [[s.name, data.xs[i]!, v]] : []))).sort(byKey);
+      const page = tiles.find((t) => t.id === result.tile.id)!;
+      const got = [...page.marks].sort(byKey);
+      expect(expected.length, `${result.tile.id}: the simulated fleet fills every tile`).toBeGreaterThan(0);
+      expect(got.map(([series, x]) => [series, x]), result.tile.id).toEqual(expected.map(([series, x]) => [series, x]));
+      got.forEach(([series, x, value], i) => expect(Math.abs(value - expected[i]![2]), `${result.tile.id} ${series} ${x}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(value))));
+      if (result.tile.chart === 'lines') {
+        const withLine = data.series.filter((s) => s.values.some((v, i) => v !== null && s.values[i + 1] !== null && s.values[i + 1] !== undefined)).map((s) => s.name);
+        expect(page.lines, `${result.tile.id}: one line per series`).toEqual([...withLine].sort());
+      }
+    }
     fs.mkdirSync('test-artifacts', { recursive: true });
     await page.screenshot({ path: 'test-artifacts/dashboard.png', fullPage: true });
     expect(errors).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adoptedShare, fleetCurves, HOOK_BUCKETS, LEGACY_VERSIONS, MODELS, mondayOf, simulateFleet } from '../../../src/fleet/dashboards/index.js';
+import { adoptedShare, fleetCurves, HOOK_BUCKETS, LEGACY_VERSIONS, MEMTRACE_VERSIONS, MODELS, mondayOf, REDACTION_KINDS, redactionMeasure, simulateFleet } from '../../../src/fleet/dashboards/index.js';
 import { openCollectorStore } from '../../../src/fleet/collector/index.js';
 
 const NOW = Date.UTC(2026, 10, 18, 15); // a Wednesday
@@ -28,10 +28,10 @@ describe('the fleet simulator', () => {
     expect(cost('openai/gpt-oss-120b:free')).toBe(0);
     // Same token mix per call, so costs follow prices; a model whose replies are dropped more
     // often (haiku) pays for more calls per stored observation, which narrows the gap a little.
-    const ratio = cost('claude-sonnet-4-6') / cost('claude-haiku-4-5-20251001');
-    const priceRatio = price('claude-sonnet-4-6').usdPerMillionInput / price('claude-haiku-4-5-20251001').usdPerMillionInput;
-    expect(ratio).toBeGreaterThan(priceRatio * 0.7);
-    expect(ratio).toBeLessThan(priceRatio * 1.1);
+    const sonnetOverHaikuCost = cost('claude-sonnet-4-6') / cost('claude-haiku-4-5-20251001');
+    const sonnetOverHaikuPrice = price('claude-sonnet-4-6').usdPerMillionInput / price('claude-haiku-4-5-20251001').usdPerMillionInput;
+    expect(sonnetOverHaikuCost).toBeGreaterThan(sonnetOverHaikuPrice * 0.7);
+    expect(sonnetOverHaikuCost).toBeLessThan(sonnetOverHaikuPrice * 1.1);
   });
 
   it('upgrades installs along the adoption curve', () => {
@@ -64,5 +64,30 @@ describe('the fleet simulator', () => {
     for (const e of events.filter((x) => x.event === 'hook_rollup')) {
       expect(HOOK_BUCKETS.reduce((n, b) => n + Number(e.properties[b.key]), 0)).toBe(e.properties.count);
     }
+  });
+
+  it('counts secrets kept out by kind from the release that redacts, and none caught only by the final guard', () => {
+    const rows = tiles['secrets-redacted'] as Array<Record<string, number | string>>;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.caught_by_final_guard).toBe(0);
+    const byKind = Object.fromEntries(REDACTION_KINDS.map((k) => [k, rows.reduce((n, r) => n + Number(r[redactionMeasure(k)]), 0)]));
+    expect(byKind.authorization_header).toBeGreaterThan(byKind.stripe_key!);
+    const redacting = events.filter((e) => e.event === 'redaction_rollup');
+    expect(redacting.every((e) => e.properties.app_version !== MEMTRACE_VERSIONS[0])).toBe(true);
+    for (const e of redacting) expect(REDACTION_KINDS.reduce((n, k) => n + Number(e.properties[k] ?? 0), 0)).toBe(e.properties.total);
+  });
+
+  it('models memory search on the latest release: most active installs search, mostly through MCP', () => {
+    const rows = tiles['memory-searches'] as Array<{ x: string; searches: number; via_mcp: number; via_cli: number; via_viewer: number; empty_share: number | null }>;
+    expect(rows.length).toBeGreaterThan(200);
+    const searching = rows.filter((r) => r.searches > 0);
+    expect(searching.length / rows.length).toBeGreaterThan(0.5);
+    expect(searching.length / rows.length).toBeLessThan(0.9);
+    const total = (key: 'via_mcp' | 'via_cli' | 'via_viewer') => rows.reduce((n, r) => n + r[key], 0);
+    expect(total('via_mcp')).toBeGreaterThan(total('via_cli'));
+    expect(total('via_cli')).toBeGreaterThan(total('via_viewer'));
+    for (const r of searching) expect(r.searches).toBe(r.via_mcp + r.via_cli + r.via_viewer);
+    const memory = events.filter((e) => e.event === 'memory_access_rollup');
+    expect(memory.every((e) => e.properties.app_version === '0.2.0')).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ const byId = (id: string) => TILES.find((t) => t.id === id)!;
 const NOW = Date.UTC(2026, 7, 19, 12);
 
 describe('the tiles', () => {
-  it('are the seven of SPEC §4.7 and the hook cost tile', () => {
+  it('are the seven of SPEC §4.7, then the hook cost, agent time, secrets, hosts and memory search tiles', () => {
     expect(TILES.map((t) => t.name)).toEqual([
       'Session abort reasons',
       'Compression invalid-output classes',
@@ -17,6 +17,10 @@ describe('the tiles', () => {
       'Context-cache value',
       'Tokens saved vs naive per install',
       'Hook cost per tool call by version',
+      'memtrace’s share of agent time',
+      'Secrets kept out of storage, by kind',
+      'Active installs and observer turns by host',
+      'Memory searches per active install',
     ]);
   });
 });
@@ -73,6 +77,11 @@ describe('one definition, two compilers', () => {
     { uuid: '00000000-0000-4000-8000-000000000005', event: 'context_injected_rollup', distinctId: 'b', timestamp: t0 + 4, properties: { app_version: '0.1.0', count: 2, total_observations_injected: 10, total_tokens_saved_vs_naive: 5000 } },
     { uuid: '00000000-0000-4000-8000-000000000006', event: 'hook_rollup', distinctId: 'b', timestamp: t0 + 5, properties: { app_version: '0.1.0', hook_event: 'post_tool_use', install_mode: 'settings', count: 4, total_ms: 2400, timeouts: 0, ms_le_500: 1, ms_le_1000: 3 } },
     { uuid: '00000000-0000-4000-8000-000000000007', event: 'hook_rollup', distinctId: 'b', timestamp: t0 + 6, properties: { app_version: '0.1.0', hook_event: 'session_start', install_mode: 'settings', count: 1, total_ms: 900 } },
+    { uuid: '00000000-0000-4000-8000-000000000008', event: 'redaction_rollup', distinctId: 'b', timestamp: t0 + 7, properties: { app_version: '0.2.0', edge: 'hook_api', total: 3, github_token: 2, private: 1 } },
+    { uuid: '00000000-0000-4000-8000-000000000009', event: 'redaction_rollup', distinctId: 'c', timestamp: t0 + 8, properties: { app_version: '0.2.0', edge: 'observer_guard', total: 1, jwt: 1 } },
+    { uuid: '00000000-0000-4000-8000-00000000000b', event: 'memory_access_rollup', distinctId: 'b', timestamp: t0 + 7, properties: { app_version: '0.1.0', via: 'mcp', searches: 3, searches_empty: 1, observations_fetched: 2 } },
+    { uuid: '00000000-0000-4000-8000-00000000000c', event: 'memory_access_rollup', distinctId: 'b', timestamp: t0 + 8, properties: { app_version: '0.1.0', via: 'cli', searches: 1, searches_empty: 0 } },
+    { uuid: '00000000-0000-4000-8000-00000000000d', event: 'memory_access_rollup', distinctId: 'c', timestamp: t0 + 9, properties: { app_version: '0.1.0', via: 'viewer', searches: 0, observations_fetched: 1 } },
   ];
   const store = openCollectorStore(':memory:');
   store.insert(fixture);
@@ -96,6 +105,14 @@ describe('one definition, two compilers', () => {
     expect(results['context-cache-value']![0]!.usd_value).toBeCloseTo(10 * (0.01 / 6));
     expect(results['tokens-saved']).toEqual([{ x: 'b', tokens_saved: 5000, injections: 2 }]);
     // p50: the 2nd of 4 calls is the 1st of the 3 in (500, 1000] → 500 + 500 × 1/3; p90: 500 + 500 × 2.6/3.
+    const secrets = results['secrets-redacted'] as Array<Record<string, unknown>>;
+    expect(secrets).toHaveLength(1);
+    expect(secrets[0]).toMatchObject({ x: '2026-06-01', github_token: 2, private_span: 1, jwt: 1, aws_access_key_id: 0, caught_by_final_guard: 1 });
+    // Installs active in the period: b (turns and searches) and c (opened an observation, never searched); a ran only legacy turns.
+    expect(results['memory-searches']).toEqual([
+      { x: 'b', searches: 4, via_mcp: 3, via_cli: 1, via_viewer: 0, empty_share: 0.25, observations_fetched: 2, observer_turns: 7 },
+      { x: 'c', searches: 0, via_mcp: 0, via_cli: 0, via_viewer: 0, empty_share: null, observations_fetched: 1, observer_turns: 0 },
+    ]);
     expect(results['hook-cost']).toEqual([{ x: '2026-06-01', series: '0.1.0', mean_ms: 600, p50_ms: 500 + 500 / 3, p90_ms: 500 + (500 * 2.6) / 3, calls: 4, timeouts: 0 }]);
   });
 

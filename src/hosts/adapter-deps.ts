@@ -1,0 +1,23 @@
+import { readLastAssistantText } from './claude-code/transcript-tail.js';
+import { readExitCode, readLastAgentMessage } from './codex/rollout-tail.js';
+import { readLastModelText, readLastModelTurn } from './gemini-cli/chat-tail.js';
+import type { AdapterDeps } from './host-adapter.js';
+import type { Platform } from './platforms.js';
+
+/** What each host's adapter reads from that host's transcript files (node:fs, tails only). */
+const DEPS: Readonly<Record<Platform, AdapterDeps>> = {
+  'claude-code': { lastAssistantText: readLastAssistantText },
+  'gemini-cli': { lastAssistantText: readLastModelText, lastModelTurn: readLastModelTurn },
+  codex: { lastAssistantText: readLastAgentMessage, exitCodeOf: readExitCode },
+  other: {},
+};
+
+export function adapterDepsFor(platform: Platform): AdapterDeps {
+  return DEPS[platform];
+}
+
+/** A transcript's last assistant message, read the way its host writes it. */
+export function lastAssistantTextFor(platform: Platform, transcriptPath: string | null): string | null {
+  if (!transcriptPath) return null;
+  return DEPS[platform === 'other' ? 'claude-code' : platform].lastAssistantText?.(transcriptPath) ?? null;
+}

@@ -1,0 +1,64 @@
+/**
+ * memtrace's hooks for Gemini CLI and Codex (AGENT-HOSTS.md §2.1, §3.1), defined once per host:
+ * the events, the command each runs, and how install recognises its own entries again. Pure: how
+ * to run memtrace (the forwarder and the node it falls back to, absolute paths) comes in as a value.
+ */
+import { forwarderCommand, type Forwarder, type HookMatcherGroup } from './hook-definitions.js';
+import type { OwnsCommand, WantedHooks } from './settings-merge.js';
+
+export const INSTALL_HOSTS = ['gemini-cli', 'codex'] as const;
+export type InstallHost = (typeof INSTALL_HOSTS)[number];
+
+/** The host events memtrace hooks, in the order they are written. */
+export const HOST_HOOK_EVENTS: Readonly<Record<InstallHost, readonly string[]>> = {
+  'gemini-cli': ['SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent', 'SessionEnd'],
+  codex: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'],
+};
+
+/** The one command a host runs for one of its events: the forwarder, as for Claude Code. */
+export function hostHookCommand(forwarder: Forwarder, host: InstallHost, event: string): string {
+  return forwarderCommand(forwarder, host, event, 'settings');
+}
+
+/** A command memtrace install wrote for this host (the forwarder, or the Node hook it once ran), whatever the paths. */
+export function ownsHostHookCommand(host: InstallHost): OwnsCommand {
+  const patterns = [new RegExp(`memtrace-hook"? ${host} \\S+ settings(?: |$)`), new RegExp(`memtrace\\.[cm]js"? hook --host ${host} \\S+(?: |$)`)];
+  return (command) => typeof command === 'string' && patterns.some((p) => p.test(command));
+}
+
+/**
+ * Every Gemini hook blocks the agent (there is no background flag), so the host's own limit is
+ * only a safety net above the forwarder's own. Milliseconds.
+ */
+const GEMINI_TIMEOUT_MS: Readonly<Record<string, number>> = { SessionStart: 15_000 };
+const GEMINI_DEFAULT_TIMEOUT_MS = 10_000;
+/** Codex counts seconds and clamps SessionEnd to 3 s (warning on every start when set higher). */
+const CODEX_TIMEOUT_S: Readonly<Record<string, number>> = { SessionStart: 15, SessionEnd: 3 };
+const CODEX_DEFAULT_TIMEOUT_S = 10;
+
+export function hostHooks(host: InstallHost, forwarder: Forwarder): WantedHooks {
+  const block: Record<string, HookMatcherGroup[]> = {};
+  for (const event of HOST_HOOK_EVENTS[host]) {
+    const command = hostHookCommand(forwarder, host, event);
+    block[event] =
+      host === 'gemini-cli'
+        ? // Gemini fingerprints a project hook by name and command for its trust check.
+          [{ matcher: '*', hooks: [{ type: 'command', name: `memtrace-${event}`, command, timeout: GEMINI_TIMEOUT_MS[event] ?? GEMINI_DEFAULT_TIMEOUT_MS }] }]
+        : [{ hooks: [{ type: 'command', command, timeout: CODEX_TIMEOUT_S[event] ?? CODEX_DEFAULT_TIMEOUT_S }] }];
+  }
+  return block;
+}
+
+/** `memtrace mcp` as Gemini CLI or Codex starts it: this node and this package's bin, both absolute. */
+export interface HostMcpEntry {
+  command: string;
+  args: string[];
+  /** The worker's data dir and port when install ran with them set, so the server reads the same store. */
+  env?: Record<string, string>;
+}
+
+export function hostMcpEntry(nodePath: string, binPath: string, env: Record<string, string | undefined>): HostMcpEntry {
+  const pinned = Object.fromEntries(['MEMTRACE_DATA_DIR', 'MEMTRACE_PORT'].flatMap((key) => (env[key] ? [[key, env[key]!]] : [])));
+  return { command: nodePath, args: [binPath, 'mcp'], ...(Object.keys(pinned).length > 0 ? { env: pinned } : {}) };
+}
+

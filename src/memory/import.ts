@@ -1,0 +1,106 @@
+import type { Store } from '../store/index.js';
+import { checkLine } from './portable-record.js';
+
+/**
+ * Reads a jsonl export back into a store (SPEC §4.10). Every line is checked before anything of
+ * it is stored: a malformed line or an unknown type stores nothing and is counted as invalid; a
+ * line whose id is already taken is skipped; the others are stored with their ids and created_at
+ * as given. Every text passes through `sanitize` before it touches the store — secret redaction
+ * plugs in there.
+ */
+export interface ImportDeps {
+  /** Applied to every free-text value of a line before it is stored; identity by default. */
+  sanitize?: (text: string) => string;
+  nowMs: number;
+}
+
+export interface ImportProblem {
+  line: number;
+  reason: string;
+}
+
+export interface ImportReport {
+  imported: number;
+  skipped: number;
+  invalid: number;
+  /** The first invalid lines and why (at most MAX_PROBLEMS). */
+  problems: ImportProblem[];
+}
+
+export const MAX_PROBLEMS = 20;
+/** A line longer than this is refused unread (an export line is far smaller). */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+/** Lines per transaction: fast, and a failure midway keeps what was committed before it. */
+const BATCH = 500;
+
+const IMPORT_PROVENANCE = { sourceMessageIds: [] as number[], provider: 'import', model: null, promptVersion: 'import' };
+
+export async function importJsonl(store: Store, lines: AsyncIterable<string>, deps: ImportDeps): Promise<ImportReport> {
+  const sanitize = deps.sanitize ?? ((text: string) => text);
+  const clean = (items: readonly string[]) => items.map(sanitize);
+  const report: ImportReport = { imported: 0, skipped: 0, invalid: 0, problems: [] };
+  const invalid = (line: number, reason: string) => {
+    report.invalid += 1;
+    if (report.problems.length < MAX_PROBLEMS) report.problems.push({ line, reason });
+  };
+  const { db } = store;
+  const observationExists = db.prepare('SELECT 1 FROM observations WHERE id = ?');
+  const summaryExists = db.prepare('SELECT 1 FROM summaries WHERE id = ?');
+  // An imported session is a finished one; a session already known keeps its own details.
+  const ensureSession = db.prepare("INSERT INTO sessions (session_id, project, status, created_at, updated_at, ended_at) VALUES (?, ?, 'ended', ?, ?, ?) ON CONFLICT (session_id) DO NOTHING");
+
+  /** Stores one line (inside the batch's transaction) and says what became of it. */
+  const storeLine = (text: string): 'imported' | 'skipped' | { invalid: string } => {
+    const checked = checkLine(text);
+    if (!checked.ok) return { invalid: checked.reason };
+    const { line, createdAtMs } = checked;
+    if (line.id !== null && (checked.kind === 'observation' ? observationExists : summaryExists).get(line.id) !== undefined) return 'skipped';
+    const provenance = { ...IMPORT_PROVENANCE, sessionId: line.session_id, project: line.project, createdAt: createdAtMs };
+    if (checked.kind === 'observation') {
+      const o = checked.line;
+      store.observations.insert(
+        { type: o.type, title: sanitize(o.title), subtitle: sanitize(o.subtitle), narrative: sanitize(o.narrative), facts: clean(o.facts), concepts: clean(o.concepts), files_read: clean(o.files_read), files_modified: clean(o.files_modified) },
+        { ...provenance, discoveryTokens: null },
+        [],
+        o.id,
+      );
+    } else {
+      const s = checked.line;
+      store.summaries.insert(
+        { request: sanitize(s.request), investigated: sanitize(s.investigated), learned: sanitize(s.learned), completed: sanitize(s.completed), next_steps: sanitize(s.next_steps), notes: sanitize(s.notes) },
+        provenance,
+        [],
+        s.id,
+      );
+    }
+    ensureSession.run(line.session_id, line.project, createdAtMs, deps.nowMs, createdAtMs);
+    return 'imported';
+  };
+  // Counts are taken only once the batch committed, so a failed batch is not reported as stored.
+  const storeBatch = db.transaction((batch: Array<[number, string]>) => batch.map(([lineNo, text]) => [lineNo, storeLine(text)] as const));
+  const commit = (batch: Array<[number, string]>) => {
+    for (const [lineNo, outcome] of storeBatch.immediate(batch)) {
+      if (outcome === 'imported') report.imported += 1;
+      else if (outcome === 'skipped') report.skipped += 1;
+      else invalid(lineNo, outcome.invalid);
+    }
+  };
+
+  let batch: Array<[number, string]> = [];
+  let lineNo = 0;
+  for await (const text of lines) {
+    lineNo += 1;
+    if (text.trim() === '') continue;
+    if (Buffer.byteLength(text) > MAX_LINE_BYTES) {
+      invalid(lineNo, `longer than ${MAX_LINE_BYTES} bytes`);
+      continue;
+    }
+    batch.push([lineNo, text]);
+    if (batch.length >= BATCH) {
+      commit(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) commit(batch);
+  return report;
+}

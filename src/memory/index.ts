@@ -1,0 +1,13 @@
+export { accessIncrements, type MemoryAccess, type MemoryAccessSink } from './access-counters.js';
+export { createAccessRecorder } from './access-recorder.js';
+export { buildSearchQuery, type SearchQuery } from './query.js';
+export { createMemorySearch, DEFAULT_SEARCH_LIMIT, EmptyQueryError, MAX_SEARCH_LIMIT, normalizeProject, type MemorySearch, type SearchFilters, type SearchHit } from './search.js';
+export { createTimeline, MAX_NEIGHBOURS, type Timeline, type TimelineAnchor, type TimelineItem, type TimelineRequest } from './timeline.js';
+export { streamSink, writeJsonl, type ExportCounts, type ExportFilter, type ExportSink } from './export.js';
+export { projectFileName, projectsOf, renderObservation, renderSummary, writeProjectMarkdown } from './export-markdown.js';
+export { importJsonl, type ImportDeps, type ImportProblem, type ImportReport } from './import.js';
+export type { ObservationLine, SummaryLine } from './portable-record.js';
+export { applyForget, ForgetRefusedError, planForget, type ForgetItem, type ForgetPlan, type ForgetResult, type ForgetSelector } from './forget.js';
+export { makePrivateDir, openPrivateFile } from './private-file.js';
+export { isoToMs } from './iso-time.js';
+export { recentSessions } from './session-list.js';

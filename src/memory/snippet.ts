@@ -1,0 +1,34 @@
+/**
+ * A short excerpt of a result around the first place it matches the query. Pure. The index is
+ * contentless (the text lives once, in its table), so the excerpt is cut here from the row's own
+ * text rather than by FTS5's snippet(). A word matches when it starts with the query word's first
+ * letters (a rough twin of the index's stemming and prefix matching).
+ */
+export const SNIPPET_CHARS = 160;
+const STEM_CHARS = 5;
+
+function firstMatch(text: string, words: readonly string[]): number {
+  const lower = text.toLowerCase();
+  let best = -1;
+  for (const word of words) {
+    const stem = word.slice(0, Math.min(word.length, STEM_CHARS));
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u');
+    const at = pattern.exec(lower)?.index ?? -1;
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return best;
+}
+
+/** The first of `fields` that matches, cut to about SNIPPET_CHARS around the match; else the first non-empty field's start. */
+export function makeSnippet(fields: readonly string[], words: readonly string[], width = SNIPPET_CHARS): string {
+  const flat = fields.map((f) => f.replace(/\s+/g, ' ').trim()).filter((f) => f !== '');
+  for (const text of flat) {
+    const at = firstMatch(text, words);
+    if (at < 0) continue;
+    const start = Math.max(0, Math.min(at - Math.floor(width / 4), text.length - width));
+    const end = Math.min(text.length, start + width);
+    return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
+  }
+  const first = flat[0] ?? '';
+  return first.length > width ? `${first.slice(0, width).trim()}…` : first;
+}

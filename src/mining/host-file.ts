@@ -1,0 +1,126 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { TranscriptFileState } from '../store/index.js';
+import { readChatLines } from '../hosts/gemini-cli/chat-records.js';
+import { parseRolloutLine, type RolloutLine } from '../hosts/codex/rollout-lines.js';
+import { guard, MiningAttemptError } from './attempt-error.js';
+import { openNodeFile } from './file-reader.js';
+import { readCodexRollout } from './hosts/codex-rollout.js';
+import { readGeminiChat } from './hosts/gemini-chat.js';
+import { minedEventOf, type HostTranscript } from './hosts/mined-call.js';
+import { createLineSplitter } from './line-splitter.js';
+import type { MineFileConfig, MineFileDeps, MineFileOptions } from './mine-file-deps.js';
+import { emptyCounts, emptyReport, type FileReport } from './mining-report.js';
+import type { MinedEvent } from './segment-miner.js';
+import type { TranscriptTarget } from './transcript-target.js';
+
+/**
+ * Mines one Gemini CLI chat file or Codex rollout: the edge around the pure readers in
+ * mining/hosts/. These files are one segment (no compaction boundary to track), so a changed
+ * file is read whole — a Gemini record may be rewritten further down, so reading only the new
+ * bytes would miss results — and the calls already queued (by the hooks or an earlier pass)
+ * are recognised by id and not queued again. Lines are read in bounded chunks; a line over the
+ * cap is skipped and counted, as for Claude Code.
+ */
+export async function mineHostFile(config: MineFileConfig, deps: MineFileDeps, target: TranscriptTarget, host: 'gemini-cli' | 'codex', options: MineFileOptions): Promise<FileReport> {
+  const startedMs = deps.now();
+  const counts = emptyCounts();
+  const progress = { eventsQueued: 0, eventsDuplicate: 0, bytesRead: 0 };
+  const report = (extra: Partial<FileReport>): FileReport => ({ ...emptyReport(target, 'mined'), ...progress, counts, ...extra });
+  let reader: Awaited<ReturnType<typeof openNodeFile>> | null = null;
+  try {
+    if (guard(() => deps.store.sessionFailing(target.sessionId))) {
+      throw new MiningAttemptError('provider_failing', 'the session’s observer calls are failing at the provider; mining waits instead of adding to them');
+    }
+    try {
+      reader = await (deps.openFile ?? openNodeFile)(target.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return report({ outcome: 'gone' });
+      throw new MiningAttemptError('read', `cannot open: ${(error as Error).message}`);
+    }
+    const texts: string[] = [];
+    const rollout: RolloutLine[] = [];
+    const splitter = createLineSplitter(0, config.maxLineBytes, {
+      line: (bytes) => {
+        const text = bytes.toString('utf8');
+        if (text.trim() === '') return;
+        if (host === 'gemini-cli') texts.push(text);
+        else {
+          const parsed = parseRolloutLine(text);
+          if (parsed) rollout.push(parsed);
+          else counts.corruptLines += 1;
+        }
+      },
+      oversized: () => void (counts.oversizedLines += 1),
+    });
+    const buffer = Buffer.allocUnsafe(config.chunkBytes);
+    for (let position = 0; ; ) {
+      if (options.signal?.aborted) return report({ outcome: 'aborted' });
+      let n: number;
+      try {
+        n = await reader.read(buffer, buffer.length, position);
+      } catch (error) {
+        throw new MiningAttemptError('read', `read failed at byte ${position}: ${(error as Error).message}`);
+      }
+      if (n === 0) break;
+      splitter.push(buffer.subarray(0, n));
+      position += n;
+      progress.bytesRead += n;
+      options.onBytes?.(n);
+    }
+    const completedTo = splitter.completedTo();
+    counts.linesParsed = host === 'gemini-cli' ? texts.length : rollout.length;
+    const transcript: HostTranscript =
+      host === 'gemini-cli' ? readGeminiChat(readChatLines(texts), target.sessionId, await geminiProjectRoot(target.path)) : readCodexRollout(rollout, target.sessionId);
+
+    const events: MinedEvent[] = [];
+    for (const call of transcript.calls) {
+      if ([call.toolUseId, ...call.alsoKnownAs].some((id) => guard(() => deps.store.alreadyQueued(target.sessionId, id)))) {
+        counts.alreadyQueued += 1;
+        continue;
+      }
+      const mined = minedEventOf(host, call, { transcriptPath: target.path, cwd: transcript.cwd });
+      if (mined.shortened) counts.payloadsShortened += 1;
+      events.push(mined.event);
+    }
+    const session = { cwd: transcript.cwd, prompt: transcript.prompt, platform: host };
+    const committed = guard(() => deps.store.commit({ sessionId: target.sessionId, events, marks: [{ segment: 0, endOffset: completedTo }], session, nowMs: deps.now() }));
+    progress.eventsQueued = committed.queued;
+    progress.eventsDuplicate = committed.duplicate + counts.alreadyQueued;
+    if (committed.queued > 0) deps.wake(target.sessionId);
+    const level = guard(() => deps.store.sessionLevel({ sessionId: target.sessionId, segments: 1, lastAssistantMessage: transcript.lastAssistantText, transcriptPath: target.path, session, nowMs: deps.now() }));
+    if (level === 'queued') deps.wake(target.sessionId);
+    const next: TranscriptFileState = {
+      path: target.path,
+      sessionId: target.sessionId,
+      size: target.size,
+      mtimeMs: Math.round(target.mtimeMs),
+      segmentStarts: [0],
+      boundaries: [],
+      scannedTo: completedTo,
+      lastSegmentHasContent: transcript.calls.length > 0,
+      complete: true,
+      checkedAt: deps.now(),
+    };
+    guard(() => deps.store.saveFile(next));
+    deps.cache().set(target.path, next);
+    deps.backoff.succeeded(target.path);
+    return report({ segments: 1, segmentsMined: 1, summaryQueued: level === 'queued' });
+  } catch (error) {
+    const failure = error instanceof MiningAttemptError ? error : new MiningAttemptError('store', String(error));
+    const entry = deps.backoff.failed(target.path, startedMs);
+    return report({ outcome: 'failed', segments: 1, segmentsFailed: 1, error: `${failure.kind}: ${failure.message}`, retryAtMs: entry.retryAtMs });
+  } finally {
+    await reader?.close().catch(() => undefined);
+  }
+}
+
+/** `~/.gemini/tmp/<project>/.project_root` holds the project's path (the chat file does not). */
+async function geminiProjectRoot(chatFile: string): Promise<string | null> {
+  try {
+    const root = (await fs.readFile(path.join(path.dirname(path.dirname(chatFile)), '.project_root'), 'utf8')).trim();
+    return root.startsWith('/') ? root : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Where Gemini CLI and Codex keep their transcripts (AGENT-HOSTS.md §2.6, §3.6), and which host
+ * wrote a transcript, from its path. Pure.
+ * - Gemini: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (the full session id is
+ *   in the file's first line; `<project>/.project_root` holds the project's path).
+ * - Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session uuid>.jsonl`.
+ */
+import type { HostName } from '../../hosts/platforms.js';
+
+const CODEX_ROLLOUT = /(?:^|\/)rollout-[^/]*-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$/;
+const GEMINI_CHAT = /(?:^|\/)chats\/session-[^/]+\.jsonl$/;
+
+export function hostOfTranscriptPath(path: string): HostName {
+  if (CODEX_ROLLOUT.test(path)) return 'codex';
+  if (GEMINI_CHAT.test(path)) return 'gemini-cli';
+  return 'claude-code';
+}
+
+/** A Codex rollout's session id, from its name. */
+export function codexSessionIdOfPath(path: string): string | null {
+  return CODEX_ROLLOUT.exec(path)?.[1] ?? null;
+}
+
+const join = (a: string, b: string) => (a.endsWith('/') ? `${a}${b}` : `${a}/${b}`);
+
+/** Each host's transcript root: Gemini's tmp folder, Codex's sessions folder. */
+export function defaultHostTranscriptRoot(host: 'gemini-cli' | 'codex', env: Record<string, string | undefined>, homeDir: string): string {
+  if (host === 'gemini-cli') return join(join(homeDir, '.gemini'), 'tmp');
+  const codexHome = env.CODEX_HOME?.trim();
+  return join(codexHome ? codexHome : join(homeDir, '.codex'), 'sessions');
+}

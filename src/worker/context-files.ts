@@ -1,0 +1,53 @@
+import type Database from 'better-sqlite3';
+import { buildContext, createContextQuery, DEFAULT_BUDGET_TOKENS } from '../context/index.js';
+import { writeContextFile } from '../data-dir/index.js';
+import { sessionStartContextJson } from '../hosts/index.js';
+import { projectLabel } from './project-of.js';
+
+/** Directories kept per project: the most recently used ones. */
+const CWDS_PER_PROJECT = 50;
+
+/**
+ * Keeps, for every directory sessions of a project started in, the context a new session there
+ * would get (DATA_DIR/context/…), so that a session starting while no worker runs still gets its
+ * memory at once. Rewritten when a project's memory changed (new observations or summaries) and
+ * after `memtrace forget`, never on a hook's path.
+ */
+export function createContextFiles(deps: { db: Database.Database; dataDir: string }) {
+  const query = createContextQuery(deps.db);
+  const marks = deps.db.prepare('SELECT (SELECT coalesce(max(id), 0) FROM observations) AS o, (SELECT coalesce(max(id), 0) FROM summaries) AS s, (SELECT coalesce(max(rowid), 0) FROM memory_summaries) AS m');
+  const changed = deps.db.prepare(`
+    SELECT project FROM observations WHERE id > @o AND project IS NOT NULL
+    UNION SELECT project FROM summaries WHERE id > @s AND project IS NOT NULL
+    UNION SELECT project FROM memory_summaries WHERE rowid > @m AND project IS NOT NULL`);
+  const cwds = deps.db.prepare('SELECT cwd FROM sessions WHERE project = ? AND cwd IS NOT NULL GROUP BY cwd ORDER BY max(updated_at) DESC LIMIT ?');
+  let seen = marks.get() as { o: number; s: number; m: number };
+
+  function write(projects: Iterable<string>, nowMs: number): number {
+    let written = 0;
+    for (const project of projects) {
+      const { markdown } = buildContext(query, { project, label: projectLabel(project), budgetTokens: DEFAULT_BUDGET_TOKENS, nowMs });
+      const output = markdown.trim() === '' ? null : sessionStartContextJson(markdown);
+      for (const { cwd } of cwds.all(project, CWDS_PER_PROJECT) as Array<{ cwd: string }>) {
+        writeContextFile(deps.dataDir, cwd, output);
+        written += 1;
+      }
+    }
+    return written;
+  }
+
+  return {
+    /** Rewrites the files of projects whose memory grew since the last call; the count of files written. */
+    refreshChanged(nowMs: number): number {
+      const now = marks.get() as typeof seen;
+      if (now.o === seen.o && now.s === seen.s && now.m === seen.m) return 0;
+      const projects = (changed.all(seen) as Array<{ project: string }>).map((r) => r.project);
+      seen = now;
+      return write(projects, nowMs);
+    },
+    /** Rewrites the files of these projects (after memory was removed from them). */
+    rewrite: (projects: Iterable<string>, nowMs: number) => write(projects, nowMs),
+  };
+}
+
+export type ContextFiles = ReturnType<typeof createContextFiles>;

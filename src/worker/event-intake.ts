@@ -1,0 +1,116 @@
+import { isToolEvent, platformOf, type HookEvent, type Platform, type QueuedEvent } from '../hosts/index.js';
+import { toolEventRecord } from '../observer/tool-evidence.js';
+import type { Store } from '../store/index.js';
+
+export type Accepted = { status: 'ok' } | { status: 'unknown_session' } | { status: 'queued' | 'duplicate'; id: number };
+
+export interface IntakeDeps {
+  store: Store;
+  projectOf(cwd: string | null | undefined): string | null;
+  /** Runs a store write, reporting a full disk to the loop (and its recovery). */
+  write<T>(fn: () => T): T;
+  /** A message was queued for the session: the observer loop should look. */
+  wake(sessionId: string): void;
+  /** A hook reported the session's transcript (watched for what the hooks miss). */
+  onTranscript?(sessionId: string, transcriptPath: string): void;
+  /** A session ended: its rollup is due, and what its transcript holds beyond the hooks may be mined. */
+  sessionEnded(sessionId: string, transcriptPath: string | null): void;
+  /**
+   * A turn ended (Stop, which hosts wait for): its background tool hooks may yet be killed at the
+   * agent's exit, so the transcript is read for what they miss a little later.
+   */
+  turnEnded?(sessionId: string, transcriptPath: string): void;
+  /** The transcript's last assistant message (read as its host writes it), for a session whose last summary request never came. */
+  lastAssistantText(transcriptPath: string | null, platform: Platform): string | null;
+  /** Every event with its secrets replaced, before any write; and text read from a transcript. */
+  redactEvent<T extends HookEvent>(event: T, nowMs: number): T;
+  redactText(text: string, nowMs: number): string;
+}
+
+/**
+ * The worker's side of every hook event, whichever host or route it came through: sessions,
+ * prompts, the durable queue (committed before this returns) and the loop's wake-ups.
+ */
+export function createEventIntake(deps: IntakeDeps) {
+  const { store, write } = deps;
+
+  const ensureSession = (event: HookEvent, nowMs: number) => {
+    if (store.sessions.get(event.session_id)) return;
+    // An event that does not name its host leaves the platform for a later one to fill.
+    store.sessions.init({ sessionId: event.session_id, project: deps.projectOf(event.cwd), platform: event.platform ? platformOf(event.platform) : null, cwd: event.cwd ?? null, transcriptPath: event.transcript_path ?? null, nowMs });
+  };
+
+  const enqueue = (event: QueuedEvent, dedupKey: string | null, nowMs: number): Accepted => {
+    const result = write(() => {
+      ensureSession(event, nowMs);
+      const tool = isToolEvent(event) ? toolEventRecord(event) : null;
+      return store.queue.enqueue({ sessionId: event.session_id, kind: tool ? 'observation' : 'summary', toolUseId: dedupKey, payload: event, toolEvent: tool, nowMs });
+    });
+    if (result.status === 'queued') deps.wake(event.session_id);
+    return result;
+  };
+
+  /**
+   * A background Stop hook may be cut off when the agent exits, so the last turn's summary
+   * request may never arrive. At session end, if the latest prompt has none, one is queued from
+   * the transcript's last assistant message (Stop's dedup key, so a late Stop is a duplicate).
+   */
+  const queueMissingSummary = (sessionId: string, nowMs: number) => {
+    const prompt = store.sessions.prompts(sessionId).at(-1);
+    if (!prompt?.prompt_id || store.queue.hasSeen(sessionId, summaryKey(prompt.prompt_id))) return;
+    const session = store.sessions.get(sessionId);
+    const transcriptPath = session?.transcriptPath ?? null;
+    const raw = deps.lastAssistantText(transcriptPath, platformOf(session?.platform));
+    if (!raw) return;
+    const last = deps.redactText(raw, nowMs);
+    enqueue({ kind: 'stop', session_id: sessionId, last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, summaryKey(prompt.prompt_id), nowMs);
+  };
+
+  return {
+    accept(received: HookEvent, nowMs: number): Accepted {
+      const event = deps.redactEvent(received, nowMs);
+      if (event.transcript_path) deps.onTranscript?.(event.session_id, event.transcript_path);
+      switch (event.kind) {
+        case 'session_start':
+        case 'user_prompt_submit': {
+          const prompt = event.kind === 'user_prompt_submit' ? event : null;
+          write(() =>
+            store.sessions.init({
+              sessionId: event.session_id,
+              project: event.project ?? deps.projectOf(event.cwd),
+              prompt: prompt?.prompt ?? null,
+              promptId: prompt?.prompt_id ?? null,
+              platform: event.platform ? platformOf(event.platform) : null,
+              cwd: event.cwd ?? null,
+              transcriptPath: event.transcript_path ?? null,
+              source: event.kind === 'session_start' ? (event.source ?? null) : null,
+              nowMs,
+            }),
+          );
+          return { status: 'ok' };
+        }
+        case 'post_tool_use':
+        case 'post_tool_use_failure':
+          return enqueue({ ...event, at: nowMs }, event.tool_use_id ?? null, nowMs);
+        case 'stop': {
+          const transcriptPath = event.transcript_path ?? store.sessions.get(event.session_id)?.transcriptPath ?? null;
+          if (transcriptPath) deps.turnEnded?.(event.session_id, transcriptPath);
+          // One summary per prompt: a Stop replayed from the spool is the same Stop.
+          return enqueue({ ...event, at: nowMs }, event.prompt_id ? summaryKey(event.prompt_id) : null, nowMs);
+        }
+        case 'session_end': {
+          const known = write(() => store.sessions.end(event.session_id, nowMs, { reason: event.reason ?? null, transcriptPath: event.transcript_path ?? null }));
+          if (!known) return { status: 'unknown_session' };
+          queueMissingSummary(event.session_id, nowMs);
+          deps.sessionEnded(event.session_id, event.transcript_path ?? store.sessions.get(event.session_id)?.transcriptPath ?? null);
+          return { status: 'ok' };
+        }
+      }
+    },
+    queueMissingSummary,
+  };
+}
+
+export type EventIntake = ReturnType<typeof createEventIntake>;
+
+export const summaryKey = (promptId: string) => `summary:${promptId}`;

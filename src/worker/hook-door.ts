@@ -1,0 +1,49 @@
+import { keepUnreadable, MAX_RAW_SPOOL_CHARS, spoolHookEvent, type SpooledHookEvent } from '../data-dir/index.js';
+import type { Logger } from '../log.js';
+import type { HookAppServices } from '../server/hook-app.js';
+import { storageFaultOf } from '../store/storage-fault.js';
+import type { HookAccounting } from './hook-accounting.js';
+import type { HostCall, HostIntake } from './host-intake.js';
+import { readUptimeS } from './uptime.js';
+
+/**
+ * What stands behind the hooks' socket: the host intake, and what happens to a payload that
+ * cannot be stored now (spooled by the worker itself) or ever (kept aside, counted).
+ */
+export function hookDoor(deps: { dataDir: string; intake: HostIntake; hooks: HookAccounting; log: Logger; now(): number; reportError(error: unknown): void }): HookAppServices {
+  return {
+    now: deps.now,
+    uptimeS: readUptimeS,
+    handle: (call, nowMs) => deps.intake.handle(call, nowMs),
+    keepUnreadable(call, error, nowMs) {
+      deps.log.warn('a hook payload could not be read as an event; kept in spool/unreadable', { host: call.host, event: call.event, error });
+      keepUnreadable(deps.dataDir, { ...entryOf(call, 'unreadable', nowMs), payload: undefined, raw: rawOf(call) });
+      deps.hooks.unreadable();
+    },
+    spoolFailed(call, error, nowMs) {
+      const fault = storageFaultOf(error);
+      if (!fault) deps.reportError(error);
+      deps.log.warn('a hook event could not be stored now; kept in the spool', { host: call.host, event: call.event, error: fault ?? String(error) });
+      try {
+        spoolHookEvent(deps.dataDir, entryOf(call, 'refused', nowMs));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+function entryOf(call: HostCall, failure: SpooledHookEvent['failure'], at: number): SpooledHookEvent {
+  const base = { v: 2 as const, host: call.host, event: call.event, via: call.via, failure, at };
+  if (!('text' in call.body)) return { ...base, oversized: call.body };
+  try {
+    return { ...base, payload: JSON.parse(call.body.text) as unknown };
+  } catch {
+    return { ...base, raw: rawOf(call) };
+  }
+}
+
+function rawOf(call: HostCall): string {
+  return 'text' in call.body ? call.body.text.slice(0, MAX_RAW_SPOOL_CHARS) : `${call.body.head}\n…\n${call.body.tail}`;
+}

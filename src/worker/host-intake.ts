@@ -1,0 +1,87 @@
+import { adapterFor, fitEvent, isHostName, parseEvent, type AdapterDeps, type HookEvent, type HookEventKind, type HostName } from '../hosts/index.js';
+import { salvageOversizedPayload } from '../hosts/oversized-payload.js';
+import type { Accepted } from './event-intake.js';
+
+/** What came from a hook: the host's own event name and payload bytes, and how the hook ran. */
+export interface HostCall {
+  host: string;
+  event: string;
+  via: string;
+  /** The payload; over the input limit only its head and tail (see `totalBytes`). */
+  body: { text: string } | { head: string; tail: string; totalBytes: number };
+  /** The hook process's own time until its reply, when it could say (ms); null if unknown. */
+  hookElapsedMs(nowMs: number): number | null;
+}
+
+export type HostCallResult =
+  | { status: 200 | 202; output: string; kind: HookEventKind; accepted: Accepted }
+  /** A hook name memtrace does not handle for this host: nothing to do. */
+  | { status: 200; output: ''; kind: null; ignored: string }
+  | { status: 400 | 404; output: ''; kind: HookEventKind | null; error: string; unreadable: boolean };
+
+export interface HostIntakeDeps {
+  accept(event: HookEvent, nowMs: number): Accepted;
+  /** The context for a session starting in `cwd` (markdown; empty when there is none). */
+  contextFor(cwd: string | null, nowMs: number): string;
+  /** Keeps the context a session starting in `cwd` got, for a start while no worker runs. */
+  keepContext(cwd: string, output: string): void;
+  /** What the host's adapter may read of its transcripts. */
+  adapterDeps(host: HostName): AdapterDeps;
+  /** Counts what a hook call cost and whether it was shortened (hook_rollup, /health). */
+  seen(call: { host: string; sessionId: string | null; kind: HookEventKind | null; via: string; status: number; shortened: boolean; elapsedMs: number | null; nowMs: number }): void;
+}
+
+/**
+ * A host's raw hook payload → the one event contract → the worker. Used for live hook calls (the
+ * Unix socket) and spooled ones alike, so both are mapped, shortened and validated the same way.
+ */
+export function createHostIntake(deps: HostIntakeDeps) {
+  const failed = (status: 400 | 404, error: string, kind: HookEventKind | null, unreadable = false): HostCallResult => ({ status, output: '', kind, error, unreadable });
+  const ignored = (reason: string): HostCallResult => ({ status: 200, output: '', kind: null, ignored: reason });
+
+  /** `hook`: the event the hook that ran stands for (its cost is counted under it, whatever the payload turned out to be). */
+  function map(call: HostCall, nowMs: number): { result: HostCallResult; shortened: boolean; sessionId?: string; hook?: HookEventKind } {
+    if (!isHostName(call.host)) return { result: failed(404, `unknown host '${call.host}'`, null), shortened: false };
+    const adapter = adapterFor(call.host);
+    if (!adapter) return { result: failed(404, `no adapter for host '${call.host}'`, null), shortened: false };
+    const kind = adapter.kindOf(call.event);
+    if (!kind) return { result: ignored(`${call.host} hook '${call.event}' is not one memtrace handles`), shortened: false };
+    const failedAs = (status: 400 | 404, error: string, unreadable = false) => ({ result: failed(status, error, kind, unreadable), shortened: false, hook: kind });
+
+    let payload: unknown;
+    if ('text' in call.body) {
+      try {
+        payload = JSON.parse(call.body.text);
+      } catch {
+        return failedAs(400, 'the hook payload is not valid JSON', true);
+      }
+    } else payload = salvageOversizedPayload(call.body.head, call.body.tail, call.body.totalBytes);
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return failedAs(400, 'the hook payload is not a JSON object', true);
+
+    const adapted = adapter.toEvent(call.event, payload as Record<string, unknown>, deps.adapterDeps(call.host));
+    if (!adapted.ok) return failedAs(400, adapted.reason, true);
+    if (adapted.event === null) return { result: ignored(adapted.ignored), shortened: false };
+    const fitted = fitEvent(adapted.event);
+    const parsed = parseEvent(fitted.event.kind, fitted.event);
+    if (!parsed.ok) return failedAs(400, parsed.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; '), true);
+
+    const accepted = deps.accept(parsed.event, nowMs);
+    let output = '';
+    if (parsed.event.kind === 'session_start') {
+      const markdown = deps.contextFor(parsed.event.cwd ?? null, nowMs);
+      output = markdown.trim() === '' ? '' : adapter.contextOutput(markdown);
+      if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output);
+    }
+    return { result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted }, shortened: fitted.shortened || !('text' in call.body), sessionId: parsed.event.session_id, hook: kind };
+  }
+
+  return {
+    handle(call: HostCall, nowMs: number): HostCallResult {
+      const { result, shortened, sessionId, hook } = map(call, nowMs);
+      deps.seen({ host: call.host, sessionId: sessionId ?? null, kind: hook ?? null, via: call.via, status: result.status, shortened, elapsedMs: call.hookElapsedMs(nowMs), nowMs });
+      return result;
+    },
+  };
+}
+
+export type HostIntake = ReturnType<typeof createHostIntake>;

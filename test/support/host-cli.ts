@@ -1,0 +1,177 @@
+/**
+ * Runs the REAL Gemini CLI (`@google/gemini-cli`) or Codex CLI (`@openai/codex`), pinned
+ * devDependencies, offline in one-shot mode against their fake model APIs
+ * (test/support/hosts/*-fake-api.mjs, copied from shared/hosts), with a scratch HOME.
+ *
+ * Offline proof as for Claude Code (claude-code.ts): under `unshare -n` the CLI sees only
+ * loopback; loopback-sandbox.mjs forwards the fake API's port and the worker's through Unix
+ * sockets to servers outside. The test trusts the project itself (Codex: `trust_level` in the
+ * scratch config plus `--dangerously-bypass-hook-trust`; Gemini: GEMINI_CLI_TRUST_WORKSPACE and
+ * `--skip-trust`), as memtrace install never does.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bridgeUnixToTcp, loopbackSandboxAvailable } from './claude-code.js';
+
+export type AgentHost = 'gemini-cli' | 'codex';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+export const HOST_BINS: Readonly<Record<AgentHost, string>> = {
+  'gemini-cli': path.join(ROOT, 'node_modules/.bin/gemini'),
+  codex: path.join(ROOT, 'node_modules/.bin/codex'),
+};
+const FAKE_APIS: Readonly<Record<AgentHost, string>> = {
+  'gemini-cli': path.join(import.meta.dirname, 'hosts/gemini-cli-fake-api.mjs'),
+  codex: path.join(import.meta.dirname, 'hosts/codex-fake-api.mjs'),
+};
+const SANDBOX = path.join(import.meta.dirname, 'loopback-sandbox.mjs');
+export const HOST_PROMPT = 'Create out.txt, read it, edit it, then cat a missing file.';
+
+/** Why the host CLI cannot run here, or null when `--version` works. */
+export function hostUnavailableReason(host: AgentHost): string | null {
+  const bin = HOST_BINS[host];
+  if (!fs.existsSync(bin)) return `${bin} is missing (npm install)`;
+  const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir() } });
+  if (probe.error || probe.status !== 0) return `${host} --version failed: ${(probe.error?.message ?? probe.stderr ?? '').slice(0, 200)}`;
+  if (!loopbackSandboxAvailable()) return 'unshare -n is not available here (the host CLIs run only inside a loopback-only network namespace)';
+  return null;
+}
+
+export interface FakeApi {
+  port: number;
+  /** Every request logged so far (one JSON object each: path, kind, body, …). */
+  requests(): any[];
+  close(): Promise<void>;
+}
+
+/** Starts the host's fake model API; `script` replaces its default steps (see the file's header). */
+export async function startHostFakeApi(host: AgentHost, options: { projectDir: string; logFile: string; script?: unknown[] }): Promise<FakeApi> {
+  const args = [FAKE_APIS[host], '--port', '0', '--log', options.logFile, '--project', options.projectDir];
+  if (options.script) {
+    const scriptFile = `${options.logFile}.script.json`;
+    fs.writeFileSync(scriptFile, JSON.stringify(options.script));
+    args.push('--script', scriptFile);
+  }
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const match = /PORT=(\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`fake API exited ${code}`)));
+  });
+  return {
+    port,
+    requests: () => (fs.existsSync(options.logFile) ? fs.readFileSync(options.logFile, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l)) : []),
+    close: () => stop(child),
+  };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * The scratch HOME's user config that points the host at the fake API (what a user's own setup
+ * would be), and the project trusted the way the tests may (never memtrace's doing).
+ */
+export function prepareHostHome(host: AgentHost, home: string, apiPort: number, trustedProject: string | null): void {
+  if (host === 'gemini-cli') {
+    const file = path.join(home, '.gemini', 'settings.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // With GOOGLE_GEMINI_BASE_URL set, 0.61 otherwise picks the "gateway" auth, which -p refuses.
+    fs.writeFileSync(file, `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2)}\n`);
+    return;
+  }
+  const file = path.join(home, '.codex', 'config.toml');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const trust = trustedProject === null ? '' : `\n[projects.${JSON.stringify(trustedProject)}]\ntrust_level = "trusted"\n`;
+  fs.writeFileSync(
+    file,
+    `model = "gpt-5.5"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\nbase_url = "http://127.0.0.1:${apiPort}/v1"\nenv_key = "FAKE_OPENAI_API_KEY"\nwire_api = "responses"\n\n# Without this, exit waits ~5 s for a telemetry export.\n[analytics]\nenabled = false\n${trust}`,
+  );
+}
+
+export interface HostRunOptions {
+  projectDir: string;
+  home: string;
+  apiPort: number;
+  prompt?: string;
+  env?: Record<string, string>;
+  /** Other 127.0.0.1 ports the CLI or its hooks must reach (the memtrace worker's). */
+  forwardPorts?: number[];
+  timeoutMs?: number;
+}
+
+export interface HostRunResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  timedOut: boolean;
+}
+
+function hostArgs(host: AgentHost, prompt: string): string[] {
+  return host === 'gemini-cli'
+    ? ['-p', prompt, '--approval-mode', 'yolo', '--skip-trust', '--output-format', 'stream-json']
+    : ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-hook-trust', prompt];
+}
+
+function hostEnv(host: AgentHost, home: string, apiPort: number): Record<string, string> {
+  const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: path.join(home, 'tmp'), LANG: 'C.UTF-8', NO_COLOR: '1' };
+  return host === 'gemini-cli'
+    ? { ...base, GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${apiPort}`, GEMINI_API_KEY: 'fake-key', GEMINI_CLI_TRUST_WORKSPACE: 'true' }
+    : { ...base, FAKE_OPENAI_API_KEY: 'fake-key' };
+}
+
+/** One scripted session of the host CLI inside the loopback-only namespace; stdin is /dev/null. */
+export async function runHostCli(host: AgentHost, options: HostRunOptions): Promise<HostRunResult> {
+  fs.mkdirSync(path.join(options.home, 'tmp'), { recursive: true, mode: 0o700 });
+  const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mt-hsock-'));
+  const bridges: Array<{ close(): Promise<void> }> = [];
+  const forwards: string[] = [];
+  try {
+    for (const port of [options.apiPort, ...(options.forwardPorts ?? [])]) {
+      const socketPath = path.join(socketDir, `${port}.sock`);
+      bridges.push(await bridgeUnixToTcp(socketPath, port));
+      forwards.push('--forward', `${port}=${socketPath}`);
+    }
+    // Output goes to files: a pipe shared with the node sandbox is non-blocking, and Codex panics
+    // (exit 101) on EAGAIN when it prints a large event to it.
+    const outFile = path.join(socketDir, 'stdout');
+    const errFile = path.join(socketDir, 'stderr');
+    const out = fs.openSync(outFile, 'w');
+    const err = fs.openSync(errFile, 'w');
+    const started = performance.now();
+    const child = spawn('unshare', ['-n', process.execPath, SANDBOX, ...forwards, '--', HOST_BINS[host], ...hostArgs(host, options.prompt ?? HOST_PROMPT)], {
+      cwd: options.projectDir,
+      env: { ...hostEnv(host, options.home, options.apiPort), ...options.env },
+      stdio: ['ignore', out, err],
+      detached: true, // its own process group, so a timeout kills hooks too
+    });
+    fs.closeSync(out);
+    fs.closeSync(err);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    }, options.timeoutMs ?? 120_000);
+    const exitCode = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code) => resolve(code));
+    }).finally(() => clearTimeout(timer));
+    const wallMs = performance.now() - started;
+    return { exitCode, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, timedOut };
+  } finally {
+    await Promise.all(bridges.map((b) => b.close()));
+    fs.rmSync(socketDir, { recursive: true, force: true });
+  }
+}
