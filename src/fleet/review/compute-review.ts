@@ -6,7 +6,7 @@ import { REVIEW_MEASURES, type ReviewMeasure } from './review-measures.js';
 import { tQuantile, Z_975 } from './student-t.js';
 import { MIN_INSTALLS, verdictFor, type Interval, type Verdict } from './verdict.js';
 
-/** The shape of `dashboards review --json` (SPEC §4.7). */
+/** The shape of `dashboards review --json` (docs/interfaces.md#dashboards-review). */
 export interface VersionValue extends Interval {
   installs: number;
 }

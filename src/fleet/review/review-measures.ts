@@ -2,7 +2,7 @@ import { byEvent, eq, num, str, type Expr, type Unit } from '../dashboards/tile-
 import { ABORT_REASONS, FLEET_EXPRESSIONS, LEGACY, ROLLUP } from '../dashboards/tiles.js';
 
 /**
- * What a release review compares (SPEC §4.7; the ids are fixed). Every measure is a ratio of
+ * What a release review compares (docs/interfaces.md#dashboards-review; the ids are fixed). Every measure is a ratio of
  * two sums of per-event values, read the way the tiles read the same events, so a review's
  * value for a version is what a tile would show for it over all time.
  */
