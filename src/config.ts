@@ -1,5 +1,5 @@
 /**
- * Worker configuration from the environment (SPEC §4.1). Pure: takes the env and the home
+ * Worker configuration from the environment (docs/interfaces.md#configuration). Pure: takes the env and the home
  * directory, returns values or errors that name the variable, and where each value came from.
  */
 export interface WorkerConfig {

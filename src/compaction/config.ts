@@ -19,7 +19,7 @@ export interface CompactionConfig {
   initialDelayMs: number;
   /** Summarizer calls at most per project per pass, so one project cannot starve the rest. */
   maxStepsPerProject: number;
-  /** Retry after a failure: base × 2^attempts, capped (SPEC §4.8: 5 min doubling, cap 30 min). */
+  /** Retry after a failure: base × 2^attempts, capped (docs/interfaces.md#escalation-and-retry: 5 min doubling, cap 30 min). */
   retry: { baseMs: number; capMs: number };
 }
 

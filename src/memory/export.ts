@@ -36,7 +36,7 @@ function* exportRows(db: Database.Database, filter: ExportFilter = {}): Generato
   }
 }
 
-/** jsonl: one object per line, in the shape import reads back (SPEC §4.10). */
+/** jsonl: one object per line, in the shape import reads back (docs/interfaces.md#memtrace-export-and-import). */
 /** Takes one chunk of an export; resolves when the chunk may be released (a file stream drained). */
 export type ExportSink = (chunk: string) => Promise<void>;
 

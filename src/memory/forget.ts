@@ -3,7 +3,7 @@ import { SEARCH_TABLE } from '../store/index.js';
 import { createMemorySearch, MAX_SEARCH_LIMIT, normalizeProject } from './search.js';
 
 /**
- * `memtrace forget` (SPEC §4.10): removes observations and session summaries from every place
+ * `memtrace forget` (docs/memory.md#forget): removes observations and session summaries from every place
  * memory lives — their tables, the search index, the compacted history built from them (so
  * context injection and exports never see them again), and the raw queued events and tool events
  * they came from. Forgetting a whole session also removes its prompts and its record. The

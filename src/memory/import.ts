@@ -2,7 +2,7 @@ import type { Store } from '../store/index.js';
 import { checkLine } from './portable-record.js';
 
 /**
- * Reads a jsonl export back into a store (SPEC §4.10). Every line is checked before anything of
+ * Reads a jsonl export back into a store (docs/interfaces.md#memtrace-export-and-import). Every line is checked before anything of
  * it is stored: a malformed line or an unknown type stores nothing and is counted as invalid; a
  * line whose id is already taken is skipped; the others are stored with their ids and created_at
  * as given. Every text passes through `sanitize` before it touches the store — secret redaction

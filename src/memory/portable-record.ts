@@ -4,7 +4,7 @@ import type { StoredObservation, StoredSummary } from '../store/index.js';
 import { isoToMs } from './iso-time.js';
 
 /**
- * One line of a jsonl export (SPEC §4.10), as data: the shapes, how a stored row becomes a line,
+ * One line of a jsonl export (docs/memory.md#export-and-import), as data: the shapes, how a stored row becomes a line,
  * and how a line is checked on import. Pure.
  */
 export interface ObservationLine {

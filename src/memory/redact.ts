@@ -1,5 +1,5 @@
 /**
- * Secret redaction (SPEC §2 principle 9, §4.10): pure, synchronous and cheap to load (no
+ * Secret redaction (docs/secrets-and-retention.md#redaction): pure, synchronous and cheap to load (no
  * dependencies), so the hook bundles it for its spool and every edge of the worker runs it
  * before the first write. See docs/secrets-and-retention.md.
  */

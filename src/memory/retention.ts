@@ -1,5 +1,5 @@
 /**
- * Retention and the size budget (SPEC §4.10): what raw data the store keeps and for how long.
+ * Retention and the size budget (docs/secrets-and-retention.md#retention): what raw data the store keeps and for how long.
  * See docs/secrets-and-retention.md.
  */
 export { runRetentionPass, retentionCutoff, DAY_MS, DEFAULT_RETENTION_BATCH, type RetentionConfig, type RetentionPassDeps, type RetentionReport } from './retention/retention-pass.js';

@@ -4,7 +4,7 @@ import { SEARCH_TABLE } from '../store/index.js';
 import { buildSearchQuery } from './query.js';
 import { makeSnippet } from './snippet.js';
 
-/** `search --json`'s result shape (SPEC §4.10); a higher score is better. */
+/** `search --json`'s result shape (docs/interfaces.md#memtrace-search); a higher score is better. */
 export interface SearchHit {
   id: number;
   kind: 'observation' | 'summary';

@@ -53,7 +53,7 @@ export interface StoreMiningDeps {
 
 export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): MiningStore {
   const mined = createMinedTranscripts(store.db);
-  /** What a transcript gives is redacted before the transaction that writes it (SPEC §2, principle 9). */
+  /** What a transcript gives is redacted before the transaction that writes it (docs/secrets-and-retention.md#where-it-runs-before-the-first-write). */
   const clean = <T>(nowMs: number, fn: (counts: RedactionCounts) => T): T => {
     const counts: RedactionCounts = {};
     const value = fn(counts);

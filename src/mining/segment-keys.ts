@@ -1,5 +1,5 @@
 /**
- * Dedup keys of mined transcripts (SPEC §4.9). The session id is the transcript's basename,
+ * Dedup keys of mined transcripts (docs/interfaces.md#segments-and-dedup-keys). The session id is the transcript's basename,
  * so keys line up with the hooks' session_id. Session ids hold no '.', so a key parses back.
  */
 export const MINED_KEY_PREFIX = '_mined-transcripts#f-';

@@ -11,7 +11,7 @@ const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze(Object.cre
 const TAG_LIKE = /<\/?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?\/?>/;
 
 /**
- * The drop-or-parse decision (SPEC §4.5). The reply's content is read only as XML blocks;
+ * The drop-or-parse decision (docs/interfaces.md#drop-or-parse-decision). The reply's content is read only as XML blocks;
  * nothing else in it can change what happens. Never throws. `fastPath: false` reads every reply
  * with the full path (the differential tests compare the two).
  */

@@ -1,4 +1,4 @@
-/** Values of the drop-or-parse decision (SPEC §4.5). Shared by the parser, the store and telemetry. */
+/** Values of the drop-or-parse decision (docs/interfaces.md#decision-json). Shared by the parser, the store and telemetry. */
 
 export const OBSERVATION_TYPES = [
   'bugfix',

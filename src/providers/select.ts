@@ -8,7 +8,7 @@ import { DEFAULT_PROVIDER_TIMEOUT_MS, parseProviderTimeout } from '../config.js'
 
 const NAMES = ['anthropic', 'openai', 'replay', 'none'] as const;
 
-/** SPEC §4.1: MEMTRACE_PROVIDER, else anthropic with ANTHROPIC_API_KEY, else openai with OPENAI_API_KEY, else none. */
+/** docs/interfaces.md#observer-provider: MEMTRACE_PROVIDER, else anthropic with ANTHROPIC_API_KEY, else openai with OPENAI_API_KEY, else none. */
 export function createProviderFromEnv(env: Record<string, string | undefined>, deps: HttpDeps = {}): { provider: ObserverProvider } | { error: string } {
   const explicit = env.MEMTRACE_PROVIDER?.trim();
   const name = explicit ? explicit : env.ANTHROPIC_API_KEY ? 'anthropic' : env.OPENAI_API_KEY ? 'openai' : 'none';

@@ -36,7 +36,7 @@ export function createApp(services: WorkerServices): Hono {
 
   app.use('*', ...loopbackGuards({ port: services.port, token: { prefix: '/api/', value: services.token }, maxBodyBytes: MAX_BODY_BYTES, requireJson: true }));
 
-  // SPEC §4.3's four routes each carry one or two kinds of hook event.
+  // The four routes of docs/interfaces.md#routes each carry one or two kinds of hook event.
   app.post('/api/sessions/init', async (c) => {
     const read = await readEvent(c, (body) => (body.prompt != null || body.prompt_id != null ? 'user_prompt_submit' : 'session_start'));
     if (!read.ok) return read.response;

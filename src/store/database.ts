@@ -25,7 +25,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
   }
   const db = new Database(file);
   try {
-    // Space retention frees goes back to the file system (SPEC §4.10). A new file gets it here,
+    // Space retention frees goes back to the file system (docs/secrets-and-retention.md#retention). A new file gets it here,
     // before WAL mode writes its first page; an older file is converted once by the worker
     // (enableIncrementalVacuum), since that needs a VACUUM.
     if (Number(db.pragma('page_count', { simple: true })) === 0) db.pragma('auto_vacuum = INCREMENTAL');

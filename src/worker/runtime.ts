@@ -46,7 +46,7 @@ export interface WorkerOptions {
   telemetrySink?: EventSink | null;
   /** How often rollups are checked, the spool replayed and the queue re-read (default 30 s). */
   tickMs?: number;
-  /** `--watch`: mine Claude Code transcripts into the same queue (SPEC §4.9). */
+  /** `--watch`: mine Claude Code transcripts into the same queue (docs/mining.md). */
   watch?: TranscriptWatchConfig | null;
   /** When retention passes run (tests); its timers are `timers` below. */
   retention?: RetentionSchedule;

@@ -20,11 +20,11 @@ export const LEGACY_CONTEXT = 'context_injected';
 export const HOOK_ROLLUP = 'hook_rollup';
 /** How long agents waited for memtrace, per finished session (telemetry/events/agent-time-rollup.ts). */
 export const AGENT_TIME_ROLLUP = 'agent_time_rollup';
-/** Secrets replaced before the first write, per window, edge and kind (docs/interfaces.md#secret-redaction). */
+/** Secrets replaced before the first write, per window, edge and kind (docs/secrets-and-retention.md). */
 export const REDACTION_ROLLUP = 'redaction_rollup';
 /** The redactor's closed list of kinds; the rollup carries one counter per kind. */
 export { REDACTION_KINDS };
-/** Searches and other uses of the memory per window and face (docs/interfaces.md#memory-telemetry). */
+/** Searches and other uses of the memory per window and face (docs/memory.md#telemetry-memory_access_rollup). */
 export const MEMORY_ROLLUP = 'memory_access_rollup';
 /** The faces a memory search comes through. */
 export const MEMORY_VIA = MEMORY_ACCESS_VIA;

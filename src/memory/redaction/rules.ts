@@ -223,7 +223,7 @@ export const RULES: readonly Rule[] = [
     match: stickyValue(/(?:[Cc]ookie|COOKIE)["']?[ \t]*:[ \t]*["']?([^\s;=:"'\\]{1,256}=[^\r\n"'\\]{0,4096})/dy),
   },
   {
-    // memtrace's own convention (SPEC §2, principle 9): everything between <private> and
+    // memtrace's own convention (docs/secrets-and-retention.md#redaction): everything between <private> and
     // </private> goes, tags included. An unclosed tag hides the rest of the text.
     kind: 'private',
     trigger: '<[Pp][Rr][Ii][Vv][Aa][Tt][Ee]>',

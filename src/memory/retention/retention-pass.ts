@@ -1,7 +1,7 @@
 import type { RawData, RawRemoved } from '../../store/index.js';
 
 /**
- * One retention pass (SPEC §4.10): raw data processed more than MEMTRACE_RAW_RETENTION_DAYS ago
+ * One retention pass (docs/secrets-and-retention.md#retention): raw data processed more than MEMTRACE_RAW_RETENTION_DAYS ago
  * goes; then, while the store is over MEMTRACE_MAX_DB_MB, the oldest processed raw data goes
  * whatever its age, then the oldest messages not yet observed. Observations, summaries and
  * their provenance ids are never removed here: a store still over budget is reported as such.

@@ -71,7 +71,7 @@ export const CORE_SCHEMA: Migration = {
         provider TEXT NOT NULL,
         model TEXT,
         prompt_version TEXT NOT NULL,
-        -- Room for compaction (SPEC §4.8): 'fallback' marks only legacy truncation rows.
+        -- Room for compaction (docs/interfaces.md#summary-dag): 'fallback' marks only legacy truncation rows.
         level TEXT NOT NULL DEFAULT 'normal' CHECK (level IN ('normal', 'aggressive', 'fallback')),
         created_at INTEGER NOT NULL
       );

@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * The summary DAG of compacted memory (SPEC §4.8, docs/compaction.md). Separate from `summaries`
+ * The summary DAG of compacted memory (docs/interfaces.md#summary-dag, docs/compaction.md). Separate from `summaries`
  * (the observer's session summaries): these rows condense a project's oldest observations (leaf)
  * or runs of same-depth summaries (condensed).
  */

@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Transcript mining (SPEC §4.9): which segments of which Claude Code transcripts were mined,
+ * Transcript mining (docs/interfaces.md#segments-and-dedup-keys): which segments of which Claude Code transcripts were mined,
  * the per-file scan cache, and session-level mining state.
  */
 export const MINING_SCHEMA: Migration = {

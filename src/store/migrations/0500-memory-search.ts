@@ -6,7 +6,7 @@ import type { ParsedSummary } from '../../observer/types.js';
 type SummaryRow = ParsedSummary & { id: number };
 
 /**
- * Full-text search over memory (SPEC §4.10): an FTS5 index of observations and session
+ * Full-text search over memory (docs/memory.md#search): an FTS5 index of observations and session
  * summaries, built here for the rows an older memtrace wrote. Contentless (the text lives once,
  * in its table) with contentless_delete, so a row is removed by its rowid alone; porter stemming
  * over unicode61, so `parsing` finds `parsed`. No prefix indexes: queries only ask for prefixes of

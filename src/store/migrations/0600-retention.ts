@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Retention (SPEC §4.10) finds raw rows by age: an index on each table it prunes, so a pass
+ * Retention (docs/secrets-and-retention.md#retention) finds raw rows by age: an index on each table it prunes, so a pass
  * over a large store reads only what it removes.
  */
 export const RETENTION_SCHEMA: Migration = {

@@ -2,7 +2,7 @@ import type { Migration } from '../migrate.js';
 
 /**
  * How each tool call ended, kept with its provenance: a failure's error and exit code (hosts
- * without a failure event get them derived, SPEC §4.11) and the size of the payload the queue
+ * without a failure event get them derived, docs/hosts.md#events) and the size of the payload the queue
  * stored (a large output is stored shortened), so `memtrace show` can say so after the queue
  * row is gone.
  */
