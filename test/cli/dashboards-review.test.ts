@@ -5,10 +5,10 @@ import { main } from '../../src/cli/main.js';
 import { captureIO } from '../support/cli-io.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
-/** SPEC §4.7: the measure ids are fixed. */
+/** The measure ids are fixed (docs/interfaces.md#dashboards-review); abort reasons in the schema's order. */
 const MEASURE_IDS = [
   'turns_dropped_rate',
-  ...['quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request', 'idle', 'shutdown'].map((r) => `abort_rate_${r}`),
+  ...['idle', 'shutdown', 'quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request'].map((r) => `abort_rate_${r}`),
   'poisoned_share',
   'observations_per_turn',
   'cost_per_observation',
@@ -43,7 +43,7 @@ describe('memtrace dashboards review', () => {
     expect(r.stdout).toMatch(/^hook_ms_per_call .* better /m);
   }, 60_000);
 
-  it('prints the JSON shape of SPEC §4.7 exactly', async () => {
+  it('prints the JSON shape of docs/interfaces.md#dashboards-review exactly', async () => {
     const r = await run('dashboards', 'review', '--db', db, '--baseline', '0.2.0', '--candidate', '0.3.0', '--json');
     expect(r.code).toBe(0);
     const review = JSON.parse(r.stdout);
