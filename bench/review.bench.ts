@@ -38,9 +38,13 @@ async function reviewAt(file: string, target: number): Promise<Record<string, un
     // (the path a store from before the review takes); the table a review reads is the same as if
     // they had been kept at ingest, and is checked against the plain SQL below.
     let started = performance.now();
-    const insert = store.db.prepare('INSERT INTO events (uuid, event, distinct_id, timestamp, properties) VALUES (?, ?, ?, ?, ?)');
+    // Fleets of different seeds can draw the same uuid (their random streams overlap somewhere in
+    // millions of draws); the collector keeps one row per uuid, and so does the fill.
+    const insert = store.db.prepare('INSERT OR IGNORE INTO events (uuid, event, distinct_id, timestamp, properties) VALUES (?, ?, ?, ?, ?)');
     const insertBatch = store.db.transaction((batch: CollectedEvent[]) => {
-      for (const e of batch) insert.run(e.uuid, e.event, e.distinctId, e.timestamp, JSON.stringify(e.properties));
+      let added = 0;
+      for (const e of batch) added += insert.run(e.uuid, e.event, e.distinctId, e.timestamp, JSON.stringify(e.properties)).changes;
+      return added;
     });
     let stored = 0;
     let seed = 1_000;
@@ -49,8 +53,7 @@ async function reviewAt(file: string, target: number): Promise<Record<string, un
       for (const e of generateFleet({ seed: seed++, installs: 2_000, nowMs: NOW_MS })) {
         batch.push(e);
         if (batch.length === 5_000) {
-          insertBatch(batch);
-          stored += batch.length;
+          stored += insertBatch(batch);
           batch = [];
           if (stored >= target) break fill;
         }
