@@ -49,7 +49,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
     let n = 0;
     const once = async (variant: Variant) => {
       const before = await accepted(worker);
-      const home = path.join(temp.dir, `home-${(n += 1)}`);
+      const home = path.join(temp.dir, `home-${++n}`);
       const api = await startHostFakeApi(host, { projectDir: projects[variant], logFile: path.join(temp.dir, `api-${n}.jsonl`), script: hostScript(host) });
       try {
         prepareHostHome(host, home, api.port, projects[variant]);

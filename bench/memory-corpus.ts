@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ObservationType, ParsedObservation } from '../src/observer/types.js';
+import type { ObservationType, ParsedObservation } from '../src/vocabulary/observation.js';
 
 export interface CorpusItem {
   /** `commit:<7 hex>`, `file:<path>` or `doc:<path>#<heading>`. */
@@ -42,7 +42,7 @@ function splitSubject(subject: string): { title: string; rest: string } {
   return { title: subject, rest: '' };
 }
 
-export function commitItems(): CorpusItem[] {
+function commitItems(): CorpusItem[] {
   const log = execFileSync('git', ['log', '--no-merges', '--format=%x1e%h%x1f%ct%x1f%s%x1f%b', '--name-only'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return log
     .split('\x1e')
@@ -69,7 +69,7 @@ function headerComment(text: string): string | null {
   return m[1]!.split('\n').map((l) => l.replace(/^\s*\* ?/, '')).join(' ').replace(/\s+/g, ' ').trim();
 }
 
-export function sourceItems(): CorpusItem[] {
+function sourceItems(): CorpusItem[] {
   const files = (fs.readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort();
   const items: CorpusItem[] = [];
   files.forEach((relative, i) => {
@@ -82,7 +82,7 @@ export function sourceItems(): CorpusItem[] {
   return items;
 }
 
-export function docItems(): CorpusItem[] {
+function docItems(): CorpusItem[] {
   const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort();
   const items: CorpusItem[] = [];
   for (const doc of docs) {

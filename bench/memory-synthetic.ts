@@ -3,7 +3,7 @@
  * a developer's vocabulary: each observation takes a title from one item, three to six sentences
  * from others, a few facts, concepts and files. Seeded, so every run builds the same store.
  */
-import type { ObservationType, ParsedObservation } from '../src/observer/types.js';
+import type { ObservationType, ParsedObservation } from '../src/vocabulary/observation.js';
 import type { Store } from '../src/store/index.js';
 import { seededRandom } from '../src/fleet/dashboards/prng.js';
 import type { CorpusItem } from './memory-corpus.js';

@@ -16,7 +16,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createMemorySearch, importJsonl, openPrivateFile, streamSink, writeJsonl } from '../src/memory/index.js';
+import { createMemorySearch, importJsonl, openPrivateFile, streamSink, writeJsonl, type ExportCounts } from '../src/memory/index.js';
+import type { ImportReport } from '../src/memory/import.js';
 import { openStore } from '../src/store/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { buildCorpus, loadQuestions } from './memory-corpus.js';
@@ -85,7 +86,7 @@ async function exportImport(dataDir: string, temp: string): Promise<Record<strin
   const file = path.join(temp, 'export.jsonl');
   const store = openStore(path.join(dataDir, 'memtrace.db'));
   let exportMs: number;
-  let counts;
+  let counts: ExportCounts;
   try {
     const stream = openPrivateFile(file);
     const started = performance.now();
@@ -102,7 +103,7 @@ async function exportImport(dataDir: string, temp: string): Promise<Record<strin
   const readMs = elapsed(readStarted);
   const target = openStore(path.join(temp, 'imported', 'memtrace.db'));
   let importMs: number;
-  let report;
+  let report: ImportReport;
   try {
     readStarted = performance.now();
     report = await importJsonl(target, readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity }), { nowMs: Date.now() });

@@ -68,7 +68,7 @@ async function reviewAt(file: string, target: number): Promise<Record<string, un
 
     // The first review in a fresh process, then warm ones.
     const samples: number[] = [];
-    let review;
+    let review: Awaited<ReturnType<typeof runReview>> | undefined;
     for (let i = 0; i < RUNS; i += 1) {
       started = performance.now();
       review = await runReview(source, '0.1.0', '0.2.0');

@@ -7,33 +7,33 @@ const args = process.argv.slice(2);
 const missing = (error) => error && (error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND') && String(error.message).includes('dist');
 const explain = () => process.stderr.write('memtrace: the compiled code is missing (dist/); run `npm run build` in the memtrace checkout\n');
 
+/** The pre-built bundle, or null (said once on stderr) when dist/ has not been built. */
+const load = (file) => {
+  try {
+    return require(file);
+  } catch (error) {
+    if (!missing(error)) throw error;
+    explain();
+    return null;
+  }
+};
+
 if (args[0] === 'mcp' && args.length === 1) {
   // An agent host waits for its MCP servers before the session's first request: one bundle, no CLI.
-  let mcp;
-  try {
-    mcp = require('../dist/mcp/mcp.cjs');
-  } catch (error) {
-    if (!missing(error)) throw error;
-    explain();
-    process.exitCode = 1;
-    return;
-  }
-  mcp.runMcpStdio({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }).then((code) => {
-    process.exitCode = code;
-  });
+  const mcp = load('../dist/mcp/mcp.cjs');
+  if (mcp === null) process.exitCode = 1;
+  else
+    mcp.runMcpStdio({ stdin: process.stdin, stdout: process.stdout, env: process.env }).then((code) => {
+      process.exitCode = code;
+    });
 } else if (args[0] === 'hook') {
-  let hook;
-  try {
-    hook = require('../dist/hook/hook.cjs');
-  } catch (error) {
-    if (!missing(error)) throw error;
-    explain();
-    return; // a hook always exits 0
-  }
-  hook.runHook(args.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, memtraceBin: __filename }).then((code) => {
-    // Exit as soon as what was printed is flushed, not after every handle has wound down.
-    process.stdout.write('', () => process.exit(code));
-  });
+  const hook = load('../dist/hook/hook.cjs');
+  // Without the bundle a hook still exits 0: the agent must never be blocked by memtrace.
+  if (hook !== null)
+    hook.runHook(args.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, memtraceBin: __filename }).then((code) => {
+      // Exit as soon as what was printed is flushed, not after every handle has wound down.
+      process.stdout.write('', () => process.exit(code));
+    });
 } else {
   import('../dist/cli/main.js').then(
     async ({ main }) => {

@@ -16,8 +16,8 @@ export interface WorkerConfig {
 
 export const DEFAULT_PORT = 37877;
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 60_000;
-export const DEFAULT_RAW_RETENTION_DAYS = 30;
-export const DEFAULT_MAX_DB_MB = 2048;
+const DEFAULT_RAW_RETENTION_DAYS = 30;
+const DEFAULT_MAX_DB_MB = 2048;
 
 export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; errors: string[] };
 
@@ -66,7 +66,7 @@ export function parseProviderTimeout(raw: string | undefined): number | string |
 }
 
 /** A whole number in [min, max] from an env variable; null when unset, else the value or the error naming it. */
-export function parseWholeNumber(name: string, raw: string | undefined, min: number, max: number, unit: string): number | string | null {
+function parseWholeNumber(name: string, raw: string | undefined, min: number, max: number, unit: string): number | string | null {
   if (raw === undefined || raw.trim() === '') return null;
   const value = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || value < min || value > max) return `${name}=${raw} must be a whole number of ${unit} between ${min} and ${max}`;

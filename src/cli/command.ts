@@ -38,12 +38,13 @@ export function parseCommandArgs<T extends OptionsConfig>(
   options: T,
   { maxPositionals = 0 }: { maxPositionals?: number } = {},
 ) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: maxPositionals > 0 });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({ args, options, strict: true, allowPositionals: maxPositionals > 0 });
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
+    }
+  })();
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(`unexpected argument '${parsed.positionals[maxPositionals]}'`);
   }
@@ -59,7 +60,7 @@ export function parseIntegerFlag(name: string, raw: string | undefined, { min, m
   return value;
 }
 
-export function wantsHelp(args: string[]): boolean {
+function wantsHelp(args: string[]): boolean {
   return args.includes('--help') || args.includes('-h');
 }
 

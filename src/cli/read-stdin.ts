@@ -11,7 +11,7 @@ export async function readAll(stream: NodeJS.ReadableStream, maxBytes: number): 
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export class InputTooLargeError extends Error {
+class InputTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
     super(`input is larger than ${maxBytes} bytes`);
     this.name = 'InputTooLargeError';

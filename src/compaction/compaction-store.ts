@@ -82,7 +82,7 @@ export function createCompactionStore(db: Database.Database) {
         latest: Math.max(...rows.map((r) => r.created_at as number)),
       }).lastInsertRowid,
     );
-    rows.forEach((r, i) => insertSource.run(id, i, r.id, null));
+    for (const [i, r] of rows.entries()) insertSource.run(id, i, r.id, null);
     return id;
   });
 

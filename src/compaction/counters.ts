@@ -3,7 +3,7 @@ import type { StepResult } from './step.js';
 /** Increments for one compaction_rollup window (field names from events/compaction-rollup.ts). */
 export type CompactionCounters = Record<string, number>;
 
-export function bump(counters: CompactionCounters, key: string, by = 1): void {
+function bump(counters: CompactionCounters, key: string, by = 1): void {
   counters[key] = (counters[key] ?? 0) + by;
 }
 

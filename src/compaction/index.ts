@@ -1,11 +1,7 @@
-export { startCompaction, type CompactionDeps, type CompactionHandle, type CompactionTimers, type PassReport } from './scheduler.js';
+export { startCompaction, type CompactionHandle, type CompactionTimers } from './scheduler.js';
 export { loadCompactionConfig, DEFAULT_COMPACTION_CONFIG, type CompactionConfig } from './config.js';
-export { createCompactionStore, type CompactionStore } from './compaction-store.js';
-export { compactionStep, type StepResult } from './step.js';
-export { planCompaction, type CompactionPlan, type ProjectSnapshot, type FrontierSummary } from './plan.js';
-export { createSummarizer, type Summarize, type SummarizerOutcome, type SummarizeRequest } from './summarizer.js';
-export { summarizeWithEscalation, skipReasonOf, type EscalationResult, type SkipReason } from './escalation.js';
-export { afterFailure, afterIdle, afterSuccess, isDue, INITIAL_STATE, type ProjectCompactionState } from './retry-policy.js';
-export { containsMarker, fallbackReasons, stripMarkers, FALLBACK_REASONS, type FallbackReason } from './markers.js';
-export { acceptSummary, cannotSummarize, summaryShapeProblem, type SummaryRejection, type SummarySources, type SummaryVerdict } from './summary-contract.js';
-export { COMPACTION_PROMPT_VERSION, type CompactionLevel, type SummaryKind } from './prompts.js';
+export { createCompactionStore } from './compaction-store.js';
+export { planCompaction, type FrontierSummary } from './plan.js';
+export { afterFailure, afterIdle, isDue, INITIAL_STATE } from './retry-policy.js';
+export { containsMarker, fallbackReasons, stripMarkers } from './markers.js';
+export { acceptSummary, cannotSummarize, summaryShapeProblem } from './summary-contract.js';

@@ -8,17 +8,17 @@
  * - May a new summary be stored? Strict: no marker anywhere, so nothing marker-shaped is ever written.
  */
 
-export const TRUNCATED_FROM = /\[Truncated from \d+ tokens\]/g;
-export const LCM_FALLBACK_MARKER = '[LCM fallback summary; truncated for context management]';
-export const LCM_DIRECTIVE_FALLBACK_MARKER = '[LCM fallback summary; directive-shaped untrusted content omitted]';
+const TRUNCATED_FROM = /\[Truncated from \d+ tokens\]/g;
+const LCM_FALLBACK_MARKER = '[LCM fallback summary; truncated for context management]';
+const LCM_DIRECTIVE_FALLBACK_MARKER = '[LCM fallback summary; directive-shaped untrusted content omitted]';
 /** What the directive fallback puts in place of each omitted passage. */
-export const LCM_DIRECTIVE_OMISSION = '[LCM fallback summary omitted directive-shaped untrusted content].';
-export const EMERGENCY_TRUNCATION_MARKER = '[Truncated for context management]';
-export const EMERGENCY_FALLBACK_MODEL = 'emergency-fallback';
+const LCM_DIRECTIVE_OMISSION = '[LCM fallback summary omitted directive-shaped untrusted content].';
+const EMERGENCY_TRUNCATION_MARKER = '[Truncated for context management]';
+const EMERGENCY_FALLBACK_MODEL = 'emergency-fallback';
 
 /** How close to the end a tail marker must sit to count (characters after the marker starts). */
-export const TRUNCATED_FROM_TAIL_WINDOW = 40;
-export const EMERGENCY_TAIL_WINDOW = 80;
+const TRUNCATED_FROM_TAIL_WINDOW = 40;
+const EMERGENCY_TAIL_WINDOW = 80;
 
 export const FALLBACK_REASONS = ['level_fallback', 'truncated_tail', 'fallback_prefix', 'emergency_truncation', 'emergency_model'] as const;
 export type FallbackReason = (typeof FALLBACK_REASONS)[number];

@@ -1,3 +1,4 @@
+import { CONTROL } from './render.js';
 import { estimateTokenUnits } from './token-estimate.js';
 
 /** A compacted summary as context injection sees it (the top of the DAG, or one level below). */
@@ -12,13 +13,11 @@ export interface ContextHistorySummary {
   sources?: readonly ContextHistorySummary[];
 }
 
-// Control characters in stored text could corrupt the agent's view of the context.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export const HISTORY_HEADING = '\n## Earlier history (compacted)\n';
+const HISTORY_HEADING = '\n## Earlier history (compacted)\n';
 
-export function renderHistorySummary(s: ContextHistorySummary): string {
+function renderHistorySummary(s: ContextHistorySummary): string {
   const range = day(s.earliestAt) === day(s.latestAt) ? day(s.earliestAt) : `${day(s.earliestAt)} to ${day(s.latestAt)}`;
   const body = s.content
     .replace(CONTROL, '')
@@ -41,7 +40,10 @@ export function selectHistory(topNewestFirst: readonly ContextHistorySummary[], 
   const unitsOf = new Map<number, number>();
   const cost = (s: ContextHistorySummary) => {
     let u = unitsOf.get(s.id);
-    if (u === undefined) unitsOf.set(s.id, (u = estimateTokenUnits(renderHistorySummary(s))));
+    if (u === undefined) {
+      u = estimateTokenUnits(renderHistorySummary(s));
+      unitsOf.set(s.id, u);
+    }
     return u;
   };
   let used = headingUnits;

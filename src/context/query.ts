@@ -3,9 +3,9 @@ import type { ContextHistorySummary } from './history.js';
 import type { ContextObservation, ContextSummary } from './render.js';
 
 /** A bounded window of recent candidates: selection cost never grows with the table. */
-export const CANDIDATE_WINDOW = 300;
+const CANDIDATE_WINDOW = 300;
 /** Top summaries read per injection; the DAG keeps their number logarithmic in the history. */
-export const HISTORY_WINDOW = 64;
+const HISTORY_WINDOW = 64;
 /** The newest condensed summaries whose sources are loaded, so selection can open them up. */
 const EXPANDABLE = 3;
 

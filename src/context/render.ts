@@ -1,4 +1,4 @@
-import type { ObservationType } from '../observer/types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 
 export interface ContextObservation {
   id: number;
@@ -19,8 +19,9 @@ export interface ContextSummary {
   createdAt: number;
 }
 
-// Control characters in stored text could corrupt the agent's view of the context.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+// Control characters in stored text could corrupt the agent's view of the context (tab and newline stay).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose.
+export const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 const clean = (text: string) => text.replace(CONTROL, '').trim();
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 

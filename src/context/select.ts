@@ -34,7 +34,7 @@ export interface Selection {
   history: ContextHistorySummary[];
 }
 
-export function usefulness(o: ContextObservation, nowMs: number): number {
+function usefulness(o: ContextObservation, nowMs: number): number {
   const age = Math.max(0, nowMs - o.createdAt);
   return (TYPE_WEIGHT[o.type] ?? 0.4) * 0.5 ** (age / HALF_LIFE_MS);
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
  * so the API needs more than a port: only a process that can read DATA_DIR/auth-token (0600)
  * can call it. Kept to node:fs so the hook path stays cheap.
  */
-export const AUTH_TOKEN_FILE = 'auth-token';
+const AUTH_TOKEN_FILE = 'auth-token';
 
 export function authTokenPath(dataDir: string): string {
   return path.join(dataDir, AUTH_TOKEN_FILE);

@@ -8,10 +8,10 @@ import { writePrivateFileAtomic } from './private-files.js';
  * The file mirrors the directory's path under DATA_DIR/context, so the shell forwarder finds it
  * with no process of its own: `$DATA_DIR/context$PWD/session-start.json`.
  */
-export const CONTEXT_DIR = 'context';
-export const CONTEXT_FILE = 'session-start.json';
+const CONTEXT_DIR = 'context';
+const CONTEXT_FILE = 'session-start.json';
 
-export function contextFilePath(dataDir: string, cwd: string): string | null {
+function contextFilePath(dataDir: string, cwd: string): string | null {
   if (!path.isAbsolute(cwd) || cwd.split('/').includes('..')) return null;
   return path.join(dataDir, CONTEXT_DIR, cwd, CONTEXT_FILE);
 }

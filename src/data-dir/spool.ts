@@ -47,15 +47,15 @@ export interface SpooledCall {
 
 export type SpoolEntry = SpooledHookEvent | SpooledCall;
 
-export const SPOOL_DIR = 'spool';
+const SPOOL_DIR = 'spool';
 /**
  * Where hook events are spooled. Apart from the 0.2.0 entries in SPOOL_DIR itself: a 0.2.0
  * worker still running after an upgrade removes entries it cannot read, and must not see these.
  */
-export const EVENTS_SPOOL_DIR = path.join(SPOOL_DIR, 'events');
+const EVENTS_SPOOL_DIR = path.join(SPOOL_DIR, 'events');
 /** Payloads that could never be read as an event, kept for the user to look at (bounded). */
-export const UNREADABLE_DIR = 'unreadable';
-export const UNREADABLE_KEEP_BYTES = 16 * 1024 * 1024;
+const UNREADABLE_DIR = 'unreadable';
+const UNREADABLE_KEEP_BYTES = 16 * 1024 * 1024;
 /** Payloads kept as text are cut to this many characters (head and tail). */
 export const MAX_RAW_SPOOL_CHARS = 1024 * 1024;
 

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 
 /**
  * How a hook knows it talks to THIS data dir's worker before it sends a byte of an event: the
@@ -14,10 +13,6 @@ export const WORKER_SOCKET = 'worker.sock';
  * listen by the name relative to the data dir (hooks change into it; the worker binds from it).
  */
 export const SOCKET_PATH_LIMIT = 100;
-
-export function workerSocketPath(dataDir: string): string {
-  return path.join(dataDir, WORKER_SOCKET);
-}
 
 /**
  * Whether the data dir can be trusted to hold our worker's socket: a real directory (not a

@@ -118,7 +118,10 @@ function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostN
   const positionals: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
-    const value = () => args[(i += 1)];
+    const value = () => {
+      i += 1;
+      return args[i];
+    };
     if (arg === '--host' || arg.startsWith('--host=')) {
       const name = arg === '--host' ? value() : arg.slice(7);
       if (!isHostName(name)) return { error: `--host takes ${HOSTS.slice(0, -1).join(', ')} or ${HOSTS.at(-1)}` };

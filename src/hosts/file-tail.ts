@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 
 /** Tail windows tried in turn: what a hook looks for is nearly always in the last few lines. */
-export const TAIL_WINDOWS = [64 * 1024, 1024 * 1024, 8 * 1024 * 1024] as const;
+const TAIL_WINDOWS = [64 * 1024, 1024 * 1024, 8 * 1024 * 1024] as const;
 
 /**
  * Reads a growing file's tail, a larger one each time `find` finds nothing, until it has read

@@ -66,7 +66,7 @@ export type ToolEvent = ToolUseEvent | ToolFailureEvent;
 export type HookEvent = SessionStartEvent | UserPromptEvent | ToolEvent | StopEvent | SessionEndEvent;
 
 /** Each kind's fields, for validating a host payload or an HTTP body into an event. */
-export const EVENT_FIELDS = {
+const EVENT_FIELDS = {
   session_start: sessionStartFields,
   user_prompt_submit: userPromptFields,
   post_tool_use: toolUseFields,

@@ -7,9 +7,9 @@ import { apiError } from './api-error.js';
  * hit a closed socket (EPIPE) and never see the answer: "too large" would look like "worker gone".
  * Past this bound the sender is cut off: reading more would let anyone make the server read forever.
  */
-export const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
+const DISCARD_LIMIT_BYTES = 16 * 1024 * 1024;
 /** A sender that stalls mid-body is not waited for longer than this. */
-export const DISCARD_DEADLINE_MS = 10_000;
+const DISCARD_DEADLINE_MS = 10_000;
 
 export interface DiscardLimits {
   bytes: number;

@@ -84,5 +84,5 @@ export function isMemtraceHookCommand(command: unknown): boolean {
 
 /** A shell word, quoted only when it needs to be. */
 export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.:=@+-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`;
+  return /^[A-Za-z0-9_/.:=@+-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, '\\$1')}"`;
 }

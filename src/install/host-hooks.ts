@@ -10,13 +10,13 @@ export const INSTALL_HOSTS = ['gemini-cli', 'codex'] as const;
 export type InstallHost = (typeof INSTALL_HOSTS)[number];
 
 /** The host events memtrace hooks, in the order they are written. */
-export const HOST_HOOK_EVENTS: Readonly<Record<InstallHost, readonly string[]>> = {
+const HOST_HOOK_EVENTS: Readonly<Record<InstallHost, readonly string[]>> = {
   'gemini-cli': ['SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent', 'SessionEnd'],
   codex: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'],
 };
 
 /** The one command a host runs for one of its events: the forwarder, as for Claude Code. */
-export function hostHookCommand(forwarder: Forwarder, host: InstallHost, event: string): string {
+function hostHookCommand(forwarder: Forwarder, host: InstallHost, event: string): string {
   return forwarderCommand(forwarder, host, event, 'settings');
 }
 

@@ -90,20 +90,18 @@ export function locateJsonError(text: string): { offset: number; reason: string 
   const value = (): void => {
     skipSpace();
     const ch = text[i];
-    if (ch === '{') return object();
-    if (ch === '[') return array();
-    if (ch === '"') return string();
-    if (ch === 't') return literal('true');
-    if (ch === 'f') return literal('false');
-    if (ch === 'n') return literal('null');
-    if (ch === '/') fail('comments are not allowed in JSON');
-    if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) {
+    if (ch === '{') object();
+    else if (ch === '[') array();
+    else if (ch === '"') string();
+    else if (ch === 't') literal('true');
+    else if (ch === 'f') literal('false');
+    else if (ch === 'n') literal('null');
+    else if (ch === '/') fail('comments are not allowed in JSON');
+    else if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) {
       NUMBER.lastIndex = i;
       if (!NUMBER.test(text)) fail('invalid number');
       i = NUMBER.lastIndex;
-      return;
-    }
-    fail(ch === undefined ? 'unexpected end of the file' : `unexpected ${describe(ch)}`);
+    } else fail(ch === undefined ? 'unexpected end of the file' : `unexpected ${describe(ch)}`);
   };
   const object = () => {
     i++;

@@ -30,7 +30,7 @@ export function unifiedDiff(before: string, after: string, labels: { from: strin
     hunks.push(renderHunk(ops, start, stop));
     index = stop;
   }
-  return [`--- ${labels.from}`, `+++ ${labels.to}`, ...hunks].join('\n') + '\n';
+  return `${[`--- ${labels.from}`, `+++ ${labels.to}`, ...hunks].join('\n')}\n`;
 }
 
 function splitLines(text: string): string[] {

@@ -23,7 +23,7 @@ export const REGENERATE_PLUGIN_COMMAND = 'npx tsx scripts/generate-plugin.ts';
 
 const KEYWORDS = ['memory', 'context', 'hooks', 'session-start', 'mcp', 'search', 'observability', 'telemetry', 'sqlite'];
 
-export function pluginManifest(pkg: PackageFacts): Record<string, unknown> {
+function pluginManifest(pkg: PackageFacts): Record<string, unknown> {
   return {
     name: pkg.name,
     version: pkg.version,
@@ -35,7 +35,7 @@ export function pluginManifest(pkg: PackageFacts): Record<string, unknown> {
   };
 }
 
-export function pluginHooksFile(): Record<string, unknown> {
+function pluginHooksFile(): Record<string, unknown> {
   return {
     description: 'memtrace: injects remembered context at session start; records prompts and tool use in the background, without blocking the agent.',
     hooks: memtraceHooks(PLUGIN_FORWARDER, 'plugin'),

@@ -107,7 +107,7 @@ function valueAt(doc: Record<string, unknown>, path: readonly string[]): unknown
 const tomlKey = (key: string) => (/^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key));
 
 /** The table as memtrace writes it: scalar and array keys, then one sub-table per object value. */
-export function renderTable(path: readonly string[], value: Record<string, unknown>): string[] {
+function renderTable(path: readonly string[], value: Record<string, unknown>): string[] {
   const lines = [`[${path.map(tomlKey).join('.')}]`];
   const tables: Array<[string, Record<string, unknown>]> = [];
   for (const [key, v] of Object.entries(value)) {

@@ -2,16 +2,16 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { createMemorySearch, createTimeline, EmptyQueryError, DEFAULT_SEARCH_LIMIT, MAX_NEIGHBOURS, normalizeProject, type MemoryAccessSink } from '../memory/index.js';
-import { OBSERVATION_TYPES } from '../observer/types.js';
+import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
 import type { Store } from '../store/index.js';
 import { APP_VERSION } from '../version.js';
 import { observationsText, searchText, timelineText } from './tool-text.js';
 
 /** The server name hosts register; Claude Code shows its tools as `mcp__memtrace__<tool>`. */
-export const MCP_SERVER_NAME = 'memtrace';
+const MCP_SERVER_NAME = 'memtrace';
 /** How many observations one get_observations call may open. */
-export const MAX_FETCH = 50;
-export const MAX_MCP_SEARCH_LIMIT = 100;
+const MAX_FETCH = 50;
+const MAX_MCP_SEARCH_LIMIT = 100;
 
 /**
  * The store and the access counts come through a function: an agent host waits for its MCP

@@ -1,10 +1,25 @@
+import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { systemClock } from '../clock.js';
-import type { CliIO } from '../cli/command.js';
-import { openMemoryStore, type MemoryStore } from '../cli/memory-store.js';
-import { waitForStopSignal } from '../cli/stop-signal.js';
+import { loadWorkerConfig } from '../config.js';
+import { openMemoryStore, type MemoryStore } from '../memory/memory-store.js';
+import { waitForStopSignal } from '../stop-signal.js';
 import { createMemtraceMcpServer } from './server.js';
+
+/** What bin/memtrace.cjs (or `memtrace mcp`) hands the MCP entry: the process's streams and environment. */
+interface McpStdio {
+  stdin: NodeJS.ReadableStream;
+  stdout: { write(chunk: string): unknown };
+  env: Record<string, string | undefined>;
+}
+
+/** The configured data dir's store; a bad variable fails the tool call with the reason. */
+function openConfiguredMemory(env: Record<string, string | undefined>): MemoryStore {
+  const loaded = loadWorkerConfig(env, env.HOME || os.homedir());
+  if (!loaded.ok) throw new Error(loaded.errors.join('; '));
+  return openMemoryStore(loaded.config, env, { create: true })!;
+}
 
 /**
  * `memtrace mcp` over stdio. An agent host starts its MCP servers with every session and waits
@@ -12,10 +27,10 @@ import { createMemtraceMcpServer } from './server.js';
  * its own (bin/memtrace.cjs loads it without the CLI) and opens the database only when a tool is
  * first called. Serves until the host closes stdin or a signal stops it.
  */
-export async function runMcpStdio(io: Pick<CliIO, 'stdin' | 'stdout' | 'env' | 'cwd'> & { stderr: CliIO['stderr'] }): Promise<number> {
+export async function runMcpStdio(io: McpStdio): Promise<number> {
   let memory: MemoryStore | null = null;
   const server = createMemtraceMcpServer({
-    memory: () => (memory ??= openMemoryStore({ ...io, stderr: io.stderr }, { create: true })!),
+    memory: () => (memory ??= openConfiguredMemory(io.env)),
     clock: systemClock,
   });
   const stdin = io.stdin as Readable;

@@ -34,7 +34,7 @@ export function timelineText(timeline: Timeline): string {
   return [`Timeline, oldest first (→ marks what was asked about):`, ...lines, '', 'Open observations in full with get_observations {"ids": [...]}.'].join('\n');
 }
 
-export function observationText(o: StoredObservation): string {
+function observationText(o: StoredObservation): string {
   const parts = [`#${o.id} [${o.type}] ${oneLine(o.title)}`, `created ${o.createdAt ? new Date(o.createdAt).toISOString() : 'unknown'} · session ${o.sessionId}${o.project ? ` · project ${o.project}` : ''}`];
   if (o.subtitle) parts.push(o.subtitle);
   if (o.narrative) parts.push('', o.narrative);

@@ -29,7 +29,7 @@ export function projectFileName(project: string | null): string {
 const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
 const list = (items: readonly string[]) => items.map((i) => `- ${i.replace(/\n+/g, ' ')}`).join('\n');
 
-export function renderObservation(o: StoredObservation): string {
+function renderObservation(o: StoredObservation): string {
   const parts = [`### ${o.title.replace(/\n+/g, ' ')}`, `*${o.type} · ${when(o.createdAt)} · observation ${o.id}*`];
   if (o.subtitle) parts.push(o.subtitle);
   if (o.narrative) parts.push(o.narrative);
@@ -43,7 +43,7 @@ export function renderObservation(o: StoredObservation): string {
   return parts.join('\n\n');
 }
 
-export function renderSummary(s: StoredSummary): string {
+function renderSummary(s: StoredSummary): string {
   const fields: Array<[string, string]> = [
     ['Request', s.request],
     ['Investigated', s.investigated],

@@ -58,7 +58,7 @@ export class ForgetRefusedError extends Error {
 }
 
 /** An observation id that is not in the store. */
-export class UnknownObservationError extends ForgetRefusedError {
+class UnknownObservationError extends ForgetRefusedError {
   constructor(readonly ids: number[]) {
     super(`no observation ${ids.join(', ')} in the store`);
     this.name = 'UnknownObservationError';

@@ -27,9 +27,9 @@ export interface ImportReport {
   problems: ImportProblem[];
 }
 
-export const MAX_PROBLEMS = 20;
+const MAX_PROBLEMS = 20;
 /** A line longer than this is refused unread (an export line is far smaller). */
-export const MAX_LINE_BYTES = 8 * 1024 * 1024;
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
 /** Lines per transaction: fast, and a failure midway keeps what was committed before it. */
 const BATCH = 500;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OBSERVATION_TYPES } from '../observer/types.js';
+import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
 import type { StoredObservation, StoredSummary } from '../store/index.js';
 import { isoToMs } from './iso-time.js';
 

@@ -3,8 +3,8 @@
  * dependencies), so the hook bundles it for its spool and every edge of the worker runs it
  * before the first write. See docs/secrets-and-retention.md.
  */
-export { SECRET_KINDS, PRIVATE_REPLACEMENT, replacementFor, addCounts, totalRedactions, type SecretKind, type RedactionCounts } from './redaction/kinds.js';
+export { SECRET_KINDS, addCounts, totalRedactions, type SecretKind, type RedactionCounts } from './redaction/kinds.js';
 export { redactText, redactTextInto } from './redaction/scan.js';
 export { redactValue, redactValueInto } from './redaction/redact-value.js';
 export { redactImportLine } from './redaction/import-line.js';
-export { RULES, type Rule } from './redaction/rules.js';
+export { RULES } from './redaction/rules.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ObservationType } from '../observer/types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 import { SEARCH_TABLE } from '../store/index.js';
 import { buildSearchQuery } from './query.js';
 import { makeSnippet } from './snippet.js';
@@ -36,7 +36,7 @@ export const MAX_SEARCH_LIMIT = 1000;
  * bm25 column weights, in SEARCH_COLUMNS order (title, subtitle, narrative, facts, concepts,
  * files, terms). Tuned on the tune split of bench/memory.bench.ts.
  */
-export const COLUMN_WEIGHTS = [10, 3, 1, 2, 2, 4, 1] as const;
+const COLUMN_WEIGHTS = [10, 3, 1, 2, 2, 4, 1] as const;
 
 /** A query with no words: the caller reports it (the CLI exits 2). */
 export class EmptyQueryError extends Error {
@@ -54,8 +54,6 @@ export function normalizeProject(project: string): string {
 
 type Ranked = { rowid: number; rank: number };
 type Row = Record<string, unknown> & { id: number };
-
-export type MemorySearch = ReturnType<typeof createMemorySearch>;
 
 /**
  * Ranked full-text search over one store's observations and summaries. Ranking reads the index

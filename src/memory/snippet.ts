@@ -4,7 +4,7 @@
  * text rather than by FTS5's snippet(). A word matches when it starts with the query word's first
  * letters (a rough twin of the index's stemming and prefix matching).
  */
-export const SNIPPET_CHARS = 160;
+const SNIPPET_CHARS = 160;
 const STEM_CHARS = 5;
 
 function firstMatch(text: string, words: readonly string[]): number {

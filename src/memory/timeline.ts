@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ObservationType } from '../observer/types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 
 /** One entry of a timeline: an observation or a session summary, by id and title only. */
 export interface TimelineItem {
@@ -28,10 +28,10 @@ export interface Timeline {
   focus: Array<{ kind: TimelineItem['kind']; id: number }>;
 }
 
-export const DEFAULT_NEIGHBOURS = 5;
+const DEFAULT_NEIGHBOURS = 5;
 export const MAX_NEIGHBOURS = 100;
 /** A session longer than this shows its latest items. */
-export const MAX_SESSION_ITEMS = 200;
+const MAX_SESSION_ITEMS = 200;
 
 const ITEMS = `
   SELECT 'observation' AS kind, 0 AS kind_order, id, type, title, session_id, project, created_at FROM observations

@@ -5,6 +5,7 @@ import { readChatLines } from '../hosts/gemini-cli/chat-records.js';
 import { parseRolloutLine, type RolloutLine } from '../hosts/codex/rollout-lines.js';
 import { guard, MiningAttemptError } from './attempt-error.js';
 import { openNodeFile } from './file-reader.js';
+import { readChunks } from './read-chunks.js';
 import { readCodexRollout } from './hosts/codex-rollout.js';
 import { readGeminiChat } from './hosts/gemini-chat.js';
 import { minedEventOf, type HostTranscript } from './hosts/mined-call.js';
@@ -51,23 +52,16 @@ export async function mineHostFile(config: MineFileConfig, deps: MineFileDeps, t
           else counts.corruptLines += 1;
         }
       },
-      oversized: () => void (counts.oversizedLines += 1),
+      oversized: () => {
+        counts.oversizedLines += 1;
+      },
     });
-    const buffer = Buffer.allocUnsafe(config.chunkBytes);
-    for (let position = 0; ; ) {
-      if (options.signal?.aborted) return report({ outcome: 'aborted' });
-      let n: number;
-      try {
-        n = await reader.read(buffer, buffer.length, position);
-      } catch (error) {
-        throw new MiningAttemptError('read', `read failed at byte ${position}: ${(error as Error).message}`);
-      }
-      if (n === 0) break;
-      splitter.push(buffer.subarray(0, n));
-      position += n;
-      progress.bytesRead += n;
-      options.onBytes?.(n);
-    }
+    const read = await readChunks(reader, 0, config.chunkBytes, options.signal, (bytes) => {
+      splitter.push(bytes);
+      progress.bytesRead += bytes.length;
+      options.onBytes?.(bytes.length);
+    });
+    if (read === 'aborted') return report({ outcome: 'aborted' });
     const completedTo = splitter.completedTo();
     counts.linesParsed = host === 'gemini-cli' ? texts.length : rollout.length;
     const transcript: HostTranscript =

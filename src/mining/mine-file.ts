@@ -3,13 +3,13 @@ import type { MineFileConfig, MineFileDeps, MineFileOptions } from './mine-file-
 import { createLineSplitter } from './line-splitter.js';
 import { guard, MiningAttemptError } from './attempt-error.js';
 import { openNodeFile, type FileReader } from './file-reader.js';
+import { readChunks } from './read-chunks.js';
 import { emptyCounts, emptyReport, type FileOutcome, type FileReport } from './mining-report.js';
 import type { TranscriptTarget } from './transcript-target.js';
 import { createSegmentMiner, type SegmentMiner } from './segment-miner.js';
 import { mineHostFile } from './host-file.js';
 import { hostOfTranscriptPath } from './hosts/host-transcripts.js';
 
-export { MiningAttemptError } from './attempt-error.js';
 export type { FileReader } from './file-reader.js';
 export type { TranscriptTarget } from './transcript-target.js';
 export { DEFAULT_MINE_FILE_CONFIG, type MineFileConfig, type MineFileDeps, type MineFileOptions } from './mine-file-deps.js';
@@ -37,7 +37,7 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
     segments: state?.segmentStarts.length ?? 0,
     ...extra,
   });
-  if (state && state.complete && state.size === target.size && state.mtimeMs === Math.round(target.mtimeMs) && state.sessionId === target.sessionId) {
+  if (state?.complete && state.size === target.size && state.mtimeMs === Math.round(target.mtimeMs) && state.sessionId === target.sessionId) {
     return report('unchanged');
   }
   if (options.idleMs !== undefined && startedMs - target.mtimeMs < options.idleMs) return report('busy');
@@ -96,23 +96,13 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
       if (result.queued > 0) deps.wake(target.sessionId);
     };
 
-    const buffer = Buffer.allocUnsafe(config.chunkBytes);
-    let position = start.offset;
-    for (;;) {
-      if (options.signal?.aborted) return report('aborted', { ...progress, counts: activeMiner.counts() });
-      let n: number;
-      try {
-        n = await reader.read(buffer, buffer.length, position);
-      } catch (error) {
-        throw new MiningAttemptError('read', `read failed at byte ${position}: ${(error as Error).message}`);
-      }
-      if (n === 0) break;
-      splitter.push(buffer.subarray(0, n));
-      position += n;
-      progress.bytesRead += n;
-      options.onBytes?.(n);
+    const read = await readChunks(reader, start.offset, config.chunkBytes, options.signal, (bytes) => {
+      splitter.push(bytes);
+      progress.bytesRead += bytes.length;
+      options.onBytes?.(bytes.length);
       if (legacy === null) commit(activeMiner.take());
-    }
+    });
+    if (read === 'aborted') return report('aborted', { ...progress, counts: activeMiner.counts() });
     const completedTo = splitter.completedTo();
     activeMiner.finish(completedTo);
     const starts = [...start.starts, ...activeMiner.segmentStarts()];

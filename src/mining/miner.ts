@@ -53,5 +53,3 @@ export function createMiner(config: Partial<MineFileConfig>, deps: MinerDeps) {
     backoff,
   };
 }
-
-export type Miner = ReturnType<typeof createMiner>;

@@ -2,7 +2,7 @@
  * Dedup keys of mined transcripts (docs/interfaces.md#segments-and-dedup-keys). The session id is the transcript's basename,
  * so keys line up with the hooks' session_id. Session ids hold no '.', so a key parses back.
  */
-export const MINED_KEY_PREFIX = '_mined-transcripts#f-';
+const MINED_KEY_PREFIX = '_mined-transcripts#f-';
 
 /** One segment of a session's transcript, `.0` included. */
 export function segmentKey(sessionId: string, segment: number): string {

@@ -69,8 +69,8 @@ export interface SegmentMinerInit {
   scanOnly?: boolean;
 }
 
-export const PROMPT_MAX_CHARS = 100_000;
-export const LAST_MESSAGE_MAX_CHARS = 200_000;
+const PROMPT_MAX_CHARS = 100_000;
+const LAST_MESSAGE_MAX_CHARS = 200_000;
 
 const MARK = {
   toolResult: Buffer.from('"tool_use_id"'),
@@ -224,7 +224,7 @@ export function createSegmentMiner(init: SegmentMinerInit) {
         parse = view.indexOf(MARK.boundary) >= 0;
       } else if (view.indexOf(MARK.toolResult) >= 0) {
         const ids = resultIds(view, 0, view.length);
-        if (lineCovered || (ids !== null && ids.every((id) => emitted.has(id) || init.alreadyQueued(id)))) {
+        if (lineCovered || ids?.every((id) => emitted.has(id) || init.alreadyQueued(id))) {
           for (const id of ids ?? []) {
             pending.delete(id);
             if (!lineCovered && !emitted.has(id)) {

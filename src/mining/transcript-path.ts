@@ -25,7 +25,7 @@ export function defaultProjectsDir(env: Record<string, string | undefined>, home
   return configDir ? joinPath(configDir, 'projects') : joinPath(joinPath(homeDir, '.claude'), 'projects');
 }
 
-export function projectDirName(cwd: string): string | null {
+function projectDirName(cwd: string): string | null {
   const name = cwd.replace(/[^A-Za-z0-9]/g, '-');
   return name.length > PROJECT_DIR_MAX ? null : name;
 }

@@ -25,7 +25,6 @@ export interface TranscriptWatchConfig {
 export const DEFAULT_WATCH_CONFIG: Omit<TranscriptWatchConfig, 'dirs'> = { intervalMs: 60_000, idleMs: 120_000, firstPassDelayMs: 5_000, catchUpDelayMs: 15_000 };
 
 
-export type { Timers as WatcherTimers } from '../timers.js';
 
 export interface TranscriptWatcherDeps {
   store: Store;

@@ -75,9 +75,7 @@ export function scanBlocks(text: string): BlockScan {
 
 function readAttributes(source: string): Record<string, string> {
   const attributes: Record<string, string> = Object.create(null);
-  ATTRIBUTE.lastIndex = 0;
-  let match: RegExpExecArray | null;
-  while ((match = ATTRIBUTE.exec(source)) !== null) {
+  for (const match of source.matchAll(ATTRIBUTE)) {
     attributes[match[1]!.toLowerCase()] = match[2] ?? match[3] ?? match[4] ?? '';
   }
   return attributes;

@@ -1,5 +1,5 @@
 import { claimedHashes } from './commit-claims.js';
-import type { ParsedObservation, ParsedSummary } from './types.js';
+import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
 
 /** What the repository said about one claimed hash. */
 export type CommitVerdict = 'exists' | 'missing' | 'unverifiable';

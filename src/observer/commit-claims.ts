@@ -10,9 +10,7 @@ const FULL_HASH = /(?<![\w#-])([0-9a-f]{40})(?![\w-])/gi;
 export function claimedHashes(text: string): string[] {
   const found = new Set<string>();
   for (const pattern of [NEAR_WORD, FULL_HASH]) {
-    pattern.lastIndex = 0;
-    let match: RegExpExecArray | null;
-    while ((match = pattern.exec(text)) !== null) {
+    for (const match of text.matchAll(pattern)) {
       const hash = match[1]!.toLowerCase();
       // A word of only letters (e.g. "deadbeef" is also hex) or only digits is not taken as a hash.
       if (/[a-f]/.test(hash) && /\d/.test(hash)) found.add(hash);

@@ -2,7 +2,8 @@ import { readBlockFields, type BlockFields } from './block-read.js';
 import { scanBlocks, type RawBlock } from './block-scan.js';
 import { scanCommonReply } from './common-reply.js';
 import { cleanConcepts, cleanList, normalizeType } from './normalize.js';
-import type { DecisionCounts, OutputClass, ParseDecision, ParsedObservation, ParsedSummary } from './types.js';
+import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
+import type { DecisionCounts, OutputClass, ParseDecision } from './types.js';
 
 const SUMMARY_FIELDS = ['request', 'investigated', 'learned', 'completed', 'next_steps', 'notes'] as const;
 const NOT_SPACE = /\S/;

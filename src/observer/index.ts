@@ -1,4 +1,4 @@
 export { decideObserverOutput } from './decide.js';
 export { previewOutput } from './preview.js';
-export { OBSERVATION_TYPES, OUTPUT_CLASSES } from './types.js';
-export type { ObservationType, OutputClass, ParseDecision, ParsedObservation, ParsedSummary, DecisionCounts } from './types.js';
+export { OUTPUT_CLASSES } from './types.js';
+export type { ParseDecision } from './types.js';

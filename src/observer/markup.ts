@@ -5,7 +5,7 @@
  * narrative parses, prototype-named tags never reach an object key, and entity bombs cannot
  * be declared. One forward pass: linear in the input whatever it holds.
  */
-export const FIELD_TAGS = [
+const FIELD_TAGS = [
   'type',
   'title',
   'subtitle',

@@ -1,4 +1,4 @@
-import { OBSERVATION_TYPES, type ObservationType } from './types.js';
+import { OBSERVATION_TYPES, type ObservationType } from '../vocabulary/observation.js';
 
 const TYPE_SET: ReadonlySet<string> = new Set(OBSERVATION_TYPES);
 

@@ -1,10 +1,10 @@
-import type { ObservationType } from './types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 
 /** Recorded on every observation and summary (provenance). Bump when the wording changes. */
 export const OBSERVER_PROMPT_VERSION = 'obs-v1';
 
 /** Each tool field is capped so one huge tool output cannot crowd out the rest of the call. */
-export const FIELD_CAP_CHARS = 16_000;
+const FIELD_CAP_CHARS = 16_000;
 
 export interface ToolEvent {
   toolName: string;

@@ -1,4 +1,4 @@
-import type { ToolEvent } from '../hosts/index.js';
+import type { ToolEvent } from '../hosts/hook-event.js';
 import { absolutePathKey } from './file-claims.js';
 
 /**
@@ -35,7 +35,7 @@ export function toolEvidence(toolName: string, toolInput: unknown, failed: boole
 }
 
 /** A short, single-line view of a tool's input for `memtrace show` (local only). */
-export function inputPreview(toolInput: unknown, max = 160): string {
+function inputPreview(toolInput: unknown, max = 160): string {
   let text: string;
   if (typeof toolInput === 'string') text = toolInput;
   else if (toolInput !== null && typeof toolInput === 'object') {

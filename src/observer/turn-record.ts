@@ -1,5 +1,6 @@
-import type { ObservationType, OutputClass } from './types.js';
-import type { ProviderName } from '../providers/types.js';
+import type { ObservationType } from '../vocabulary/observation.js';
+import type { OutputClass } from './types.js';
+import type { ProviderName } from '../vocabulary/provider-name.js';
 import type { Platform } from '../hosts/platforms.js';
 
 /** Why a turn ended without a reply being parsed. Mirrors the rollup's abort_reason_* keys. */

@@ -10,7 +10,7 @@ export interface AnthropicConfig {
   prices?: Readonly<Record<string, Price>>;
 }
 
-export const ANTHROPIC_DEFAULT_MODEL = 'claude-haiku-4-5';
+const ANTHROPIC_DEFAULT_MODEL = 'claude-haiku-4-5';
 
 /** Anthropic Messages API (`POST {base}/v1/messages`). */
 export function createAnthropicProvider(config: AnthropicConfig, deps: HttpDeps = {}): ObserverProvider {

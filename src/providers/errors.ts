@@ -39,7 +39,7 @@ function errorFields(body: unknown): { type: string | null; code: string | null 
 }
 
 /** Retry-After in seconds or as an HTTP date; capped at an hour. */
-export function parseRetryAfter(value: string | null, nowMs: number): number | null {
+function parseRetryAfter(value: string | null, nowMs: number): number | null {
   if (value === null || value.trim() === '') return null;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(3_600_000, Math.round(Number(trimmed) * 1000));

@@ -10,7 +10,7 @@ export interface OpenAICompatibleConfig {
   prices?: Readonly<Record<string, Price>>;
 }
 
-export const OPENAI_DEFAULT_MODEL = 'gpt-4o-mini';
+const OPENAI_DEFAULT_MODEL = 'gpt-4o-mini';
 
 /** Chat completions as spoken by OpenAI, OpenRouter, Ollama, vLLM and Gemini's compatible API. */
 export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, deps: HttpDeps = {}): ObserverProvider {

@@ -21,7 +21,7 @@ export const DEFAULT_PRICES: Readonly<Record<string, Price>> = {
 };
 
 /** An exact id, or a dated id such as `claude-haiku-4-5-20251001`, or a `vendor/` prefixed id. */
-export function priceFor(model: string, table: Readonly<Record<string, Price>>): Price | null {
+function priceFor(model: string, table: Readonly<Record<string, Price>>): Price | null {
   const id = model.toLowerCase().replace(/^[a-z0-9-]+\//, '');
   if (Object.hasOwn(table, id)) return table[id]!;
   const undated = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, '');

@@ -1,5 +1,7 @@
 /** The observer's view of an LLM: one completion call with typed failures. */
 
+import type { ProviderName } from '../vocabulary/provider-name.js';
+
 /** Decided from HTTP status and structured error bodies only, never from assistant text. */
 export const PROVIDER_ERROR_KINDS = [
   'auth',
@@ -55,8 +57,6 @@ export interface CompletionResult {
   /** The model id the provider reports having used (falls back to the requested one). */
   model: string;
 }
-
-export type ProviderName = 'anthropic' | 'openai' | 'replay' | 'none';
 
 export interface ObserverProvider {
   readonly name: ProviderName;

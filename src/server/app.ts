@@ -6,7 +6,6 @@ import type { Clock } from '../clock.js';
 import type { HookEvent, HookEventKind } from '../hosts/index.js';
 import { MAX_BODY_BYTES, readEvent } from './read-body.js';
 
-export { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './read-body.js';
 
 /** What the routes need from the rest of the worker; each piece is passed in. */
 export interface WorkerServices {

@@ -6,7 +6,7 @@ import type { HostCall, HostCallResult } from '../worker/host-intake.js';
  * cap of their own: a Bash printing megabytes, an Edit carrying the whole file twice). The event
  * is still stored, shortened; only a payload beyond this is kept by identity and excerpt.
  */
-export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
+const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
 const KEEP_EDGE_BYTES = 1024 * 1024;
 
 export interface HookAppServices {
@@ -74,7 +74,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, max: number):
   const chunks: Uint8Array[] = [];
   let total = 0;
   let head: Buffer | null = null;
-  let tail: Uint8Array[] = [];
+  const tail: Uint8Array[] = [];
   let tailBytes = 0;
   try {
     for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {

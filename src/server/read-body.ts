@@ -1,11 +1,10 @@
 import type { Context } from 'hono';
-import type { ZodType } from 'zod';
 import { parseEvent, type HookEvent, type HookEventKind } from '../hosts/index.js';
 import { apiError, findExcessiveNesting, fromZodIssues } from '../http-edge/index.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Hook payloads are shallow; anything deeper is refused before it is parsed into objects. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 export type BodyResult<T> = { ok: true; value: T } | { ok: false; response: Response };
 
@@ -15,15 +14,6 @@ export async function readEvent(c: Context, kindOf: (body: Record<string, unknow
   if (!body.ok) return body;
   const parsed = parseEvent(kindOf(body.value), body.value);
   return parsed.ok ? parsed : { ok: false, response: c.json(fromZodIssues(parsed.issues), 400) };
-}
-
-/** Reads and validates a JSON body; every failure is a 4xx naming the field, never a 500. */
-export async function readBody<T>(c: Context, schema: ZodType<T>): Promise<BodyResult<T>> {
-  const body = await readJsonObject(c);
-  if (!body.ok) return body;
-  const parsed = schema.safeParse(body.value);
-  if (!parsed.success) return { ok: false, response: c.json(fromZodIssues(parsed.error.issues), 400) };
-  return { ok: true, value: parsed.data };
 }
 
 async function readJsonObject(c: Context): Promise<BodyResult<Record<string, unknown>>> {

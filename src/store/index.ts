@@ -23,7 +23,7 @@ export interface Store {
 }
 
 /** Free space the store wants before it calls itself writable again after a full disk. */
-export const PROBE_HEADROOM_BYTES = 2 * 1024 * 1024;
+const PROBE_HEADROOM_BYTES = 2 * 1024 * 1024;
 
 export interface OpenStoreOptions extends OpenOptions {
   /**
@@ -58,17 +58,17 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   };
 }
 
-export { openDatabase, recoverClaimed, enableIncrementalVacuum } from './database.js';
+export { openDatabase, enableIncrementalVacuum } from './database.js';
 export { createRawData, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
-export { runMigrations, checkSchema, StoreTooNewError, type Migration } from './migrate.js';
+export { runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
-export type { QueueMessage, MessageKind, EnqueueInput } from './queue.js';
+export type { QueueMessage } from './queue.js';
 export type { SessionRow } from './sessions.js';
-export type { StoredObservation, Provenance } from './observations.js';
+export type { StoredObservation } from './observations.js';
 export { toStoredObservation } from './observations.js';
 export { toStoredSummary } from './summaries.js';
-export { observationRowid, summaryRowid, SEARCH_TABLE } from './search-index.js';
-export { expandedTerms, fileStem, identifierParts, SEARCH_COLUMNS, type SearchDocument } from './search-text.js';
+export { SEARCH_TABLE } from './search-index.js';
+export { expandedTerms } from './search-text.js';
 export type { StoredSummary } from './summaries.js';
 export type { ToolEventRow } from './tool-events.js';
-export { createMinedTranscripts, type MinedTranscripts, type TranscriptFileState, type SessionMiningState } from './mined-transcripts.js';
+export { createMinedTranscripts, type TranscriptFileState } from './mined-transcripts.js';

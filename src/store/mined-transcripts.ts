@@ -22,8 +22,6 @@ export interface SessionMiningState {
   recoveredSinceSummary: number;
 }
 
-export type MinedTranscripts = ReturnType<typeof createMinedTranscripts>;
-
 /** Table access for transcript mining; the mining module decides what to write. */
 export function createMinedTranscripts(db: Database.Database) {
   const keysOf = db.prepare('SELECT key, segment, end_offset FROM mined_transcript_keys WHERE session_id = ?');

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ObservationType, ParsedObservation } from '../observer/types.js';
+import type { ObservationType, ParsedObservation } from '../vocabulary/observation.js';
 import { createSearchIndex } from './search-index.js';
 
 /** Where an observation came from: enough to trace any claim back to its input. */

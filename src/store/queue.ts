@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { QueuedEvent } from '../hosts/index.js';
+import type { QueuedEvent } from '../hosts/hook-event.js';
 
 export type MessageKind = 'observation' | 'summary';
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ParsedObservation, ParsedSummary } from '../observer/types.js';
+import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
 import { observationDocument, summaryDocument, type SearchDocument } from './search-text.js';
 
 /**
@@ -11,10 +11,8 @@ import { observationDocument, summaryDocument, type SearchDocument } from './sea
  */
 export const SEARCH_TABLE = 'memory_fts';
 
-export const observationRowid = (id: number) => id;
-export const summaryRowid = (id: number) => -id;
-
-export type SearchIndex = ReturnType<typeof createSearchIndex>;
+const observationRowid = (id: number) => id;
+const summaryRowid = (id: number) => -id;
 
 export function createSearchIndex(db: Database.Database) {
   const insert = db.prepare(`INSERT INTO ${SEARCH_TABLE} (rowid, title, subtitle, narrative, facts, concepts, files, terms) VALUES (@rowid, @title, @subtitle, @narrative, @facts, @concepts, @files, @terms)`);

@@ -1,4 +1,4 @@
-import type { ParsedObservation, ParsedSummary } from '../observer/types.js';
+import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
 
 /**
  * What a stored row contributes to the full-text index (`memory_fts`), one value per column.
@@ -16,9 +16,6 @@ export interface SearchDocument {
   files: string;
   terms: string;
 }
-
-/** The index's columns in table order; bm25 weights are given in this order. */
-export const SEARCH_COLUMNS = ['title', 'subtitle', 'narrative', 'facts', 'concepts', 'files', 'terms'] as const;
 
 /** Words longer than this are not identifiers worth splitting (and are never scanned for parts). */
 const MAX_IDENTIFIER_LENGTH = 64;
@@ -53,7 +50,7 @@ export function expandedTerms(texts: readonly string[]): string[] {
 }
 
 /** A file's name without directories and extensions: `src/worker/observer-loop.ts` → `observer-loop`. */
-export function fileStem(file: string): string {
+function fileStem(file: string): string {
   const base = file.split(/[\\/]/).pop() ?? file;
   const dot = base.indexOf('.', 1);
   return dot > 0 ? base.slice(0, dot) : base;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ParsedSummary } from '../observer/types.js';
+import type { ParsedSummary } from '../vocabulary/observation.js';
 import type { Provenance } from './observations.js';
 import { createSearchIndex } from './search-index.js';
 

@@ -18,7 +18,7 @@ const INTERVAL_MS = 30_000;
  * seconds (short enough that a brief outage is over within seconds of recovery), stretching to
  * minutes once the outage is long; the first success drains the whole backlog at once.
  */
-export const SINK_BACKOFF = { baseMs: 2_000, capMs: 20_000, longOutageAfterMs: 15 * 60_000, longCapMs: 300_000 } as const;
+const SINK_BACKOFF = { baseMs: 2_000, capMs: 20_000, longOutageAfterMs: 15 * 60_000, longCapMs: 300_000 } as const;
 
 export function sinkRetryDelayMs(failures: number, outageMs: number): number {
   const capMs = outageMs >= SINK_BACKOFF.longOutageAfterMs ? SINK_BACKOFF.longCapMs : SINK_BACKOFF.capMs;

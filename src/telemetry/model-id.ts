@@ -9,7 +9,7 @@ import { numbersAreVersionsAndDates } from './model-id-numbers.js';
  */
 const VENDORS = ['anthropic', 'openai', 'google', 'meta-llama', 'meta', 'mistralai', 'qwen', 'deepseek', 'deepseek-ai', 'x-ai', 'xai', 'xiaomi', 'moonshotai', 'z-ai', 'zai-org', 'microsoft', 'cohere', 'amazon', 'nvidia', 'minimax', 'ai21'];
 
-export const MODEL_FAMILIES = [
+const MODEL_FAMILIES = [
   'claude', 'gpt', 'chatgpt', 'o1', 'o3', 'o4', 'codex', 'gemini', 'gemma', 'llama', 'codellama', 'mistral', 'mixtral', 'codestral',
   'ministral', 'magistral', 'devstral', 'pixtral', 'qwen', 'qwq', 'deepseek', 'grok', 'phi', 'command', 'mimo', 'kimi', 'glm',
   'minimax', 'nova', 'jamba', 'nemotron', 'replay',

@@ -129,5 +129,3 @@ export function createRollupBook(deps: {
     },
   };
 }
-
-export type RollupBook = ReturnType<typeof createRollupBook>;

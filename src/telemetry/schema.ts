@@ -1,4 +1,5 @@
-import { OBSERVATION_TYPES, type OutputClass } from '../observer/types.js';
+import type { OutputClass } from '../observer/types.js';
+import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
 import { ABORT_REASONS } from '../observer/turn-record.js';
 import { isKnownModelId, MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
 import { count, COUNT, EPOCH_MS, PLATFORM, PROVIDER, SEMVER, type EventSpec, type FieldSpec } from './field-types.js';
@@ -34,7 +35,7 @@ const INVALID_CLASS_MEANING: Record<(typeof INVALID_CLASSES)[number], string> = 
   malformed_xml: 'looked like XML but held nothing usable',
 };
 
-export const ROLLUP_REASONS = ['session_end', 'worker_shutdown', 'safety_flush', 'crash_recovery'] as const;
+const ROLLUP_REASONS = ['session_end', 'worker_shutdown', 'safety_flush', 'crash_recovery'] as const;
 
 const OBSERVER_TURN_ROLLUP: EventSpec = {
   name: 'observer_turn_rollup',
@@ -113,6 +114,7 @@ const EXCEPTION: EventSpec = {
   cadence: 'rate-limited',
   fields: [
     { key: '$exception_type', type: { kind: 'pattern', pattern: /^[A-Za-z_$][\w$]{0,63}$/, maxLength: 64, shape: 'error class name' }, description: 'error class' },
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a message holding control characters is refused, by design.
     { key: '$exception_message', type: { kind: 'pattern', pattern: /^[^\u0000-\u0008\u000b-\u001f]*$/, maxLength: 1024, shape: 'redacted message' }, description: 'message after redaction (paths, secrets, emails, IPs removed)' },
     { key: '$exception_fingerprint', type: { kind: 'pattern', pattern: /^[0-9a-f]{16}$/, maxLength: 16, shape: '16 hex' }, description: 'stable id of the error kind' },
     count('occurrences', 'occurrences since the last report of this fingerprint'),

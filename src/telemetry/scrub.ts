@@ -52,7 +52,7 @@ export function scrubProperties(event: string, props: unknown): ScrubResult | nu
   for (const { key, check } of processors) {
     let value: unknown;
     try {
-      if (!Object.prototype.hasOwnProperty.call(props, key)) continue;
+      if (!Object.hasOwn(props, key)) continue;
       value = (props as Record<string, unknown>)[key];
     } catch {
       dropped.push(key);

@@ -16,7 +16,7 @@ export interface AccumulatorRow<T> {
   openedAt: number;
 }
 
-export const DEFAULT_OUTBOX_LIMIT = 10_000;
+const DEFAULT_OUTBOX_LIMIT = 10_000;
 
 /** Synchronous SQLite access for telemetry, so folds run inside the caller's transaction. */
 export function createTelemetryStore(db: Database.Database, options: { outboxLimit?: number } = {}) {

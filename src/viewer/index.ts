@@ -1,2 +1,2 @@
-export { createViewerApp, type ViewerDeps } from './viewer-app.js';
-export { cookieValue, createViewerAuth, VIEWER_COOKIE, viewerCookieName, type ViewerAuth } from './viewer-auth.js';
+export { createViewerApp } from './viewer-app.js';
+export { createViewerAuth, viewerCookieName } from './viewer-auth.js';

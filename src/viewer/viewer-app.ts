@@ -1,10 +1,10 @@
 import { Hono, type Context } from 'hono';
-import { observationView } from '../cli/provenance-view.js';
+import { observationView } from '../memory/provenance-view.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { loopbackGuards } from '../http-edge/index.js';
 import { createMemorySearch, createTimeline, EmptyQueryError, recentSessions, type MemoryAccessSink, type SearchHit } from '../memory/index.js';
-import { OBSERVATION_TYPES, type ObservationType } from '../observer/types.js';
+import { OBSERVATION_TYPES, type ObservationType } from '../vocabulary/observation.js';
 import type { Store } from '../store/index.js';
 import { viewerCookieName, type ViewerAuth } from './viewer-auth.js';
 import { homeBody, messageBody, observationBody, page, searchBody, sessionBody } from './viewer-pages.js';

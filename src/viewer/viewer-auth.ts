@@ -6,7 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
  * SameSite=Strict, so no other site's page can make the browser send it) and is dead after that,
  * so a link left in shell history or a screenshot opens nothing. Secrets come from `random`.
  */
-export const VIEWER_COOKIE = 'memtrace_viewer';
+const VIEWER_COOKIE = 'memtrace_viewer';
 
 /**
  * Browsers keep cookies per host, not per port: two viewers (or the collector) on 127.0.0.1 would
@@ -47,7 +47,7 @@ export function createViewerAuth(random: () => string): ViewerAuth {
   };
 }
 
-export function cookieValue(header: string | undefined, name: string): string | null {
+function cookieValue(header: string | undefined, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {
     const at = part.indexOf('=');

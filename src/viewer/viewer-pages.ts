@@ -1,4 +1,4 @@
-import { describeClaim, type ObservationView } from '../cli/provenance-view.js';
+import { describeClaim, type ObservationView } from '../memory/provenance-view.js';
 import type { SearchHit, TimelineItem } from '../memory/index.js';
 import type { ClaimRecord } from '../observer/claim-check.js';
 import type { SessionRow, StoredSummary } from '../store/index.js';
@@ -15,7 +15,7 @@ export interface SessionListItem {
   summaries: number;
 }
 
-export const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const day = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -51,7 +51,7 @@ function itemLine(i: TimelineItem): string {
 <div class="meta">${esc(day(i.created_at))} · ${i.kind === 'observation' ? `#${i.id}` : `summary ${i.id}`} · session <a href="/session/${esc(encodeURIComponent(i.session_id))}">${esc(i.session_id.slice(0, 12))}</a>${i.project ? ` · ${esc(i.project)}` : ''}</div></li>`;
 }
 
-export function hitLine(h: SearchHit): string {
+function hitLine(h: SearchHit): string {
   const link = h.kind === 'observation' ? `/observation/${h.id}` : `/session/${encodeURIComponent(h.session_id)}`;
   return `<li><span class="tag${h.kind === 'summary' ? ' summary' : ''}">${esc(h.kind === 'summary' ? 'session summary' : h.type)}</span><a href="${esc(link)}">${esc(h.title || '(untitled)')}</a>
 <div class="snippet">${esc(h.snippet)}</div><div class="meta">${esc(day(h.created_at))} · ${h.kind === 'observation' ? `#${h.id}` : `summary ${h.id}`}${h.project ? ` · ${esc(h.project)}` : ''} · score ${esc(h.score)}</div></li>`;

@@ -58,5 +58,3 @@ export function createAgentTimeTracker(sink: AgentTimeSink, blocking: (host: str
     },
   };
 }
-
-export type AgentTimeTracker = ReturnType<typeof createAgentTimeTracker>;

@@ -49,5 +49,3 @@ export function createContextFiles(deps: { db: Database.Database; dataDir: strin
     rewrite: (projects: Iterable<string>, nowMs: number) => write(projects, nowMs),
   };
 }
-
-export type ContextFiles = ReturnType<typeof createContextFiles>;

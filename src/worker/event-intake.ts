@@ -111,6 +111,4 @@ export function createEventIntake(deps: IntakeDeps) {
   };
 }
 
-export type EventIntake = ReturnType<typeof createEventIntake>;
-
-export const summaryKey = (promptId: string) => `summary:${promptId}`;
+const summaryKey = (promptId: string) => `summary:${promptId}`;

@@ -11,7 +11,7 @@ export interface StoreHealth {
   lastRetention: RetentionReport | null;
 }
 
-export function storeHealthReport(store: StoreHealth): Record<string, unknown> {
+function storeHealthReport(store: StoreHealth): Record<string, unknown> {
   const used = (store.size.pageCount - store.size.freePages) * store.size.pageSize;
   const last = store.lastRetention;
   return {
@@ -35,7 +35,7 @@ export function storeHealthReport(store: StoreHealth): Record<string, unknown> {
 }
 
 /** What /health and `worker status` say when no provider is configured: a mode, not a fault. */
-export function notObservingNote(providerName: string): string {
+function notObservingNote(providerName: string): string {
   return `no observer provider (${providerName}): events are stored, not observed; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or MEMTRACE_PROVIDER) and restart the worker to observe them`;
 }
 

@@ -102,7 +102,10 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     if (stopping || !observing) return;
     try {
       const nowMs = clock.now();
-      if (storeFault && !probeStore(nowMs)) return arm(nowMs + config.storeProbeMs);
+      if (storeFault && !probeStore(nowMs)) {
+        arm(nowMs + config.storeProbeMs);
+        return;
+      }
       if (!loaded) {
         for (const id of queue.sessionsWithWork()) withWork.add(id);
         loaded = true;

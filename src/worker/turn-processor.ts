@@ -2,9 +2,11 @@ import type { Logger } from '../log.js';
 import { applyCommitVerdicts, type CommitVerdict } from '../observer/claim-check.js';
 import { pathKey, reconcileFileClaims, type FileEvidence } from '../observer/file-claims.js';
 import { decideObserverOutput, previewOutput } from '../observer/index.js';
-import type { ObservationType, ParseDecision } from '../observer/types.js';
+import type { ParseDecision } from '../observer/types.js';
 import type { TurnRecord } from '../observer/turn-record.js';
-import type { CompletionResult, ProviderName } from '../providers/types.js';
+import type { CompletionResult } from '../providers/types.js';
+import type { ProviderName } from '../vocabulary/provider-name.js';
+import type { ObservationType } from '../vocabulary/observation.js';
 import type { QueueMessage, Store } from '../store/index.js';
 
 export interface TurnInput {
@@ -111,7 +113,7 @@ export function processTurn(deps: TurnDeps, input: TurnInput): TurnRecord {
 
 /** Paths compare relative to the repository root: the project when it is a path, else the cwd. */
 function projectRoot(project: string | null, payload: unknown): string | null {
-  if (project && project.startsWith('/')) return project;
+  if (project?.startsWith('/')) return project;
   const cwd = (payload as { cwd?: unknown } | null)?.cwd;
   return typeof cwd === 'string' && cwd.startsWith('/') ? cwd : null;
 }

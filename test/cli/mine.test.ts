@@ -72,7 +72,7 @@ describe('memtrace mine', () => {
     (bar.io.stderr as { isTTY?: boolean }).isTTY = true;
     write({ compactions: 2 });
     expect(await main(['mine', '--dir', projects], bar.io)).toBe(0);
-    expect(bar.stderr()).toMatch(/\r\[#+\] 100%  2\/2 files/);
+    expect(bar.stderr()).toMatch(/\r\[#+\] 100% {2}2\/2 files/);
   });
 
   it('refuses wrong arguments with the usage and exit code 2', async () => {

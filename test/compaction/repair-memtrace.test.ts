@@ -22,7 +22,7 @@ describe('memtrace repair on memtrace\'s own store', () => {
   beforeEach(async () => {
     temp = makeTempDir();
     counter = 0;
-    llm = await startFakeLlm('anthropic', { kind: 'dynamic', respond: () => ({ kind: 'text', text: `Compacted history part ${(counter += 1)}: retry path findings.` }) });
+    llm = await startFakeLlm('anthropic', { kind: 'dynamic', respond: () => ({ kind: 'text', text: `Compacted history part ${++counter}: retry path findings.` }) });
     store = openStore(path.join(temp.dir, 'memtrace.db'));
     env = { MEMTRACE_DATA_DIR: temp.dir, MEMTRACE_TELEMETRY: '0', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.url };
     // A real DAG built by the compactor, then legacy fallback rows at two depths imported over it.

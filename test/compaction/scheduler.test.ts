@@ -101,7 +101,7 @@ describe('background compaction', () => {
 
   const failures: Array<[string, () => void, string, { timeoutMs?: number }]> = [
     ['a 500', () => llm.setFallback({ kind: 'status', status: 500 }), 'overloaded', {}],
-    ['a timeout', () => llm.setFallback({ kind: 'delay', ms: 2_000, then: SHORT }), 'transport', { timeoutMs: 100 }],
+    ['a timeout', () => llm.setFallback({ kind: 'delay', ms: 2_000, reply: SHORT }), 'transport', { timeoutMs: 100 }],
     ['an empty answer', () => llm.setFallback({ kind: 'text', text: '   ' }), 'empty', {}],
     ['text longer than its input at both levels', () => llm.setFallback({ kind: 'dynamic', respond: (body) => ({ kind: 'text', text: longerThanPrompt(body) }) }), 'did_not_shrink', {}],
   ];
@@ -210,7 +210,7 @@ describe('background compaction', () => {
     seedObservations(store, 'app', 1, { startMs: clock.now() });
 
     // The call would hang past the test's own time limit: stop() returning at all proves the abort.
-    llm.setFallback({ kind: 'delay', ms: 600_000, then: SHORT });
+    llm.setFallback({ kind: 'delay', ms: 600_000, reply: SHORT });
     const compaction = start();
     const pass = compaction.runPass();
     await waitFor(() => llm.requests.length > 0);

@@ -40,7 +40,7 @@ describe('kill -9 while messages are claimed', () => {
     };
     // The first two calls answer at once; then every call hangs, so messages sit claimed.
     fake.push(reply, reply);
-    fake.setFallback({ kind: 'delay', ms: 60_000, then: reply });
+    fake.setFallback({ kind: 'delay', ms: 60_000, reply: reply });
     worker = await startChildWorker(env);
     const sessions = ['a', 'b', 'c'];
     let accepted = 0;

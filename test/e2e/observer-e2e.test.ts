@@ -72,7 +72,7 @@ describe.each(['anthropic', 'openai'] as const)('worker end to end against a fak
     ['429', { kind: 'status', status: 429, errorType: 'rate_limit_error' }],
     ['529', { kind: 'status', status: 529, errorType: 'overloaded_error' }],
     ['500', { kind: 'status', status: 500 }],
-    ['a slow reply past the timeout', { kind: 'delay', ms: 3_000, then: { kind: 'text', text: 'late' } }],
+    ['a slow reply past the timeout', { kind: 'delay', ms: 3_000, reply: { kind: 'text', text: 'late' } }],
   ] as const)('releases the message on %s and retries it after a backoff', async (_, failure) => {
     await start();
     fake.push(failure as never, { kind: 'text', text: observationXml({ type: 'change', title: 'Second try' }) });

@@ -86,13 +86,19 @@ describe('canaries of every kind through every edge', () => {
     const loaded = loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/nonexistent', { dataDir });
     if (!loaded.ok) throw new Error(loaded.errors.join());
     let stderr = '';
-    const log = createFileLogger(dataDir, { write: (s: string) => ((stderr += s), true) });
+    const log = createFileLogger(dataDir, { write: (s: string) => {
+      stderr += s;
+      return true;
+    } });
     worker = await startWorker({
       config: loaded.config,
       env: { MEMTRACE_TELEMETRY: '1' },
       provider: createAnthropicProvider({ apiKey: 'test-key', baseUrl: fake.url, timeoutMs: 5_000 }),
       log,
-      stderr: { write: (s: string) => ((stderr += s), true) },
+      stderr: { write: (s: string) => {
+      stderr += s;
+      return true;
+    } },
       loop: { concurrency: 1, backoff: { baseMs: 20, capMs: 40 }, authProbe: { baseMs: 20, capMs: 40 } },
       watch: { dirs: [path.dirname(projects)], intervalMs: 3_600_000, idleMs: 0, firstPassDelayMs: 3_600_000, catchUpDelayMs: 3_600_000 },
     });

@@ -32,7 +32,7 @@ describe('the last assistant message of a transcript', () => {
   it('reads a larger tail when a long reply does not fit the first window', () => {
     const long = 'x'.repeat(600 * 1024);
     const file = path.join(temp.dir, 't.jsonl');
-    fs.writeFileSync(file, [user('write a lot'), assistant('msg_a', [{ type: 'text', text: `${long}START` }]), assistant('msg_a', [{ type: 'text', text: 'END' }])].join('\n') + '\n');
+    fs.writeFileSync(file, `${[user('write a lot'), assistant('msg_a', [{ type: 'text', text: `${long}START` }]), assistant('msg_a', [{ type: 'text', text: 'END' }])].join('\n')}\n`);
     const text = readLastAssistantText(file);
     expect(text?.startsWith('x')).toBe(true);
     expect(text?.endsWith('START\nEND')).toBe(true);

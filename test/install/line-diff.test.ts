@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../../src/install/line-diff.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
-const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+const lines = (n: number, f = (i: number) => `line ${i}`) => `${Array.from({ length: n }, (_, i) => f(i + 1)).join('\n')}\n`;
 
 describe('unifiedDiff', () => {
   it('prints one hunk with 3 lines of context around a change', () => {

@@ -116,7 +116,7 @@ describe('memtrace export / import', () => {
   it('keeps a given id, skips a taken one, and gives lines without an id new ones', async () => {
     const file = path.join(temp.dir, 'ids.jsonl');
     const line = (id: number | undefined, title: string) => JSON.stringify({ ...(id === undefined ? {} : { id }), session_id: 's', project: null, type: 'other', title, narrative: '', created_at: '2026-03-01' });
-    fs.writeFileSync(file, [line(500, 'five hundred'), line(1, 'taken'), line(undefined, 'fresh')].join('\n') + '\n');
+    fs.writeFileSync(file, `${[line(500, 'five hundred'), line(1, 'taken'), line(undefined, 'fresh')].join('\n')}\n`);
     const r = await cli(source, ['import', file]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('imported 2, skipped 1 (id already stored), invalid 0');
@@ -148,7 +148,7 @@ describe('memtrace export / import', () => {
     const file = path.join(temp.dir, 'canaries.jsonl');
     fs.writeFileSync(
       file,
-      samples.map((s, i) => JSON.stringify({ session_id: 'imported', project: '/p', type: 'discovery', title: `seen ${i}`, narrative: s.text, facts: [s.text], created_at: '2026-03-01' })).join('\n') + '\n',
+      `${samples.map((s, i) => JSON.stringify({ session_id: 'imported', project: '/p', type: 'discovery', title: `seen ${i}`, narrative: s.text, facts: [s.text], created_at: '2026-03-01' })).join('\n')}\n`,
     );
     const target = path.join(temp.dir, 'canary-target');
     const c = captureIO({ env: { MEMTRACE_DATA_DIR: target, MEMTRACE_TELEMETRY: '1', HOME: temp.dir }, cwd: temp.dir });

@@ -9,7 +9,9 @@ import { makeTempDir } from '../support/temp-dir.js';
  */
 describe('a store soak with retention', () => {
   const temps: Array<ReturnType<typeof makeTempDir>> = [];
-  afterEach(() => temps.splice(0).forEach((t) => t.cleanup()));
+  afterEach(() => {
+    for (const t of temps.splice(0)) t.cleanup();
+  });
   const dir = () => {
     const t = makeTempDir();
     temps.push(t);

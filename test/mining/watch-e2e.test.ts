@@ -40,7 +40,7 @@ describe('worker --watch end to end', () => {
     const t = new TranscriptBuilder();
     t.prompt('fix the build');
     const delivered = t.call('Read', { file_path: '/work/app/DELIVERED.md' });
-    const missed = t.call('Bash', { command: 'npm run MISSED-build' });
+    t.call('Bash', { command: 'npm run MISSED-build' });
     t.text('Build fixed.');
     // The PostToolUse hook reached the worker for the first call only.
     const posted = await h.post('/api/sessions/observations', {

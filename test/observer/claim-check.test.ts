@@ -3,7 +3,7 @@ import { applyCommitVerdicts, hashesToCheck, type CommitVerdict } from '../../sr
 import { claimedHashes } from '../../src/observer/commit-claims.js';
 import { pathKey, reconcileFileClaims } from '../../src/observer/file-claims.js';
 import { toolEvidence } from '../../src/observer/tool-evidence.js';
-import type { ParsedObservation } from '../../src/observer/types.js';
+import type { ParsedObservation } from '../../src/vocabulary/observation.js';
 
 const obs = (over: Partial<ParsedObservation> = {}): ParsedObservation => ({ type: 'change', title: 't', subtitle: '', narrative: '', facts: [], concepts: [], files_read: [], files_modified: [], ...over });
 const FULL = '0123456789abcdef0123456789abcdef01234567';

@@ -72,7 +72,7 @@ describe.each(['anthropic', 'openai'] as const)('%s client over real HTTP', (wir
   });
 
   it('treats a timeout as transport', async () => {
-    fake.push({ kind: 'delay', ms: 2_000, then: { kind: 'text', text: 'late' } });
+    fake.push({ kind: 'delay', ms: 2_000, reply: { kind: 'text', text: 'late' } });
     expect((await failureOf(provider)).kind).toBe('transport');
   });
 

@@ -37,7 +37,7 @@ describe.skipIf(!mounted)('a full disk (real tmpfs)', () => {
   it('answers 507, says so in /health, strands no message, and resumes by itself once space frees', async () => {
     // Observer calls wait for the test, so a turn can be made to commit while the disk is full.
     let open: () => void = () => undefined;
-    let gate = new Promise<void>((resolve) => (open = resolve));
+    const gate = new Promise<void>((resolve) => (open = resolve));
     const bigReply = observationXml({ type: 'change', title: 'stored after the disk freed', narrative: 'n'.repeat(300 * 1024) });
     const provider: ObserverProvider = {
       name: 'replay',

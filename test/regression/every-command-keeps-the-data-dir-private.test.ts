@@ -65,7 +65,7 @@ describe(`every command on a fresh data dir under umask ${UMASK}`, () => {
 
   let n = 0;
   /** A data dir that does not exist yet, two levels below an existing folder. */
-  const freshDataDir = () => path.join(temp.dir, `home-${(n += 1)}`, '.memtrace');
+  const freshDataDir = () => path.join(temp.dir, `home-${++n}`, '.memtrace');
   const baseEnv = (dataDir: string) => ({ HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_TELEMETRY: '0', MEMTRACE_PROVIDER: 'none' });
 
   it.each([
@@ -121,7 +121,7 @@ describe(`every command on a fresh data dir under umask ${UMASK}`, () => {
           .prepare("INSERT INTO memory_summaries (project, kind, depth, level, content, token_count, source_token_count, first_observation_id, last_observation_id, observation_count, earliest_at, latest_at, created_at, updated_at) VALUES ('app', 'leaf', 0, 'fallback', ?, ?, 0, ?, ?, ?, 0, 0, 0, 0)")
           .run(content, estimateTokens(content), ids[0], ids.at(-1), ids.length).lastInsertRowid,
       );
-      ids.forEach((id, ordinal) => store.db.prepare('INSERT INTO summary_sources (summary_id, ordinal, observation_id) VALUES (?, ?, ?)').run(leaf, ordinal, id));
+      for (const [ordinal, id] of ids.entries()) store.db.prepare('INSERT INTO summary_sources (summary_id, ordinal, observation_id) VALUES (?, ?, ?)').run(leaf, ordinal, id);
     } finally {
       store.close();
     }

@@ -19,7 +19,7 @@ describe('hung provider calls', () => {
     fake = await startFakeLlm('anthropic', ok('later'));
     // Two calls hang past the test's own time limit; the provider's own timeout is a minute, so only
     // the loop's deadline can free a slot for the third session (concurrency 2).
-    fake.push({ kind: 'delay', ms: 600_000, then: ok('too late') }, { kind: 'delay', ms: 600_000, then: ok('too late') }, ok('third session'));
+    fake.push({ kind: 'delay', ms: 600_000, reply: ok('too late') }, { kind: 'delay', ms: 600_000, reply: ok('too late') }, ok('third session'));
     h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: fake.url, timeoutMs: 60_000 }), {
       env: { MEMTRACE_TELEMETRY: '0', MEMTRACE_PROVIDER_TIMEOUT_MS: '1000' },
       loop: { concurrency: 2, backoff: { baseMs: 5_000, capMs: 5_000 }, authProbe: { baseMs: 5_000, capMs: 5_000 } },

@@ -13,7 +13,7 @@ import { addObservation } from '../support/memory-fixtures.js';
 describe('indexing a very long word', () => {
   it('stores and finds an observation whose narrative is one 1 MB word', () => {
     const store = openStore(':memory:');
-    const id = addObservation(store, { title: 'A huge blob', narrative: 'n'.repeat(1024 * 1024), facts: ['x'.repeat(200_000) + 'Y'] });
+    const id = addObservation(store, { title: 'A huge blob', narrative: 'n'.repeat(1024 * 1024), facts: [`${'x'.repeat(200_000)}Y`] });
     expect(createMemorySearch(store.db).search('huge blob')[0]!.id).toBe(id);
     // A search with such a word is just as quick to refuse or run.
     expect(createMemorySearch(store.db).search(`${'q'.repeat(500_000)}Z`)).toEqual([]);

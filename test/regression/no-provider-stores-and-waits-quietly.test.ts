@@ -26,7 +26,11 @@ describe('the worker without a provider', () => {
     const selected = createProviderFromEnv({});
     if (!('provider' in selected)) throw new Error(selected.error);
     let calls = 0;
-    const none: ObserverProvider = { name: selected.provider.name, model: selected.provider.model, complete: (r) => ((calls += 1), selected.provider.complete(r)) };
+    const none: ObserverProvider = { name: selected.provider.name, model: selected.provider.model, complete: (r) => {
+        calls += 1;
+        return selected.provider.complete(r);
+      },
+    };
     expect(none.name).toBe('none');
 
     h = await startHarness(none, { dataDir: temp.dir });

@@ -24,7 +24,7 @@ describe('one worker per data dir', () => {
 
   it('refuses a second start with one line naming the running worker, and leaves its claimed messages alone', async () => {
     temp = makeTempDir();
-    fake = await startFakeLlm('anthropic', { kind: 'delay', ms: 30_000, then: { kind: 'text', text: '' } });
+    fake = await startFakeLlm('anthropic', { kind: 'delay', ms: 30_000, reply: { kind: 'text', text: '' } });
     const env = { MEMTRACE_DATA_DIR: temp.dir, MEMTRACE_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.url, MEMTRACE_TELEMETRY: '0' };
     first = await startChildWorker(env);
     await fetch(`${first.url}/api/sessions/observations`, { method: 'POST', headers: { 'content-type': 'application/json', ...first.auth }, body: JSON.stringify(toolEvent('s', 1)) });

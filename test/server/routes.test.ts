@@ -88,7 +88,7 @@ describe('HTTP API with garbage input', () => {
   });
 
   it('never answers 5xx to a fuzzed body', async () => {
-    const bodies = ['', 'null', '"str"', '1e309', '{"session_id":null}', '{"session_id":"' + 'x'.repeat(300) + '"}', '{"__proto__":{"a":1},"session_id":"s"}', '\u0000\u0001', '{"session_id":"s","tool_name":"T","tool_input":{},"tool_response":null,"tool_use_id":7}'];
+    const bodies = ['', 'null', '"str"', '1e309', '{"session_id":null}', `{"session_id":"${'x'.repeat(300)}"}`, '{"__proto__":{"a":1},"session_id":"s"}', '\u0000\u0001', '{"session_id":"s","tool_name":"T","tool_input":{},"tool_response":null,"tool_use_id":7}'];
     for (const route of routes) for (const body of bodies) expect((await post(route, body)).status).toBeLessThan(500);
   });
 

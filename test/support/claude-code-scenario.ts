@@ -8,7 +8,7 @@ import type { ScriptTurn } from './fake-anthropic.js';
 
 export const BASIC_PROMPT = 'Say hi, read notes.txt, change beta to gamma, then run a command that fails.';
 export const BASIC_FINAL_TEXT = 'Done: notes.txt now says gamma; the last command failed with exit code 3.';
-export const NOTES_BEFORE = 'alpha\nbeta\n';
+const NOTES_BEFORE = 'alpha\nbeta\n';
 
 /** Writes the project's starting files; returns the absolute path of notes.txt. */
 export function writeBasicProject(projectDir: string): string {

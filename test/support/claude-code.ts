@@ -61,7 +61,7 @@ export interface ClaudeRunResult {
  * CLAUDE_CODE_TMPDIR point into the scratch HOME: otherwise the CLI leaves a
  * `/tmp/claude-<uid>/<project>/<session>/` folder behind per run.
  */
-export function offlineEnv(home: string, apiUrl: string): Record<string, string> {
+function offlineEnv(home: string, apiUrl: string): Record<string, string> {
   const tmp = path.join(home, 'tmp');
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -79,7 +79,7 @@ export function offlineEnv(home: string, apiUrl: string): Record<string, string>
 }
 
 /** Writes (or extends) `$HOME/.claude.json` so onboarding is done and `projectDir` is trusted. */
-export function prepareClaudeHome(home: string, projectDir: string): void {
+function prepareClaudeHome(home: string, projectDir: string): void {
   const file = path.join(home, '.claude.json');
   let config: any = {};
   if (fs.existsSync(file)) config = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -174,7 +174,7 @@ function parseJson(text: string): any {
 }
 
 /** Every `*.jsonl` under `<home>/.claude/projects`, recursively, sorted. */
-export function listTranscripts(home: string): string[] {
+function listTranscripts(home: string): string[] {
   const root = path.join(home, '.claude', 'projects');
   if (!fs.existsSync(root)) return [];
   return (fs.readdirSync(root, { recursive: true }) as string[])

@@ -69,5 +69,11 @@ export function recordingTimers(): CompactionTimers & { scheduled: number[] } {
 
 export function fakeClock(startMs = T0) {
   let now = startMs;
-  return { now: () => now, set: (ms: number) => void (now = ms), advance: (ms: number) => void (now += ms) };
+  return { now: () => now, set: (ms: number) => {
+      now = ms;
+    },
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }

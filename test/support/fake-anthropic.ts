@@ -200,7 +200,7 @@ function assistantMessage(turn: ScriptTurn, id: string, model: string, turnNumbe
   const content: AssistantMessage['content'] = [];
   if (turn.text) content.push({ type: 'text', text: turn.text });
   const calls = 'toolCalls' in turn ? turn.toolCalls : [];
-  calls.forEach((call, i) => content.push({ type: 'tool_use', id: call.id ?? `toolu_fake_${turnNumber}_${i}`, name: call.name, input: call.input }));
+  for (const [i, call] of calls.entries()) content.push({ type: 'tool_use', id: call.id ?? `toolu_fake_${turnNumber}_${i}`, name: call.name, input: call.input });
   return {
     id,
     type: 'message',

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 export type FakeStep =
   | { kind: 'text'; text: string; usage?: { input: number; output: number } | null; costUsd?: number }
   | { kind: 'status'; status: number; errorType?: string; errorCode?: string; headers?: Record<string, string> }
-  | { kind: 'delay'; ms: number; then: FakeStep }
+  /** Answers `reply` after `ms` (named so: an object with a `then` key is a thenable to `await`). */
+  | { kind: 'delay'; ms: number; reply: FakeStep }
   | { kind: 'garbage' }
   /** Decides the answer from the request body (e.g. echo the input back, longer). */
   | { kind: 'dynamic'; respond: (body: any) => FakeStep };
@@ -56,7 +57,7 @@ export async function startFakeLlm(wire: Wire, fallback: FakeStep = { kind: 'tex
   function serve(step: FakeStep, res: http.ServerResponse, model: string): void {
     if (step.kind === 'dynamic') return; // resolved before serve
     if (step.kind === 'delay') {
-      const timer = setTimeout(() => serve(step.then, res, model), step.ms);
+      const timer = setTimeout(() => serve(step.reply, res, model), step.ms);
       res.on('close', () => clearTimeout(timer));
       return;
     }

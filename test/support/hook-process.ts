@@ -10,8 +10,8 @@ import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-export const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
-export const NODE_HOOK = path.join(ROOT, 'bin/memtrace.cjs');
+const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
+const NODE_HOOK = path.join(ROOT, 'bin/memtrace.cjs');
 
 export type HookPath = 'forwarder' | 'node';
 

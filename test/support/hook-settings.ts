@@ -2,10 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const RECORD_HOOK = path.join(import.meta.dirname, 'record-hook.mjs');
+const RECORD_HOOK = path.join(import.meta.dirname, 'record-hook.mjs');
 
-export const RECORDED_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd', 'PreCompact', 'PostCompact'] as const;
-export type RecordedEvent = (typeof RECORDED_EVENTS)[number];
+const RECORDED_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd', 'PreCompact', 'PostCompact'] as const;
 
 export interface RecordingHooksOptions {
   /** JSONL file the hook appends `{ payload, env }` lines to. */

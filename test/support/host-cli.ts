@@ -27,7 +27,7 @@ const FAKE_APIS: Readonly<Record<AgentHost, string>> = {
   codex: path.join(import.meta.dirname, 'hosts/codex-fake-api.mjs'),
 };
 const SANDBOX = path.join(import.meta.dirname, 'loopback-sandbox.mjs');
-export const HOST_PROMPT = 'Create out.txt, read it, edit it, then cat a missing file.';
+const HOST_PROMPT = 'Create out.txt, read it, edit it, then cat a missing file.';
 
 /** Why the host CLI cannot run here, or null when `--version` works. */
 export function hostUnavailableReason(host: AgentHost): string | null {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const HOST_FIXTURES = path.resolve(import.meta.dirname, '../fixtures/hosts');
+const HOST_FIXTURES = path.resolve(import.meta.dirname, '../fixtures/hosts');
 
 export function hostPayload(host: 'gemini-cli' | 'codex', set: 'captured' | 'session', name: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(HOST_FIXTURES, host, set, `${name}.json`), 'utf8')) as Record<string, unknown>;

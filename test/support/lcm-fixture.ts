@@ -41,7 +41,7 @@ export function seedLcmFixture(file: string): void {
   for (const [id, depth, sources, model] of condensed) {
     insert.run(id, 'condensed', depth, contents[id], lcmEstimateTokens(contents[id]!), model, `2026-03-06 00:00:0${depth}`);
     // lossless-claw's direction: (summary_id = the condensed summary, parent_summary_id = one of its inputs).
-    sources.forEach((s, k) => db.prepare('INSERT INTO summary_parents (summary_id, parent_summary_id, ordinal) VALUES (?, ?, ?)').run(id, s, k));
+    for (const [k, s] of sources.entries()) db.prepare('INSERT INTO summary_parents (summary_id, parent_summary_id, ordinal) VALUES (?, ?, ?)').run(id, s, k);
   }
   for (const id of Object.keys(contents)) {
     db.prepare('INSERT INTO summaries_fts (summary_id, content) VALUES (?, ?)').run(id, contents[id]);

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
  * focus briefs) are left out. lossless-claw opens the file with node:sqlite, WAL and
  * foreign_keys = ON; the file format is the same under better-sqlite3.
  */
-export const LCM_DDL = `
+const LCM_DDL = `
   CREATE TABLE conversations (
     conversation_id INTEGER PRIMARY KEY AUTOINCREMENT,
     session_id TEXT NOT NULL,

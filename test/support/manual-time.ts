@@ -13,7 +13,11 @@ export function manualTime(startMs: number) {
     setTimeout(fn, ms) {
       const entry = { at: now + Math.max(0, ms), fn, cancelled: false };
       pending.push(entry);
-      return { cancel: () => void (entry.cancelled = true) };
+      return {
+        cancel: () => {
+          entry.cancelled = true;
+        },
+      };
     },
   };
   return {

@@ -2,7 +2,7 @@
  * Observations and summaries stored through the real store API (so the search index is written
  * the way the worker writes it), with defaults a test overrides field by field.
  */
-import type { ParsedObservation, ParsedSummary } from '../../src/observer/types.js';
+import type { ParsedObservation, ParsedSummary } from '../../src/vocabulary/observation.js';
 import type { Store } from '../../src/store/index.js';
 
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * ChartSettings, ChartAxis) and its insight and dashboard endpoints. Strict: a key PostHog does
  * not know would be dropped silently there, so here it fails.
  */
-export const CHART_DISPLAY_TYPES = [
+const CHART_DISPLAY_TYPES = [
   'ActionsLineGraph',
   'ActionsBar',
   'ActionsUnstackedBar',
@@ -23,11 +23,11 @@ export const CHART_DISPLAY_TYPES = [
 
 const formatting = z.object({ prefix: z.string().optional(), suffix: z.string().optional(), style: z.enum(['none', 'number', 'percent']).optional(), decimalPlaces: z.number().int().min(0).optional() }).strict();
 const display = z.object({ color: z.string().optional(), label: z.string().optional(), trendLine: z.boolean().optional(), yAxisPosition: z.enum(['left', 'right']).optional(), displayType: z.enum(['auto', 'line', 'bar']).optional() }).strict();
-export const chartAxis = z.object({ column: z.string().min(1), settings: z.object({ formatting: formatting.optional(), display: display.optional() }).strict().optional() }).strict();
+const chartAxis = z.object({ column: z.string().min(1), settings: z.object({ formatting: formatting.optional(), display: display.optional() }).strict().optional() }).strict();
 const yAxisSettings = z.object({ scale: z.enum(['linear', 'logarithmic']).optional(), startAtZero: z.boolean().optional(), showGridLines: z.boolean().optional(), showTicks: z.boolean().optional() }).strict();
 const goalLine = z.object({ label: z.string(), value: z.number(), borderColor: z.string().optional(), displayLabel: z.boolean().optional(), displayIfCrossed: z.boolean().optional() }).strict();
 
-export const chartSettings = z
+const chartSettings = z
   .object({
     xAxis: chartAxis.optional(),
     yAxis: z.array(chartAxis).optional(),
@@ -45,9 +45,9 @@ export const chartSettings = z
   })
   .strict();
 
-export const hogQLQuery = z.object({ kind: z.literal('HogQLQuery'), query: z.string().min(1), name: z.string().optional(), values: z.record(z.unknown()).optional(), variables: z.record(z.unknown()).optional(), explain: z.boolean().nullable().optional(), tags: z.record(z.unknown()).optional() }).strict();
+const hogQLQuery = z.object({ kind: z.literal('HogQLQuery'), query: z.string().min(1), name: z.string().optional(), values: z.record(z.unknown()).optional(), variables: z.record(z.unknown()).optional(), explain: z.boolean().nullable().optional(), tags: z.record(z.unknown()).optional() }).strict();
 
-export const dataVisualizationNode = z.object({ kind: z.literal('DataVisualizationNode'), source: hogQLQuery, display: z.enum(CHART_DISPLAY_TYPES).optional(), chartSettings: chartSettings.optional(), tableSettings: z.object({ columns: z.array(chartAxis).optional() }).strict().optional() }).strict();
+const dataVisualizationNode = z.object({ kind: z.literal('DataVisualizationNode'), source: hogQLQuery, display: z.enum(CHART_DISPLAY_TYPES).optional(), chartSettings: chartSettings.optional(), tableSettings: z.object({ columns: z.array(chartAxis).optional() }).strict().optional() }).strict();
 
 /** POST/PATCH /api/projects/:id/insights/ — `dashboards` is how an insight becomes a dashboard tile. */
 export const insightBody = z

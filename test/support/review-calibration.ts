@@ -27,8 +27,11 @@ export function installSumsOf(events: Iterable<Parameters<typeof evaluate>[0]>):
     if (v === null) continue;
     const key = `${v.xk}\u0000${v.series}`;
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { install: String(v.xk), version: v.series, leaves: v.values.map(() => 0) }));
-    v.values.forEach((x, i) => (g!.leaves[i] = g!.leaves[i]! + x));
+    if (!g) {
+      g = { install: String(v.xk), version: v.series, leaves: v.values.map(() => 0) };
+      groups.set(key, g);
+    }
+    for (const [i, x] of v.values.entries()) g.leaves[i] = g.leaves[i]! + x;
   }
   return [...groups.values()].map((g) => ({ install: g.install, version: g.version, num: numLeaves.map((i) => g.leaves[i]!), den: denLeaves.map((i) => g.leaves[i]!) }));
 }

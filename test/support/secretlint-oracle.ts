@@ -13,7 +13,7 @@ export interface OracleFinding {
 
 interface RuleLike {
   meta: { id: string };
-  create(context: unknown, options: unknown): { file?: (source: unknown) => unknown } | void;
+  create(context: unknown, options: unknown): { file?: (source: unknown) => unknown } | undefined;
 }
 
 export function secretlintFindings(content: string): OracleFinding[] {

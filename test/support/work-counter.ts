@@ -29,7 +29,7 @@ export function countWork<T>(fn: () => T): { value: T; work: number } {
 
   wrap(String.prototype, 'indexOf', (s, a, r) => ((r as number) < 0 ? len(s) - from(a) : (r as number) - from(a) + needle(a)));
   wrap(String.prototype, 'includes', (s, a, r) => (r ? needle(a) : len(s) - from(a)));
-  wrap(String.prototype, 'lastIndexOf', (s, a, r) => ((r as number) < 0 ? len(s) : len(s) - (r as number)));
+  wrap(String.prototype, 'lastIndexOf', (s, _a, r) => ((r as number) < 0 ? len(s) : len(s) - (r as number)));
   wrap(String.prototype, 'startsWith', (_s, a) => needle(a));
   wrap(String.prototype, 'endsWith', (_s, a) => needle(a));
   for (const copy of ['slice', 'substring', 'substr', 'trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'padStart', 'padEnd', 'repeat', 'normalize']) {

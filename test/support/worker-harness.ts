@@ -32,7 +32,10 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
     env: options.env ?? { MEMTRACE_TELEMETRY: '0' },
     provider,
     log,
-    stderr: { write: (s: string) => ((stderr += s), true) },
+    stderr: { write: (s: string) => {
+      stderr += s;
+      return true;
+    } },
     ...(options.loop ? { loop: options.loop } : {}),
     ...(options.telemetrySink !== undefined ? { telemetrySink: options.telemetrySink } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

@@ -3,7 +3,7 @@ import { finalizeTurnRollup, foldTurn, mergeTurnAccumulators, newTurnAccumulator
 import { finalizeInjectionRollup, foldInjection, newInjectionAccumulator } from '../../src/telemetry/index.js';
 import type { TurnRecord } from '../../src/observer/turn-record.js';
 
-export function turn(over: Partial<TurnRecord> = {}): TurnRecord {
+function turn(over: Partial<TurnRecord> = {}): TurnRecord {
   return {
     sessionId: 's',
     messageId: 1,

@@ -23,7 +23,7 @@ describe('the viewer', () => {
     store = openStore(path.join(temp.dir, 'memtrace.db'));
     ids = seedShop(store);
     addObservation(store, { title: '<script>alert(1)</script> & "quotes"', narrative: '<img src=x onerror=alert(2)>' });
-    auth = createViewerAuth(() => `secret-${(counter += 1)}-${'x'.repeat(30)}`);
+    auth = createViewerAuth(() => `secret-${++counter}-${'x'.repeat(30)}`);
     app = createViewerApp({ store, auth, access: { record: (via, access) => accesses.push({ via, access }) }, port: () => PORT, clock: { now: () => 0 }, nonce: () => 'n0nce', log: silentLogger });
     const exchanged = await get(`/?token=${auth.urlToken}`, {});
     cookie = exchanged.headers.get('set-cookie')!.split(';')[0]!;

@@ -25,7 +25,7 @@ describe('processTurn', () => {
 
   let nextToolUse = 0;
   function claimFresh(sessionId = 's1', fields: Parameters<typeof queuedToolUse>[1] = { tool_name: 'Edit', cwd: null }): QueueMessage {
-    store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `tu${(nextToolUse += 1)}`, payload: queuedToolUse(sessionId, fields), nowMs: 1 });
+    store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `tu${++nextToolUse}`, payload: queuedToolUse(sessionId, fields), nowMs: 1 });
     const message = store.queue.claimNext(sessionId, 2);
     if (!message) throw new Error('nothing to claim');
     return message;

@@ -2,9 +2,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { startCollector } from '../../fleet/collector/index.js';
+import { startCollector, type RunningCollector } from '../../fleet/collector/index.js';
 import { parseEffect, releasesFor, SIMULATED_EFFECT_MEASURES, simulateFleet, type SimulatedEffect } from '../../fleet/dashboards/index.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 
 export const DEFAULT_COLLECTOR_PORT = 37878;
 
@@ -62,7 +62,7 @@ export const collectorCommand: Command = {
       return EXIT_FAILURE;
     }
     const dbFile = values.db ?? path.join(loaded.config.dataDir, 'collector.db');
-    let collector;
+    let collector: RunningCollector;
     try {
       collector = await startCollector({ dbFile, port: values.exit ? 0 : port });
     } catch (error) {

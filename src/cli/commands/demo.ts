@@ -10,8 +10,7 @@ import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { runHook } from '../../hook/hook-entry.js';
 import { createProjectResolver } from '../../worker/project-of.js';
 import { readAuthToken } from '../../data-dir/index.js';
-import { runCommand } from '../command.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 import { startCollector, type RunningCollector } from '../../fleet/collector/index.js';
 import { simulateFleet } from '../../fleet/dashboards/index.js';
 
@@ -141,7 +140,12 @@ function hookRunner(io: CliIO, port: number, dataDir: string) {
       ...io,
       stdin: (await import('node:stream')).Readable.from([Buffer.from(JSON.stringify(input))]),
       stdout: { write: () => true },
-      stderr: { write: (s: string) => ((stderr += s), true) },
+      stderr: {
+        write: (s: string) => {
+          stderr += s;
+          return true;
+        },
+      },
       env: { ...io.env, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), MEMTRACE_HOOK_TIMEOUT_MS: '5000' },
     });
     if (code !== 0 || stderr !== '') throw new Error(`hook ${name} failed: ${stderr.trim()}`);

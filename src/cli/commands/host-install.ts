@@ -5,6 +5,7 @@ import { EXIT_FAILURE, EXIT_OK, type CliIO } from '../command.js';
 import { findPackageRoot, HOOK_FORWARDER, isEphemeralInstall, readFileSnapshot, settingsDiff, SettingsFileError, settingsForwarder, writeSettingsFile } from '../../install/index.js';
 import { hostConfigEdits, hostConfigPaths, trustStep, type FileEdit, type HostAction } from '../../install/host-config-files.js';
 import { hostMcpEntry, type InstallHost } from '../../install/host-hooks.js';
+import type { FileSnapshot } from '../../install/settings-file.js';
 
 const HOST_NAMES: Readonly<Record<InstallHost, string>> = { 'gemini-cli': 'Gemini CLI', codex: 'Codex' };
 
@@ -22,7 +23,7 @@ export async function runHostInstall(action: HostAction, host: InstallHost, opti
   const home = io.env.HOME || io.env.USERPROFILE || os.homedir();
   const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, codexHome: io.env.CODEX_HOME ? path.resolve(io.cwd, io.env.CODEX_HOME) : null });
 
-  let files;
+  let files: { hooks: FileSnapshot; mcp: FileSnapshot | null };
   try {
     files = { hooks: readFileSnapshot(paths.hooksFile), mcp: paths.mcpFile ? readFileSnapshot(paths.mcpFile) : null };
   } catch (error) {

@@ -2,7 +2,7 @@ import { EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command }
 // The two modules a search needs, not the whole memory folder: every search is a process start.
 import { buildSearchQuery } from '../../memory/query.js';
 import { createMemorySearch, MAX_SEARCH_LIMIT, type SearchHit } from '../../memory/search.js';
-import { OBSERVATION_TYPES, type ObservationType } from '../../observer/types.js';
+import { OBSERVATION_TYPES, type ObservationType } from '../../vocabulary/observation.js';
 import { openMemoryStore } from '../memory-store.js';
 import { parseIsoFlag } from '../time-flag.js';
 

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { openStore } from '../../store/index.js';
-import { observationView, renderObservation, renderSession, toolEventView } from '../provenance-view.js';
+import { observationView, renderObservation, renderSession, toolEventView } from '../../memory/provenance-view.js';
 
 const USAGE = `usage: memtrace show <observation-id> [--json]
        memtrace show --session <session-id> [--json]

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { systemClock } from '../../clock.js';
-import { listenLoopback } from '../../http-edge/index.js';
+import { listenLoopback, type ListeningServer } from '../../http-edge/index.js';
 import { createLogger } from '../../log.js';
 import { createViewerApp, createViewerAuth } from '../../viewer/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, type Command } from '../command.js';
 import { openMemoryStore } from '../memory-store.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 
 const USAGE = `usage: memtrace viewer [--port N] [--open]
 
@@ -39,7 +39,7 @@ export const viewerCommand: Command = {
       nonce: () => randomBytes(16).toString('base64'),
       log: createLogger({ write: (line) => void io.stderr.write(line) }),
     });
-    let server;
+    let server: ListeningServer;
     try {
       server = await listenLoopback(app, port);
     } catch (error) {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type CliIO } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { runningWorker, type WorkerInfo } from '../../data-dir/index.js';
+import { runningWorker } from '../../data-dir/index.js';
 import { spawnWorkerDetached } from '../../hook/start-worker.js';
 import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
@@ -111,7 +111,6 @@ function tail(file: string, lines: number): string {
   }
 }
 
-export type { WorkerInfo };
 
 interface StoreStatus {
   bytes: number;

@@ -5,8 +5,8 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, 
 import { loadWorkerConfig } from '../../config.js';
 import { canObserve, createProviderFromEnv } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
-import { startWorker } from '../../worker/runtime.js';
-import { waitForStopSignal } from '../stop-signal.js';
+import { startWorker, type RunningWorker } from '../../worker/runtime.js';
+import { waitForStopSignal } from '../../stop-signal.js';
 import { DataDirError, preparePrivateDataDir, WorkerRunningError } from '../../data-dir/index.js';
 import { StoreTooNewError } from '../../store/index.js';
 import { runWorkerControl, WORKER_CONTROL_USAGE } from './worker-control.js';
@@ -70,7 +70,7 @@ export const workerCommand: Command = {
       return EXIT_FAILURE;
     }
     const { config } = loaded;
-    let worker;
+    let worker: RunningWorker;
     try {
       preparePrivateDataDir(config.dataDir);
       const log = createFileLogger(config.dataDir, io.stderr);

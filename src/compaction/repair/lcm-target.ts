@@ -6,7 +6,7 @@ import type { RepairRow, RepairTarget } from './target.js';
 /** The tables a lossless-claw database must have for repair (its src/db/migration.ts). */
 const REQUIRED_TABLES = ['conversations', 'messages', 'summaries', 'summary_messages', 'summary_parents'];
 
-export class NotAnLcmDatabaseError extends Error {
+class NotAnLcmDatabaseError extends Error {
   constructor(file: string, missing: string[]) {
     super(`${file} is not a lossless-claw database (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')})`);
     this.name = 'NotAnLcmDatabaseError';

@@ -34,7 +34,7 @@ export function probeWriteLock(db: Database.Database, file: string, waitMs: numb
 }
 
 /** `FILE.repair-YYYYMMDDTHHMMSSmmmZ.bak` next to the file. */
-export function backupPathFor(file: string, nowMs: number): string {
+function backupPathFor(file: string, nowMs: number): string {
   const stamp = new Date(nowMs).toISOString().replace(/[-:.]/g, '');
   return path.join(path.dirname(file), `${path.basename(file)}.repair-${stamp}.bak`);
 }

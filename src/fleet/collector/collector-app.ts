@@ -9,7 +9,7 @@ import { decodeCaptureBody, MAX_CAPTURE_BYTES } from './capture-body.js';
 import type { CollectorStore } from './collector-store.js';
 
 /** The routes posthog-node and posthog-js post to. */
-export const CAPTURE_PATHS = ['/batch', '/capture', '/e', '/i/v0/e'] as const;
+const CAPTURE_PATHS = ['/batch', '/capture', '/e', '/i/v0/e'] as const;
 
 export interface CollectorAppDeps {
   store: CollectorStore;

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../../log.js';
-import { listenLoopback } from '../../http-edge/index.js';
+import { listenLoopback, type ListeningServer } from '../../http-edge/index.js';
 import { createCollectorApp } from './collector-app.js';
 import { openCollectorStore, type CollectorStore } from './collector-store.js';
 
@@ -26,7 +26,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const store = openCollectorStore(options.dbFile);
   let port = options.port;
   const app = createCollectorApp({ store, port: () => port, now: options.now ?? Date.now, log });
-  let server;
+  let server: ListeningServer;
   try {
     // A new store or a changed tile counts the events already stored, once, before serving.
     for (const [what, sums] of [['dashboard tiles', store.tiles], ['release review sums', store.review]] as const) {

@@ -1,7 +1,7 @@
 import type { Unit } from './tile-ir.js';
 
 /** Round axis steps: 1, 2, 2.5 or 5 × 10ⁿ. */
-export function niceStep(rough: number): number {
+function niceStep(rough: number): number {
   if (!(rough > 0) || !Number.isFinite(rough)) return 1;
   const magnitude = 10 ** Math.floor(Math.log10(rough));
   return [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((v) => v >= rough * 0.999) ?? 10 * magnitude;

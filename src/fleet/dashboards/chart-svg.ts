@@ -119,7 +119,10 @@ function vertical(result: TileResult, data: ChartData): string {
     for (const s of secondaryFirst) {
       const points = s.values.map((v, i) => (v === null ? null : [left + step * (i + 0.5), y(v)] as const));
       const runs: string[][] = [[]];
-      points.forEach((p) => (p ? runs[runs.length - 1]!.push(`${p[0].toFixed(1)},${p[1].toFixed(1)}`) : runs.push([])));
+      for (const p of points) {
+        if (p) runs[runs.length - 1]!.push(`${p[0].toFixed(1)},${p[1].toFixed(1)}`);
+        else runs.push([]);
+      }
       const stroke = s.headline ? 'stroke-width="3.2"' : series.some((o) => o.headline) ? 'stroke-width="1.6" stroke-opacity="0.8" stroke-dasharray="5 3"' : 'stroke-width="2.2"';
       for (const run of runs) if (run.length > 1) parts.push(`<polyline class="mark" data-series="${esc(s.name)}" fill="none" stroke="${s.color}" ${stroke} points="${run.join(' ')}"/>`);
       points.forEach((p, i) => {

@@ -3,7 +3,7 @@ import { escapeXml as esc, formatValue, formatWeek } from './chart-format.js';
 import type { TileResult } from './tile-result.js';
 
 /** One line that answers the tile's question before the chart is read. */
-export function headline(result: TileResult): string | null {
+function headline(result: TileResult): string | null {
   const { tile } = result;
   const { xs, series } = chartData(result);
   if (xs.length === 0 || series.length === 0) return null;

@@ -18,7 +18,7 @@ export interface SimulatedEffect {
 }
 
 /** Relative changes are kept where every simulated probability stays a probability. */
-export const EFFECT_CHANGE_RANGE = { min: -0.9, max: 1 } as const;
+const EFFECT_CHANGE_RANGE = { min: -0.9, max: 1 } as const;
 
 const SPEC = /^([a-z_]+):([+-]?(?:\d+\.?\d*|\.\d+))@(.+)$/;
 

@@ -31,8 +31,6 @@ export const MODELS: readonly ModelProfile[] = [
   { id: 'xiaomi/mimo-v2-flash:free', weight: 0.03, provider: 'openai', usdPerMillionInput: 0, usdPerMillionOutput: 0, poisonedShare: 0, followsTypes: false },
 ];
 
-export const POISONED_SHARE_BY_MODEL: Readonly<Record<string, number>> = Object.fromEntries(MODELS.map((m) => [m.id, m.poisonedShare]));
-
 /** What one observer call costs at the model's prices. */
 export function turnCostUsd(model: ModelProfile, tokensIn: number, tokensOut: number): number {
   return (tokensIn * model.usdPerMillionInput + tokensOut * model.usdPerMillionOutput) / 1e6;
@@ -82,6 +80,9 @@ export function pickWeighted<T extends string>(random: Random, weights: Readonly
   }
   const entries = p.entries as Array<[T, number]>;
   let r = random() * p.total;
-  for (const [value, w] of entries) if ((r -= w) < 0) return value;
+  for (const [value, w] of entries) {
+    r -= w;
+    if (r < 0) return value;
+  }
   return entries[entries.length - 1]![0];
 }

@@ -34,7 +34,11 @@ export function sessionMemoryWindows(random: Random, profile: MemoryProfile, sta
   for (let i = 0; i < searches; i += 1) {
     let r = random();
     // Faces are drawn in the profile's own order (mcp first), which the seeds' fleets were made with.
-    const via = (Object.keys(profile.via) as MemoryAccessVia[]).find((v) => (r -= profile.via[v]) < 0) ?? 'mcp';
+    const via =
+      (Object.keys(profile.via) as MemoryAccessVia[]).find((v) => {
+        r -= profile.via[v];
+        return r < 0;
+      }) ?? 'mcp';
     byVia.set(via, (byVia.get(via) ?? 0) + 1);
   }
   const windowStart = Math.floor(startMs / WINDOW_MS) * WINDOW_MS;

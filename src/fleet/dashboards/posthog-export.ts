@@ -2,7 +2,7 @@ import { compileHogQL } from './compile-hogql.js';
 import type { ChartKind, Tile, Unit } from './tile-ir.js';
 import { TILES } from './tiles.js';
 
-export const DASHBOARD_NAME = 'memtrace fleet';
+const DASHBOARD_NAME = 'memtrace fleet';
 export const DASHBOARD_TAG = 'memtrace';
 
 type Formatting = { prefix?: string; suffix?: string; decimalPlaces?: number; style?: 'number' | 'percent' };
@@ -48,7 +48,7 @@ const FORMATTING: Record<Unit, Formatting> = {
   ms: { suffix: ' ms', decimalPlaces: 0 },
 };
 
-export function insightFor(tile: Tile): InsightSpec {
+function insightFor(tile: Tile): InsightSpec {
   const compiled = compileHogQL(tile);
   const plot = tile.plot ?? tile.measures.map((m) => m.name);
   return {

@@ -108,7 +108,10 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const factors = new Map<string, EffectFactors>();
   const factorsOf = (version: string) => {
     let f = factors.get(version);
-    if (f === undefined) factors.set(version, (f = effects.length === 0 ? NO_EFFECT : effectFactors(effects, version)));
+    if (f === undefined) {
+      f = effects.length === 0 ? NO_EFFECT : effectFactors(effects, version);
+      factors.set(version, f);
+    }
     return f;
   };
   const wanted = o.events === undefined ? null : new Set(o.events);

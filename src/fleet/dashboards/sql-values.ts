@@ -15,7 +15,7 @@ export function sqlValueOf(value: unknown): SqlValue {
 }
 
 /** SQLite keeps a JSON integer as INTEGER while it fits 64 bits; anything else is REAL. */
-export function isSqlInteger(n: number): boolean {
+function isSqlInteger(n: number): boolean {
   return Number.isInteger(n) && Math.abs(n) < 9.223372036854775e18;
 }
 

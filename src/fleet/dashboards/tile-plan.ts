@@ -34,13 +34,13 @@ const RESERVED = new Set(['x', 'xk', 'series', 'uuid', 'event', 'timestamp', 'di
 const INTERNAL = /^[ftv]\d+$/;
 
 /** Property keys are spliced into both dialects, so only schema-shaped names are accepted. */
-export function assertPropertyKey(key: string): string {
+function assertPropertyKey(key: string): string {
   if (!PROPERTY_KEY.test(key)) throw new Error(`dashboard tile: property key ${JSON.stringify(key)} is not a plain identifier`);
   return key;
 }
 
 /** Problems with a tile definition, empty when it is sound. */
-export function validateTile(tile: Tile): string[] {
+function validateTile(tile: Tile): string[] {
   const errors: string[] = [];
   if (!IDENTIFIER.test(tile.id.replace(/-/g, '_'))) errors.push(`id ${JSON.stringify(tile.id)} must be lower-case words joined by - or _`);
   if (tile.events.length === 0) errors.push('reads no events');
@@ -71,11 +71,11 @@ function collectKeys(e: Expr, guard: ReadonlySet<string> | null, into: Map<strin
   else if ('str' in e) use(e.str);
   else if ('has' in e) use(e.has);
   else if ('eq' in e) collectKeys(e.eq[0], guard, into);
-  else if ('anyOf' in e) e.anyOf.forEach((p) => collectKeys(p, guard, into));
+  else if ('anyOf' in e) for (const p of e.anyOf) collectKeys(p, guard, into);
   else if ('not' in e) collectKeys(e.not, guard, into);
-  else if ('mul' in e) e.mul.forEach((p) => collectKeys(p, guard, into));
-  else if ('add' in e) e.add.forEach((p) => collectKeys(p, guard, into));
-  else if ('firstOf' in e) e.firstOf.forEach((p) => collectKeys(p, guard, into));
+  else if ('mul' in e) for (const p of e.mul) collectKeys(p, guard, into);
+  else if ('add' in e) for (const p of e.add) collectKeys(p, guard, into);
+  else if ('firstOf' in e) for (const p of e.firstOf) collectKeys(p, guard, into);
   else if ('byEvent' in e) for (const [event, p] of Object.entries(e.byEvent)) collectKeys(p, new Set([event]), into);
 }
 
@@ -126,9 +126,9 @@ export function planTile(tile: Tile): TilePlan {
     else if ('product' in a) a.product.forEach(walk);
     else if ('scale' in a) walk(a.scale[0]);
     else if ('atLeast' in a) [a.atLeast.value, a.atLeast.of, a.atLeast.min].forEach(walk);
-    else if ('quantile' in a) a.quantile.buckets.forEach((b) => walk(b.count));
+    else if ('quantile' in a) for (const b of a.quantile.buckets) walk(b.count);
   };
-  measures.forEach((m) => walk(m.agg));
+  for (const m of measures) walk(m.agg);
   if (distinct.size > 0 && ([...xTotals].some((i) => distinct.has(i)) || tile.series?.total !== undefined)) {
     throw new Error(`dashboard tile ${tile.id}: an installs count is not a sum; it cannot feed an xTotal or a series total`);
   }
@@ -174,7 +174,7 @@ function renderQuantile(quantile: { q: number; buckets: Array<{ upTo: number | n
 }
 
 /** A number literal both dialects read as a float. */
-export function literalNumber(n: number): string {
+function literalNumber(n: number): string {
   const text = String(n);
   return /^-?\d+$/.test(text) ? `${text}.0` : text;
 }
@@ -191,6 +191,7 @@ export interface ExprDialect {
 
 /** String literals are tile constants; a backslash reads differently in the two dialects, so none is allowed. */
 export function quote(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this check's purpose.
   if (/[\\\u0000-\u001f]/.test(s)) throw new Error(`dashboard tile: literal ${JSON.stringify(s)} holds a backslash or control character`);
   return `'${s.replace(/'/g, "''")}'`;
 }

@@ -104,7 +104,7 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
     const version = dataVersion();
     if (version === knownVersion) return;
     knownVersion = version;
-    groupCache.forEach((c) => c.clear());
+    for (const c of groupCache) c.clear();
     throughCache.clear();
   };
   const through = (t: TileState) => {

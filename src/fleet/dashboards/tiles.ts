@@ -27,7 +27,7 @@ export { REDACTION_KINDS };
 /** Searches and other uses of the memory per window and face (docs/memory.md#telemetry-memory_access_rollup). */
 export const MEMORY_ROLLUP = 'memory_access_rollup';
 /** The faces a memory search comes through. */
-export const MEMORY_VIA = MEMORY_ACCESS_VIA;
+const MEMORY_VIA = MEMORY_ACCESS_VIA;
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -38,7 +38,7 @@ export const VERSION_NOISE_FLOOR = 0.1;
 export const HOOK_BUCKETS = HOOK_DURATION_BUCKETS.map((key, i) => ({ key, upTo: HOOK_DURATION_BOUNDS_MS[i] ?? null }));
 
 /** The vocabularies the rollups count by, as the telemetry schema defines them (never copied here). */
-export { ABORT_REASONS, INVALID_CLASSES, OBSERVATION_TYPES };
+export { ABORT_REASONS,  OBSERVATION_TYPES };
 
 /** Every observer turn counts once: a rollup carries `count` turns, a legacy event is one turn. */
 const turns: Expr = byEvent({ [ROLLUP]: num('count'), [LEGACY]: lit(1) });

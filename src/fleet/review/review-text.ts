@@ -90,8 +90,8 @@ export function reviewTable(review: Review): string {
 
 /** The review as Markdown to paste into a release pull request. */
 export function reviewMarkdown(review: Review): string {
-  const escape = (s: string) => s.replace(/\|/g, '\\|');
-  const row = (c: Cells, bold: boolean) => `| ${ORDER.map((k) => (bold && k === 'verdict' ? `**${c[k]}**` : escape(c[k]))).join(' | ')} |`;
+  const escapePipes = (s: string) => s.replace(/\|/g, '\\|');
+  const row = (c: Cells, bold: boolean) => `| ${ORDER.map((k) => (bold && k === 'verdict' ? `**${c[k]}**` : escapePipes(c[k]))).join(' | ')} |`;
   return [
     `### Release review: ${review.baseline} → ${review.candidate}`,
     '',

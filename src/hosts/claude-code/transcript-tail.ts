@@ -22,7 +22,7 @@ export function readLastAssistantText(transcriptPath: unknown): string | null {
       fs.readSync(fd, buffer, 0, length, size - length);
       const found = lastAssistantText(buffer.toString('utf8'));
       if (found) best = found.text;
-      if ((found && found.complete) || length === size) break;
+      if (found?.complete || length === size) break;
     }
     return best;
   } catch {

@@ -30,7 +30,7 @@ export type SecretKind = (typeof SECRET_KINDS)[number];
 /** Redactions by kind; a kind never seen is absent. */
 export type RedactionCounts = Partial<Record<SecretKind, number>>;
 
-export const PRIVATE_REPLACEMENT = '[PRIVATE]';
+const PRIVATE_REPLACEMENT = '[PRIVATE]';
 
 export function replacementFor(kind: SecretKind): string {
   return kind === 'private' ? PRIVATE_REPLACEMENT : `[REDACTED:${kind}]`;

@@ -34,7 +34,10 @@ function walk(value: unknown, counts: RedactionCounts, depth: number): unknown {
     let copy: unknown[] | null = null;
     for (let i = 0; i < value.length; i += 1) {
       const item = walk(value[i], counts, depth + 1);
-      if (item !== value[i]) (copy ??= value.slice())[i] = item;
+      if (item !== value[i]) {
+        copy ??= value.slice();
+        copy[i] = item;
+      }
     }
     return copy ?? value;
   }

@@ -39,7 +39,7 @@ export interface RetentionReport {
 export const DAY_MS = 86_400_000;
 export const DEFAULT_RETENTION_BATCH = 500;
 
-export function retentionCutoff(nowMs: number, days: number): number {
+function retentionCutoff(nowMs: number, days: number): number {
   return nowMs - days * DAY_MS;
 }
 

@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate.js';
 import { toStoredObservation } from '../observations.js';
 import { createSearchIndex, SEARCH_TABLE } from '../search-index.js';
-import type { ParsedSummary } from '../../observer/types.js';
+import type { ParsedSummary } from '../../vocabulary/observation.js';
 
 type SummaryRow = ParsedSummary & { id: number };
 

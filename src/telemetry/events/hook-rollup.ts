@@ -2,11 +2,9 @@ import { count, PLATFORM, windowStart, type EventSpec } from '../field-types.js'
 
 /** The hook events memtrace handles (every host's are mapped to these six), as telemetry names them. */
 export const HOOK_EVENTS = ['session_start', 'user_prompt_submit', 'post_tool_use', 'post_tool_use_failure', 'stop', 'session_end'] as const;
-export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /** How the hooks were installed: the plugin, `memtrace install` into settings.json, or unknown (hand-written). */
 export const HOOK_INSTALL_MODES = ['plugin', 'settings', 'unknown'] as const;
-export type HookInstallMode = (typeof HOOK_INSTALL_MODES)[number];
 
 /**
  * Exclusive duration buckets (upper bounds in ms; the last is open). Buckets, unlike

@@ -8,7 +8,7 @@ export type MemoryAccessVia = (typeof MEMORY_ACCESS_VIA)[number];
  * Exclusive search-latency buckets (upper bounds in ms; the last is open): the query alone,
  * measured in the process that ran it. Buckets add up across windows and installs.
  */
-export const SEARCH_LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 1000] as const;
+const SEARCH_LATENCY_BOUNDS_MS = [5, 10, 25, 50, 100, 250, 1000] as const;
 export const SEARCH_LATENCY_BUCKETS = [...SEARCH_LATENCY_BOUNDS_MS.map((b) => `search_ms_le_${b}` as const), 'search_ms_gt_1000'] as const;
 export type SearchLatencyBucket = (typeof SEARCH_LATENCY_BUCKETS)[number];
 

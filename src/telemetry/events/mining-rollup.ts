@@ -1,8 +1,7 @@
 import { count, windowStart, type EventSpec } from '../field-types.js';
 
 /** What started a mining pass: the worker's periodic pass, a session's end (catch-up), or `memtrace mine`. */
-export const MINING_TRIGGERS = ['watch', 'session_end', 'cli'] as const;
-export type MiningTrigger = (typeof MINING_TRIGGERS)[number];
+const MINING_TRIGGERS = ['watch', 'session_end', 'cli'] as const;
 
 export const MINING_ROLLUP: EventSpec = {
   name: 'mining_rollup',

@@ -1,4 +1,4 @@
-import { OBSERVATION_TYPES } from '../../observer/types.js';
+import { OBSERVATION_TYPES } from '../../vocabulary/observation.js';
 import type { TurnRecord } from '../../observer/turn-record.js';
 import { ABORT_REASONS } from '../../observer/turn-record.js';
 import { normalizeModelId } from '../model-id.js';
@@ -121,7 +121,7 @@ export function mergeTurnAccumulators(a: ObserverTurnAccumulator, b: ObserverTur
   return merged;
 }
 
-export function topModel(acc: ObserverTurnAccumulator): string | undefined {
+function topModel(acc: ObserverTurnAccumulator): string | undefined {
   let best: string | undefined;
   let bestCount = 0;
   for (const [model, n] of Object.entries(acc.models)) {
@@ -155,7 +155,7 @@ export function finalizeTurnRollup(
   return props;
 }
 
-export const SAFETY_CAPS = { maxAgeMs: 3_600_000, maxTurns: 1000 } as const;
+const SAFETY_CAPS = { maxAgeMs: 3_600_000, maxTurns: 1000 } as const;
 
 export function turnRollupDue(acc: ObserverTurnAccumulator, nowMs: number, caps: { maxAgeMs: number; maxTurns: number } = SAFETY_CAPS): boolean {
   return acc.counters.count >= caps.maxTurns || (acc.counters.count > 0 && nowMs - acc.windowStartMs >= caps.maxAgeMs);

@@ -22,7 +22,7 @@ function drawn(chart: ChartKind, value: number | null): value is number {
   return chart === 'hbars' || chart === 'stacked-hbars' ? value > 0 : value !== 0;
 }
 
-const byKey = (a: Mark, b: Mark) => (a[0] + '\u0000' + a[1] < b[0] + '\u0000' + b[1] ? -1 : 1);
+const byKey = (a: Mark, b: Mark) => (`${a[0]}\u0000${a[1]}` < `${b[0]}\u0000${b[1]}` ? -1 : 1);
 
 maybe('dashboard in headless Chromium', () => {
   let temp: ReturnType<typeof makeTempDir>;
@@ -73,7 +73,7 @@ maybe('dashboard in headless Chromium', () => {
       const got = [...page.marks].sort(byKey);
       expect(expected.length, `${result.tile.id}: the simulated fleet fills every tile`).toBeGreaterThan(0);
       expect(got.map(([series, x]) => [series, x]), result.tile.id).toEqual(expected.map(([series, x]) => [series, x]));
-      got.forEach(([series, x, value], i) => expect(Math.abs(value - expected[i]![2]), `${result.tile.id} ${series} ${x}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(value))));
+      for (const [i, [series, x, value]] of got.entries()) expect(Math.abs(value - expected[i]![2]), `${result.tile.id} ${series} ${x}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(value)));
       if (result.tile.chart === 'lines') {
         const withLine = data.series.filter((s) => s.values.some((v, i) => v !== null && s.values[i + 1] !== null && s.values[i + 1] !== undefined)).map((s) => s.name);
         expect(page.lines, `${result.tile.id}: one line per series`).toEqual([...withLine].sort());

@@ -6,7 +6,7 @@ const tile = TILES.find((t) => t.id === 'hosts')!;
 const t0 = Date.UTC(2026, 5, 1, 12); // a Monday
 let n = 0;
 const event = (name: string, distinctId: string, properties: Record<string, unknown>): CollectedEvent => ({
-  uuid: `00000000-0000-4000-8000-${String((n += 1)).padStart(12, '0')}`,
+  uuid: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
   event: name,
   distinctId,
   timestamp: t0 + n,

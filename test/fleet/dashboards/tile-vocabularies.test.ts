@@ -33,10 +33,14 @@ function reads(tile: Tile, e: Expr, events: readonly string[], into: Read[]): vo
       if ('text' in p && field !== undefined) at(field.str, p.text);
       else reads(tile, p, events, into);
     }
-  } else if ('anyOf' in e) e.anyOf.forEach((p) => reads(tile, p, events, into));
-  else if ('not' in e) reads(tile, e.not, events, into);
-  else if ('mul' in e) e.mul.forEach((p) => reads(tile, p, events, into));
-  else if ('add' in e) e.add.forEach((p) => reads(tile, p, events, into));
+  } else if ('anyOf' in e) {
+    for (const p of e.anyOf) reads(tile, p, events, into);
+  } else if ('not' in e) reads(tile, e.not, events, into);
+  else if ('mul' in e) {
+    for (const p of e.mul) reads(tile, p, events, into);
+  } else if ('add' in e) {
+    for (const p of e.add) reads(tile, p, events, into);
+  }
   else if ('byEvent' in e) for (const [event, p] of Object.entries(e.byEvent)) reads(tile, p, [event], into);
 }
 
@@ -46,10 +50,14 @@ function aggregateExprs(a: Aggregate, into: Expr[]): void {
   if ('sum' in a) into.push(a.sum);
   else if ('installs' in a) into.push(a.installs);
   else if ('xTotal' in a) into.push(a.xTotal);
-  else if ('ratio' in a) a.ratio.forEach((p) => aggregateExprs(p, into));
-  else if ('product' in a) a.product.forEach((p) => aggregateExprs(p, into));
-  else if ('scale' in a) aggregateExprs(a.scale[0], into);
-  else if ('atLeast' in a) [a.atLeast.value, a.atLeast.of, a.atLeast.min].forEach((p) => aggregateExprs(p, into));
+  else if ('ratio' in a) {
+    for (const p of a.ratio) aggregateExprs(p, into);
+  } else if ('product' in a) {
+    for (const p of a.product) aggregateExprs(p, into);
+  } else if ('scale' in a) aggregateExprs(a.scale[0], into);
+  else if ('atLeast' in a) {
+    for (const p of [a.atLeast.value, a.atLeast.of, a.atLeast.min]) aggregateExprs(p, into);
+  }
   else for (const b of a.quantile.buckets) aggregateExprs(b.count, into);
 }
 

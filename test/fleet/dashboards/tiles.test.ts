@@ -3,7 +3,6 @@ import { openCollectorStore, type CollectedEvent } from '../../../src/fleet/coll
 import { compileHogQL, queryTilesDirect, simulateFleet, TILES, VERSION_NOISE_FLOOR } from '../../../src/fleet/dashboards/index.js';
 import { LEGACY_VERSIONS, MEMTRACE_VERSIONS } from '../../../src/fleet/dashboards/index.js';
 
-const byId = (id: string) => TILES.find((t) => t.id === id)!;
 const NOW = Date.UTC(2026, 7, 19, 12);
 
 describe('the tiles', () => {

@@ -1,5 +1,5 @@
 import type { ClaimRecord } from '../observer/claim-check.js';
-import type { ParsedObservation } from '../observer/types.js';
+import type { ParsedObservation } from '../vocabulary/observation.js';
 import type { SessionRow, StoredObservation, StoredSummary, ToolEventRow } from '../store/index.js';
 
 /** What `memtrace show` prints, as plain values (the JSON form) and as text. Pure. */
@@ -124,7 +124,7 @@ export function renderSession(session: SessionRow, observations: readonly Observ
     const claims = o.claims as ClaimRecord[];
     const removed = claims.filter((c) => (c.kind === 'commit' && c.verdict === 'rejected') || (c.kind === 'file_modified' && c.verdict === 'removed')).length;
     const unverifiable = claims.filter((c) => c.kind === 'commit' && c.verdict === 'unverifiable').length;
-    const sources = o.provenance.tool_events.map((e) => e.tool_name).join(', ') || 'queue ' + o.provenance.queue_ids.join(',');
+    const sources = o.provenance.tool_events.map((e) => e.tool_name).join(', ') || `queue ${o.provenance.queue_ids.join(',')}`;
     lines.push(`  ${String(o.id).padStart(5)}  ${o.type.padEnd(9)} ${o.title}  ← ${sources}${removed ? ` · ${removed} claim(s) removed` : ''}${unverifiable ? ` · ${unverifiable} unverifiable` : ''}`);
   }
   lines.push('', `summaries (${summaries.length})`);

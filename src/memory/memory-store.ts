@@ -1,0 +1,27 @@
+import fs from 'node:fs';
+import type { WorkerConfig } from '../config.js';
+import { preparePrivateDataDir } from '../data-dir/index.js';
+import { openStore, type Store } from '../store/index.js';
+import type { MemoryAccessSink } from './access-counters.js';
+import { createAccessRecorder } from './access-recorder.js';
+
+/** What the memory's readers and writers (search, export, import, forget, mcp, viewer) work on. */
+export interface MemoryStore {
+  store: Store;
+  config: WorkerConfig;
+  access: MemoryAccessSink;
+  close(): void;
+}
+
+/**
+ * Opens the store beside a running worker (WAL lets both read and write; claimed messages stay
+ * the worker's). With `create: false` a data dir holding no database yet gives null, so reading
+ * commands answer "nothing stored" instead of creating files.
+ */
+export function openMemoryStore(config: WorkerConfig, env: Record<string, string | undefined>, options: { create: boolean }): MemoryStore | null {
+  if (!options.create && !fs.existsSync(config.dbFile)) return null;
+  preparePrivateDataDir(config.dataDir);
+  const store = openStore(config.dbFile);
+  const access = createAccessRecorder({ dataDir: config.dataDir, env }, { db: store.db });
+  return { store, config, access, close: () => store.close() };
+}
