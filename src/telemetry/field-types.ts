@@ -1,5 +1,7 @@
 import { PLATFORMS } from '../hosts/platforms.js';
 
+export { PLATFORMS };
+
 /** The typed values telemetry may carry: there is no free-text type. */
 export type FieldType =
   | { kind: 'enum'; values: readonly string[] }

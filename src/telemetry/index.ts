@@ -1,13 +1,14 @@
-export { TELEMETRY_EVENTS, BASE_FIELDS, eventSpec } from './schema.js';
+export { TELEMETRY_EVENTS, BASE_FIELDS, eventSpec, ABORT_REASONS, OBSERVATION_TYPES, INVALID_CLASSES, type EventSpec } from './schema.js';
+export { PLATFORMS } from './field-types.js';
 export { scrubProperties, allowedKeys } from './scrub.js';
 export { isKnownModelId, normalizeModelId } from './model-id.js';
 export { newTurnAccumulator, foldTurn, mergeTurnAccumulators, finalizeTurnRollup, turnRollupDue } from './rollups/observer-turn.js';
 export { newInjectionAccumulator, foldInjection, finalizeInjectionRollup } from './rollups/context-injection.js';
 export { addCounters, counterWindowKey, finalizeCounterWindow, newCounterWindow, COUNTER_WINDOW_MS } from './rollups/counter-window.js';
-export { hookDurationBucket, HOOK_EVENTS, HOOK_INSTALL_MODES } from './events/hook-rollup.js';
+export { hookDurationBucket, HOOK_DURATION_BOUNDS_MS, HOOK_DURATION_BUCKETS, HOOK_EVENTS, HOOK_INSTALL_MODES } from './events/hook-rollup.js';
 export { agentShareBucket, AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from './events/agent-time-rollup.js';
-export { redactionIncrements, type RedactionEdge } from './events/redaction-rollup.js';
-export { searchLatencyBucket, type MemoryAccessVia } from './events/memory-access-rollup.js';
+export { REDACTION_KINDS, redactionIncrements, type RedactionEdge } from './events/redaction-rollup.js';
+export { MEMORY_ACCESS_VIA, SEARCH_LATENCY_BUCKETS, searchLatencyBucket, type MemoryAccessVia } from './events/memory-access-rollup.js';
 export { eventUuid } from './event-id.js';
 export { resolveConsent } from './consent.js';
 export { redactErrorText, errorFingerprint, createExceptionLimiter } from './redact.js';

@@ -1,3 +1,4 @@
+import type { OutputClass } from '../observer/types.js';
 import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
 import { ABORT_REASONS } from '../observer/turn-record.js';
 import { isKnownModelId, MODEL_ID_MAX_LENGTH, MODEL_ID_PATTERN } from './model-id.js';
@@ -23,6 +24,17 @@ export const BASE_FIELDS: readonly FieldSpec[] = [
   { key: 'is_ci', type: { kind: 'bool' }, description: 'running under CI' },
 ];
 
+/** The vocabularies the rollups count by; readers of the events (the fleet tiles) import them from here. */
+export { ABORT_REASONS, OBSERVATION_TYPES };
+
+/** The classes of a dropped observer reply (`invalid_class_<class>` counters), in the order they are counted. */
+export const INVALID_CLASSES = ['idle', 'prose', 'malformed_xml'] as const satisfies readonly OutputClass[];
+const INVALID_CLASS_MEANING: Record<(typeof INVALID_CLASSES)[number], string> = {
+  idle: 'were empty',
+  prose: 'were prose',
+  malformed_xml: 'looked like XML but held nothing usable',
+};
+
 const ROLLUP_REASONS = ['session_end', 'worker_shutdown', 'safety_flush', 'crash_recovery'] as const;
 
 const OBSERVER_TURN_ROLLUP: EventSpec = {
@@ -33,9 +45,7 @@ const OBSERVER_TURN_ROLLUP: EventSpec = {
     count('count', 'observer turns in this rollup'),
     count('turns_parsed', 'turns whose reply parsed'),
     count('turns_dropped', 'turns whose reply was dropped'),
-    count('invalid_class_idle', 'dropped replies that were empty'),
-    count('invalid_class_prose', 'dropped replies that were prose'),
-    count('invalid_class_malformed_xml', 'dropped replies that looked like XML but held nothing usable'),
+    ...INVALID_CLASSES.map((c) => count(`invalid_class_${c}`, `dropped replies that ${INVALID_CLASS_MEANING[c]}`)),
     count('outcomes_ok', 'turns that got a reply'),
     count('outcomes_error', 'turns that failed at the provider'),
     count('outcomes_aborted', 'turns cut short (shutdown)'),

@@ -63,3 +63,14 @@ export const insightBody = z
 
 /** POST/PATCH /api/projects/:id/dashboards/ */
 export const dashboardBody = z.object({ name: z.string().min(1).max(400), description: z.string().optional(), tags: z.array(z.string()).optional(), pinned: z.boolean().optional() }).strict();
+
+/** POST /api/projects/:id/query/ — the query API's request (a query node plus optional run settings). */
+export const queryRequest = z
+  .object({
+    query: hogQLQuery,
+    name: z.string().optional(),
+    refresh: z.enum(['blocking', 'async', 'force_blocking', 'force_async', 'lazy_async', 'force_cache']).optional(),
+    client_query_id: z.string().optional(),
+    async: z.boolean().optional(),
+  })
+  .strict();

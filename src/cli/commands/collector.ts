@@ -1,14 +1,14 @@
 import os from 'node:os';
 import path from 'node:path';
-import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, type Command } from '../command.js';
+import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { startCollector, type RunningCollector } from '../../fleet/collector/index.js';
-import { simulateFleet } from '../../fleet/dashboards/index.js';
+import { parseEffect, releasesFor, SIMULATED_EFFECT_MEASURES, simulateFleet, type SimulatedEffect } from '../../fleet/dashboards/index.js';
 import { waitForStopSignal } from '../../stop-signal.js';
 
 export const DEFAULT_COLLECTOR_PORT = 37878;
 
-const USAGE = `usage: memtrace collector [--port N] [--db FILE] [--simulate [--seed N] [--installs N] [--weeks N]] [--exit]
+const USAGE = `usage: memtrace collector [--port N] [--db FILE] [--simulate [--seed N] [--installs N] [--weeks N] [--effect SPEC]…] [--exit]
 
 A local PostHog-compatible capture endpoint (POST /batch/, /capture/, /e/, /i/v0/e/; gzip or
 plain) that stores events in SQLite, and the fleet dashboard at /dashboard. Point a worker at it
@@ -21,6 +21,10 @@ options:
   --seed N        simulator seed (default 42)
   --installs N    simulated installs (default 120)
   --weeks N       simulated weeks (default 12)
+  --effect SPEC   inject a known effect, <measure>:<relative change>@<version>, e.g.
+                  turns_dropped_rate:-0.4@0.3.0 (40 % fewer dropped turns on 0.3.0; a version
+                  newer than 0.2.0 ships as the next release). Repeatable. Measures:
+                  ${SIMULATED_EFFECT_MEASURES.join(', ')}
   --exit          exit after simulating instead of serving
   -h, --help      show this help`;
 
@@ -36,12 +40,22 @@ export const collectorCommand: Command = {
       seed: { type: 'string' },
       installs: { type: 'string' },
       weeks: { type: 'string' },
+      effect: { type: 'string', multiple: true },
       exit: { type: 'boolean' },
     });
     const port = parseIntegerFlag('port', values.port, { min: 0, max: 65535 }) ?? DEFAULT_COLLECTOR_PORT;
     const seed = parseIntegerFlag('seed', values.seed, { min: 0, max: 2 ** 31 }) ?? 42;
     const installs = parseIntegerFlag('installs', values.installs, { min: 1, max: 100_000 }) ?? 120;
     const weeks = parseIntegerFlag('weeks', values.weeks, { min: 2, max: 104 }) ?? 12;
+    const effects: SimulatedEffect[] = [];
+    for (const spec of values.effect ?? []) {
+      const parsed = parseEffect(spec);
+      if (!parsed.ok) throw new UsageError(parsed.reason);
+      effects.push(parsed.effect);
+    }
+    if (effects.length > 0 && !values.simulate) throw new UsageError('--effect only shapes a simulated fleet; add --simulate');
+    const fleet = releasesFor(effects);
+    if (!fleet.ok) throw new UsageError(fleet.reason);
     const loaded = loadWorkerConfig(io.env, os.homedir());
     if (!loaded.ok) {
       io.stderr.write(`memtrace collector: ${loaded.errors.join('; ')}\n`);
@@ -57,8 +71,9 @@ export const collectorCommand: Command = {
       return EXIT_FAILURE;
     }
     if (values.simulate) {
-      io.stdout.write(`simulating ${installs} installs over ${weeks} weeks (seed ${seed})…\n`);
-      const events = simulateFleet({ seed, installs, weeks, nowMs: Date.now() });
+      io.stdout.write(`simulating ${installs} installs over ${weeks} weeks (seed ${seed}), releases ${fleet.releases.join(', ')}…\n`);
+      for (const e of effects) io.stdout.write(`injecting ${e.measure} ${e.change > 0 ? '+' : ''}${Math.round(e.change * 1000) / 10} % on ${e.version}\n`);
+      const events = simulateFleet({ seed, installs, weeks, nowMs: Date.now(), releases: fleet.releases, effects });
       const stored = collector.store.insert(events);
       io.stdout.write(`stored ${stored} new event(s) (${events.length - stored} already present) in ${dbFile}\n`);
     }

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { commandGroup, EXIT_FAILURE, EXIT_OK, parseCommandArgs, type CliIO, type Command } from '../command.js';
+import { commandGroup, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { openCollectorStore } from '../../fleet/collector/index.js';
-import { exportDashboard, pushDashboards, queryTilesDirect, TILES, type TileResult } from '../../fleet/dashboards/index.js';
+import { openCollectorStore, type CollectorStore } from '../../fleet/collector/index.js';
+import { exportDashboard, PostHogApiError, pushDashboards, queryTilesDirect, TILES, type TileResult } from '../../fleet/dashboards/index.js';
+import { localReviewSource, postHogReviewSource, reviewMarkdown, reviewNewestPair, ReviewInputError, reviewTable, runReview, checkVersionPair, DEFAULT_SINCE_WEEKS, type Review, type ReviewSource } from '../../fleet/review/index.js';
 
 const exportCommand: Command = {
   name: 'export',
@@ -72,18 +73,30 @@ function formatCell(value: unknown): string {
   return value === null || value === undefined ? '—' : String(value);
 }
 
+/** Opens the local collector store, or says in one line where to get one (null). */
+function openStore(io: CliIO, command: string, flag: string | undefined): CollectorStore | null {
+  const file = collectorDb(io, flag);
+  if (!fs.existsSync(file)) {
+    io.stderr.write(`memtrace dashboards ${command}: no collector store at ${file} (run 'memtrace collector --simulate --exit' or point --db at one)\n`);
+    return null;
+  }
+  return openCollectorStore(file);
+}
+
+/** Brings the review's per-install sums up to date, showing progress on a large backlog. */
+function refreshReviewSums(io: CliIO, store: CollectorStore): void {
+  const caughtUp = store.review.refresh((done, total) => io.stderr.write(`\rcounting stored events into the release review sums: ${done}/${total}`));
+  if (caughtUp.pending > 0) io.stderr.write('\n');
+}
+
 const reportCommand: Command = {
   name: 'report',
   summary: 'the tiles as tables, from the local collector store',
-  usage: `usage: memtrace dashboards report [--db FILE] [--json] [--plain]\n\nComputes the ${TILES.length} tiles over the local collector store (default DATA_DIR/collector.db)\nfrom the sums it keeps as events arrive. --plain runs each tile's compiled SQL over the raw\nevents instead (slow on a large store; the same numbers).`,
+  usage: `usage: memtrace dashboards report [--db FILE] [--json] [--plain] [--review]\n\nComputes the ${TILES.length} tiles over the local collector store (default DATA_DIR/collector.db)\nfrom the sums it keeps as events arrive. --plain runs each tile's compiled SQL over the raw\nevents instead (slow on a large store; the same numbers). --review adds the release review of\nthe two newest memtrace versions (see 'memtrace dashboards review'); with --json the output is\nthen {"tiles": [...], "review": {...} or null}.`,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { db: { type: 'string' }, json: { type: 'boolean' }, plain: { type: 'boolean' } });
-    const file = collectorDb(io, values.db);
-    if (!fs.existsSync(file)) {
-      io.stderr.write(`memtrace dashboards report: no collector store at ${file} (run 'memtrace collector --simulate --exit' or point --db at one)\n`);
-      return EXIT_FAILURE;
-    }
-    const store = openCollectorStore(file);
+    const { values } = parseCommandArgs(args, { db: { type: 'string' }, json: { type: 'boolean' }, plain: { type: 'boolean' }, review: { type: 'boolean' } });
+    const store = openStore(io, 'report', values.db);
+    if (store === null) return EXIT_FAILURE;
     try {
       let results: TileResult[];
       if (values.plain) results = queryTilesDirect(store.db);
@@ -92,8 +105,14 @@ const reportCommand: Command = {
         if (caughtUp.pending > 0) io.stderr.write('\n');
         results = store.tiles.read();
       }
-      if (values.json) io.stdout.write(`${JSON.stringify(results.map((r) => ({ id: r.tile.id, name: r.tile.name, columns: r.columns, rows: r.rows })), null, 2)}\n`);
-      else io.stdout.write(`${results.map(table).join('\n')}\n`);
+      const tiles = results.map((r) => ({ id: r.tile.id, name: r.tile.name, columns: r.columns, rows: r.rows }));
+      let newest: Awaited<ReturnType<typeof reviewNewestPair>> | null = null;
+      if (values.review) {
+        refreshReviewSums(io, store);
+        newest = await reviewNewestPair(localReviewSource(store.db, store.review, 'the collector store'));
+      }
+      if (values.json) io.stdout.write(`${JSON.stringify(newest === null ? tiles : { tiles, review: newest.review }, null, 2)}\n`);
+      else io.stdout.write(`${[...results.map(table), ...(newest === null ? [] : [newest.review ? reviewTable(newest.review) : `## Release review\n${newest.reason}`])].join('\n')}\n`);
     } finally {
       store.close();
     }
@@ -101,4 +120,76 @@ const reportCommand: Command = {
   },
 };
 
-export const dashboardsCommand = commandGroup('dashboards', 'fleet dashboards as code', [exportCommand, pushCommand, reportCommand]);
+const REVIEW_USAGE = `usage: memtrace dashboards review --baseline V1 --candidate V2 [--db FILE | --posthog] [--json] [--markdown FILE]
+
+Compares two app versions measure by measure, with the install as the unit of sampling: each
+version's value (a ratio of sums over its installs) with a 95 % interval, the difference with
+its interval, a verdict (better, worse, no_change, insufficient_data) and the minimum effect
+this fleet could detect. See docs/dashboards.md.
+
+options:
+  --baseline V1     the version to compare against (e.g. 0.1.0)
+  --candidate V2    the version under review (e.g. 0.2.0)
+  --db FILE         the local collector store (default DATA_DIR/collector.db)
+  --posthog         read PostHog instead, through its query API (last ${DEFAULT_SINCE_WEEKS} weeks); needs
+                    POSTHOG_PERSONAL_API_KEY (query:read) and POSTHOG_PROJECT_ID; POSTHOG_API_HOST
+                    defaults to https://us.posthog.com
+  --json            print the review as JSON
+  --markdown FILE   also write it as Markdown, to paste into a release pull request
+  -h, --help        show this help`;
+
+const reviewCommand: Command = {
+  name: 'review',
+  summary: 'compare two versions measure by measure, with intervals and verdicts',
+  usage: REVIEW_USAGE,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      baseline: { type: 'string' },
+      candidate: { type: 'string' },
+      db: { type: 'string' },
+      posthog: { type: 'boolean' },
+      json: { type: 'boolean' },
+      markdown: { type: 'string' },
+    });
+    if (values.baseline === undefined || values.candidate === undefined) throw new UsageError('--baseline and --candidate are required');
+    if (values.db !== undefined && values.posthog) throw new UsageError('--db and --posthog are two sources; give one');
+    const fail = (message: string, code: number) => {
+      io.stderr.write(`memtrace dashboards review: ${message}\n`);
+      return code;
+    };
+    let store: CollectorStore | null = null;
+    try {
+      checkVersionPair(values.baseline, values.candidate);
+      let source: ReviewSource;
+      if (values.posthog) {
+        const missing = ['POSTHOG_PERSONAL_API_KEY', 'POSTHOG_PROJECT_ID'].filter((name) => !io.env[name]);
+        if (missing.length > 0) return fail(`set ${missing.join(' and ')} (a personal API key with query:read, and the project id)`, EXIT_FAILURE);
+        source = postHogReviewSource({ apiHost: io.env.POSTHOG_API_HOST || 'https://us.posthog.com', projectId: io.env.POSTHOG_PROJECT_ID!, personalApiKey: io.env.POSTHOG_PERSONAL_API_KEY! });
+      } else {
+        store = openStore(io, 'review', values.db);
+        if (store === null) return EXIT_FAILURE;
+        refreshReviewSums(io, store);
+        source = localReviewSource(store.db, store.review, `the collector store at ${collectorDb(io, values.db)}`);
+      }
+      const review: Review = await runReview(source, values.baseline, values.candidate);
+      io.stdout.write(values.json ? `${JSON.stringify(review, null, 2)}\n` : `${reviewTable(review)}\n`);
+      if (values.markdown !== undefined) {
+        try {
+          fs.writeFileSync(values.markdown, reviewMarkdown(review));
+        } catch (error) {
+          return fail(`could not write ${values.markdown}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, EXIT_FAILURE);
+        }
+        io.stderr.write(`wrote the review as Markdown to ${values.markdown}\n`);
+      }
+      return EXIT_OK;
+    } catch (error) {
+      if (error instanceof ReviewInputError) return fail(error.message, EXIT_USAGE);
+      if (error instanceof PostHogApiError) return fail(error.message, EXIT_FAILURE);
+      throw error;
+    } finally {
+      store?.close();
+    }
+  },
+};
+
+export const dashboardsCommand = commandGroup('dashboards', 'fleet dashboards as code', [exportCommand, pushCommand, reportCommand, reviewCommand]);

@@ -2,6 +2,9 @@ import { Hono, type Context } from 'hono';
 import type { Logger } from '../../log.js';
 import { loopbackGuards } from '../../http-edge/index.js';
 import { renderDashboardPage } from '../dashboards/dashboard-page.js';
+import { localReviewSource } from '../review/local-review-source.js';
+import { renderReviewSection } from '../review/review-section.js';
+import { reviewNewestPair } from '../review/review-source.js';
 import { decodeCaptureBody, MAX_CAPTURE_BYTES } from './capture-body.js';
 import type { CollectorStore } from './collector-store.js';
 
@@ -40,9 +43,12 @@ export function createCollectorApp(deps: CollectorAppDeps): Hono {
   }
   app.get('/', (c) => c.redirect('/dashboard'));
   app.get('/health', (c) => c.json({ status: 'ok', events: deps.store.count() }));
-  app.get('/dashboard', (c) => {
+  const reviews = localReviewSource(deps.store.db, deps.store.review, 'the local collector');
+  app.get('/dashboard', async (c) => {
     const results = deps.store.tiles.read();
-    return c.html(renderDashboardPage(results, { events: deps.store.count(), generatedAtMs: deps.now() }));
+    const newest = await reviewNewestPair(reviews);
+    const below = renderReviewSection(newest.review, newest.reason ?? '');
+    return c.html(renderDashboardPage(results, { events: deps.store.count(), generatedAtMs: deps.now(), below }));
   });
   app.notFound((c) => c.json({ status: 0, error: 'not found' }, 404));
   app.onError((error, c) => {

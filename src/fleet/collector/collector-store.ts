@@ -2,6 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { touchPrivateFile } from '../../data-dir/private-files.js';
 import { openTileSums, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
+import { REVIEW_SUMS_TILE } from '../review/review-sums-tile.js';
 import type { CollectedEvent } from './collected-event.js';
 
 export interface CollectorStore {
@@ -11,6 +12,8 @@ export interface CollectorStore {
   count(): number;
   /** The tiles' sums over this store, kept as events are stored. */
   tiles: TileSums;
+  /** The release review's per-install, per-version sums, kept the same way (separate, so `tiles.read()` stays the drawn tiles). */
+  review: TileSums;
   close(): void;
 }
 
@@ -34,8 +37,10 @@ export function openCollectorStore(file: string): CollectorStore {
     throw error;
   }
   let tiles: TileSums;
+  let review: TileSums;
   try {
     tiles = openTileSums(db);
+    review = openTileSums(db, [REVIEW_SUMS_TILE]);
   } catch (error) {
     db.close();
     throw error;
@@ -52,6 +57,7 @@ export function openCollectorStore(file: string): CollectorStore {
       if (result.changes === 1) stored.push({ ...e, timestamp, seq: Number(result.lastInsertRowid) });
     }
     tiles.addStored(stored, fromSeq);
+    review.addStored(stored, fromSeq);
     return stored.length;
   });
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM events');
@@ -62,11 +68,13 @@ export function openCollectorStore(file: string): CollectorStore {
         return insertMany.immediate(events);
       } catch (error) {
         tiles.forget();
+        review.forget();
         throw error;
       }
     },
     count: () => count.get()?.n ?? 0,
     tiles,
+    review,
     close: () => db.close(),
   };
 }

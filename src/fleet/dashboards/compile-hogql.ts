@@ -1,4 +1,4 @@
-import type { Dimension, Tile } from './tile-ir.js';
+import type { Dimension, Expr, Tile } from './tile-ir.js';
 import { planTile, quote, renderExpr, type ExprDialect } from './tile-plan.js';
 import { renderTileQuery, type QueryDialect } from './tile-query.js';
 
@@ -16,6 +16,11 @@ const EXPR: ExprDialect = {
   byEvent: (cases, otherwise) => `multiIf(${cases.map(([event, value]) => `event = ${event}, ${value}`).join(', ')}, ${otherwise})`,
   firstOf: (parts) => `coalesce(${parts.map((p) => `nullIf(${p}, '')`).join(', ')}, '')`,
 };
+
+/** One per-event expression as the tiles' HogQL reads it, for other queries over the same events. */
+export function renderHogQLExpr(e: Expr): string {
+  return renderExpr(e, EXPR);
+}
 
 const QUERY: QueryDialect = {
   ratio: (a, b) => `(${a}) / nullIf(${b}, 0)`,

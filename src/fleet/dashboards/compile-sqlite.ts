@@ -76,7 +76,7 @@ function groupsFromEvents(plan: TilePlan): string {
   return `SELECT ${columns.join(', ')} FROM (${rows}) GROUP BY xk, series`;
 }
 
-function tileTableName(tile: Tile): string {
+export function tileTableName(tile: Tile): string {
   return `dash_${tile.id.replace(/-/g, '_')}`;
 }
 

@@ -47,8 +47,14 @@ svg{display:block;max-width:100%;height:auto}
 .empty{background:#fff7ed;border:1px solid #fed7aa;border-radius:8px;padding:10px 14px;margin-bottom:16px;font-size:13px}
 code{font-size:12px;background:#f1f5f9;padding:1px 4px;border-radius:4px}`;
 
+/** Markup drawn under the tiles (the release review), with its own CSS; still no script and no external resource. */
+export interface PageSection {
+  html: string;
+  css: string;
+}
+
 /** The whole dashboard as one self-contained HTML page: inline SVG and CSS, no script, no external resource. */
-export function renderDashboardPage(results: readonly TileResult[], meta: { events: number; generatedAtMs: number }): string {
+export function renderDashboardPage(results: readonly TileResult[], meta: { events: number; generatedAtMs: number; below?: PageSection }): string {
   const tiles = results
     .map((r, i) => {
       const line = headline(r);
@@ -67,9 +73,9 @@ export function renderDashboardPage(results: readonly TileResult[], meta: { even
       ? '<div class="empty">No events yet. Point a worker here (<code>MEMTRACE_POSTHOG_HOST=&lt;this address&gt; MEMTRACE_POSTHOG_KEY=local</code>) or fill it with a simulated fleet: <code>memtrace collector --simulate</code>.</div>'
       : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>memtrace fleet dashboard</title><style>${STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>memtrace fleet dashboard</title><style>${STYLE}${meta.below?.css ?? ''}</style></head>
 <body><header><h1>memtrace fleet dashboard</h1><div class="meta">${meta.events.toLocaleString('en-US')} events in the local collector · computed ${esc(new Date(meta.generatedAtMs).toISOString().replace('T', ' ').slice(0, 19))} UTC · the same tile definitions run in PostHog as HogQL (<code>memtrace dashboards export</code>)</div></header>
 ${empty}<div class="grid">
 ${tiles}
-</div></body></html>`;
+</div>${meta.below ? `\n${meta.below.html}` : ''}</body></html>`;
 }

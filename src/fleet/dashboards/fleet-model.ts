@@ -68,9 +68,18 @@ export const MEMTRACE_VERSIONS = ['0.1.0', '0.2.0'] as const;
 export const TYPE_MIX: Readonly<Record<string, number>> = { discovery: 0.27, change: 0.2, bugfix: 0.18, feature: 0.12, refactor: 0.08, decision: 0.08, security: 0.03, other: 0.04 };
 export const LOOSE_TYPE_MIX: Readonly<Record<string, number>> = { discovery: 0.2, change: 0.15, bugfix: 0.12, feature: 0.1, refactor: 0.05, decision: 0.05, security: 0.01, other: 0.32 };
 
+/** Entries and total per weights object: the simulator draws from the same few mixes millions of times. */
+const prepared = new WeakMap<object, { entries: Array<[string, number]>; total: number }>();
+
 export function pickWeighted<T extends string>(random: Random, weights: Readonly<Record<T, number>>): T {
-  const entries = Object.entries(weights) as Array<[T, number]>;
-  let r = random() * entries.reduce((n, [, w]) => n + w, 0);
+  let p = prepared.get(weights);
+  if (p === undefined) {
+    const entries = Object.entries(weights) as Array<[string, number]>;
+    p = { entries, total: entries.reduce((n, [, w]) => n + w, 0) };
+    prepared.set(weights, p);
+  }
+  const entries = p.entries as Array<[T, number]>;
+  let r = random() * p.total;
   for (const [value, w] of entries) {
     r -= w;
     if (r < 0) return value;

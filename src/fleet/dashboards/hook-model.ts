@@ -42,9 +42,11 @@ function counters(random: Random, median: number, calls: number): Record<string,
 /**
  * The hook_rollup events of one session on a memtrace install: one per 5-minute window for
  * post_tool_use (one call per tool use), and one each for session_start, user_prompt_submit and stop.
+ * `msFactor` scales every call's duration (an injected effect on hook cost).
  */
-export function sessionHookWindows(random: Random, version: string, startMs: number, endMs: number, toolCalls: number): HookWindow[] {
-  const median = MEDIAN_MS[version] ?? MEDIAN_MS['0.2.0']!;
+export function sessionHookWindows(random: Random, version: string, startMs: number, endMs: number, toolCalls: number, msFactor = 1): HookWindow[] {
+  // A release not listed is a later one: it forwards like 0.2.x.
+  const median = (MEDIAN_MS[version] ?? MEDIAN_MS['0.2.0']!) * msFactor;
   const installMode = version.startsWith('0.1.') ? 'settings' : random() < 0.7 ? 'plugin' : 'settings';
   const windowOf = (ms: number) => Math.floor(ms / WINDOW_MS) * WINDOW_MS;
   const out: HookWindow[] = [];

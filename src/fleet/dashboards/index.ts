@@ -1,12 +1,14 @@
-export { TILES, HOOK_BUCKETS, REDACTION_KINDS, redactionMeasure, VERSION_NOISE_FLOOR } from './tiles.js';
-export type { Tile, ChartKind } from './tile-ir.js';
+export { TILES, ROLLUP, HOOK_BUCKETS, REDACTION_KINDS, redactionMeasure, VERSION_NOISE_FLOOR } from './tiles.js';
+export type { Tile, Expr, ChartKind } from './tile-ir.js';
 export { planTile } from './tile-plan.js';
 export { compileHogQL } from './compile-hogql.js';
+export { compileSQLite } from './compile-sqlite.js';
 export { openTileSums, queryTilesDirect } from './tile-store.js';
 export type { TileResult } from './tile-result.js';
 export { renderChart } from './chart-svg.js';
-export { simulateFleet, generateFleet, fleetCurves, mondayOf } from './simulator.js';
+export { simulateFleet, generateFleet, fleetCurves, DEFAULT_FLEET, releaseWeek, mondayOf, type FleetOptions } from './simulator.js';
+export { parseEffect, releasesFor, SIMULATED_EFFECT_MEASURES, type SimulatedEffect } from './fleet-effects.js';
 export { MODELS, LEGACY_VERSIONS, MEMTRACE_VERSIONS, adoptedShare } from './fleet-model.js';
 export { seededRandom } from './prng.js';
 export { exportDashboard } from './posthog-export.js';
-export { pushDashboards } from './posthog-push.js';
+export { pushDashboards, PostHogApiError } from './posthog-push.js';

@@ -1,5 +1,5 @@
 import type { Random } from './prng.js';
-import { MEMORY_VIA } from './tiles.js';
+import { SEARCH_LATENCY_BUCKETS, searchLatencyBucket, type MemoryAccessVia } from '../../telemetry/index.js';
 
 /**
  * How a simulated install uses memory search on a release that has it: a quarter of installs
@@ -9,11 +9,10 @@ import { MEMORY_VIA } from './tiles.js';
  */
 export interface MemoryProfile {
   searchesPerSession: number;
-  via: Readonly<Record<(typeof MEMORY_VIA)[number], number>>;
+  via: Readonly<Record<MemoryAccessVia, number>>;
 }
 
 const WINDOW_MS = 300_000;
-const BOUNDS = [5, 10, 25, 50, 100, 250, 1000] as const;
 
 export function memoryProfile(random: Random): MemoryProfile {
   const searchesPerSession = random() < 0.25 ? 0 : 0.5 + 3.5 * random();
@@ -34,8 +33,9 @@ export function sessionMemoryWindows(random: Random, profile: MemoryProfile, sta
   const byVia = new Map<string, number>();
   for (let i = 0; i < searches; i += 1) {
     let r = random();
+    // Faces are drawn in the profile's own order (mcp first), which the seeds' fleets were made with.
     const via =
-      MEMORY_VIA.find((v) => {
+      (Object.keys(profile.via) as MemoryAccessVia[]).find((v) => {
         r -= profile.via[v];
         return r < 0;
       }) ?? 'mcp';
@@ -44,13 +44,11 @@ export function sessionMemoryWindows(random: Random, profile: MemoryProfile, sta
   const windowStart = Math.floor(startMs / WINDOW_MS) * WINDOW_MS;
   return [...byVia].map(([via, count]) => {
     const c: Record<string, number> = { searches: count, searches_empty: 0, search_total_ms: 0, results_returned: 0, observations_fetched: 0 };
-    for (const b of BOUNDS) c[`search_ms_le_${b}`] = 0;
-    c.search_ms_gt_1000 = 0;
+    for (const b of SEARCH_LATENCY_BUCKETS) c[b] = 0;
     for (let i = 0; i < count; i += 1) {
       const ms = latencyMs(random);
       c.search_total_ms! += ms;
-      const bound = BOUNDS.find((b) => ms <= b);
-      c[bound === undefined ? 'search_ms_gt_1000' : `search_ms_le_${bound}`]! += 1;
+      c[searchLatencyBucket(ms)]! += 1;
       const empty = random() < 0.12;
       if (empty) c.searches_empty! += 1;
       const results = empty ? 0 : 1 + Math.floor(random() * 10);

@@ -20,7 +20,7 @@ export interface PushResult {
 }
 
 /** A refusal or failure from the PostHog API, with what to do about it. */
-class PostHogApiError extends Error {
+export class PostHogApiError extends Error {
   constructor(
     message: string,
     readonly status: number | null,

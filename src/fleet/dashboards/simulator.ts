@@ -1,5 +1,6 @@
 import type { CollectedEvent } from '../collector/collected-event.js';
 import { LEGACY_VERSIONS, LOOSE_TYPE_MIX, MEMTRACE_VERSIONS, MODELS, pickWeighted, TYPE_MIX, turnCostUsd, turnTokens, upgradeWeek, type AdoptionCurve, type ModelProfile } from './fleet-model.js';
+import { effectFactors, NO_EFFECT, type EffectFactors, type SimulatedEffect } from './fleet-effects.js';
 import { sessionAgentTime } from './agent-time-model.js';
 import { sessionHookWindows } from './hook-model.js';
 import { memoryProfile, sessionMemoryWindows } from './memory-model.js';
@@ -14,13 +15,16 @@ import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, 
  * second curve once it is released. On memtrace an install sends per session one
  * `observer_turn_rollup`, one `context_injected_rollup`, its `hook_rollup` windows and, from 0.2.0
  * on, its `agent_time_rollup`, a `redaction_rollup` when its tool calls held secrets and its
- * `memory_access_rollup` windows (the latest release stands for the one with memory search), the
- * new ones drawn from random streams of their own so every other event stays as it was. What the
- * legacy classifier killed, memtrace drops as prose and carries on: no poisoned slice.
+ * `memory_access_rollup` windows (0.2.0 stands for the release with memory search; later releases
+ * keep all of these), the new ones drawn from random streams of their own so every other event
+ * stays as it was. What the legacy classifier killed, memtrace drops as prose and carries on: no
+ * poisoned slice.
  * Each install runs one agent host. Gemini CLI and Codex installs start with the second memtrace
  * release (the first with their adapters), whose rollups name the `platform`; the legacy fleet and
  * the first release ran on Claude Code only, and their rollups do not name it.
  * The last simulated week is the week of `nowMs`, and nothing is dated after `nowMs`.
+ * `releases` adds later memtrace releases, each shipping later in the span; `effects` moves one
+ * measure on one version by a known factor, for checking the release review against the truth.
  */
 export interface FleetOptions {
   seed?: number;
@@ -32,16 +36,26 @@ export interface FleetOptions {
   sessionsPerWeek?: number;
   /** Mean observer turns per session. */
   turnsPerSession?: number;
+  /** memtrace's releases in order (default 0.1.0, 0.2.0). */
+  releases?: readonly string[];
+  effects?: readonly SimulatedEffect[];
+  /**
+   * Build only these events. The others are still drawn, so the events built are exactly those
+   * of the whole fleet; a caller that reads one kind skips building the rest.
+   */
+  events?: readonly string[];
 }
 
 /** `nowMs` defaults to a fixed instant only so that a call without a clock stays reproducible. */
-const DEFAULT_FLEET = { seed: 42, installs: 150, weeks: 12, nowMs: Date.UTC(2026, 7, 19, 12), sessionsPerWeek: 3, turnsPerSession: 12 } as const;
+export const DEFAULT_FLEET = { seed: 42, installs: 150, weeks: 12, nowMs: Date.UTC(2026, 7, 19, 12), sessionsPerWeek: 3, turnsPerSession: 12 } as const;
 
 const HOUR_MS = 3_600_000;
 const WEEK_MS = 7 * 24 * HOUR_MS;
 /** 1970-01-05 was a Monday. */
 const MONDAY_MS = 4 * 24 * HOUR_MS;
 const TRANSIENT = ['rate_limit', 'overloaded', 'transport'] as const;
+const OS_MIX = { linux: 0.45, darwin: 0.45, win32: 0.1 } as const;
+const LEGACY_INVALID_MIX = { prose: 0.45, idle: 0.4, xml: 0.15 } as const;
 /** Share of installs per agent host. */
 const HOST_MIX = { 'claude-code': 0.8, 'gemini-cli': 0.1, codex: 0.1 } as const;
 /** Hosts are drawn from their own stream, so adding them left every other draw of a seed as it was. */
@@ -49,14 +63,30 @@ const HOST_STREAM = 0x5eed;
 
 export const mondayOf = (ms: number) => Math.floor((ms - MONDAY_MS) / WEEK_MS) * WEEK_MS + MONDAY_MS;
 
+/** The week memtrace's k-th later release ships (k = 1 for 0.2.0): at 60 %, 80 %, 90 %, … of the span. */
+export function releaseWeek(weeks: number, k: number): number {
+  return Math.floor(weeks * (1 - 0.4 / 2 ** (k - 1)));
+}
+
+/** A later release spreads faster than the first move off the legacy releases. */
+const laterRelease = (weeks: number, k: number): AdoptionCurve => ({ midWeek: releaseWeek(weeks, k) + 1.5, spreadWeeks: 1 });
+
 /** Legacy installs move to memtrace over the middle of the span; 0.2.0 ships at 60 % and spreads faster. */
 export function fleetCurves(weeks: number): { memtrace: AdoptionCurve; secondRelease: number; second: AdoptionCurve } {
-  const secondRelease = Math.floor(weeks * 0.6);
-  return { memtrace: { midWeek: weeks * 0.45, spreadWeeks: weeks / 10 }, secondRelease, second: { midWeek: secondRelease + 1.5, spreadWeeks: 1 } };
+  return { memtrace: { midWeek: weeks * 0.45, spreadWeeks: weeks / 10 }, secondRelease: releaseWeek(weeks, 1), second: laterRelease(weeks, 1) };
+}
+
+const HEX = '0123456789abcdef';
+
+/** 32 bits as 8 hex digits; written out because Number#toString(16) is the simulator's slowest step. */
+function hex8(n: number): string {
+  let out = '';
+  for (let shift = 28; shift >= 0; shift -= 4) out += HEX[(n >>> shift) & 15];
+  return out;
 }
 
 function uuidFrom(random: Random): string {
-  const word = () => Math.floor(random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  const word = () => hex8(Math.floor(random() * 0x1_0000_0000));
   const [a, b, c, d] = [word(), word(), word(), word()];
   return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${'89ab'[Math.floor(random() * 4)]}${c.slice(1, 4)}-${c.slice(4, 8)}${d}`;
 }
@@ -72,17 +102,33 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const memoryRandom = seededRandom(o.seed * 7919 + 17);
   const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
   const curves = fleetCurves(o.weeks);
+  const releases = o.releases ?? MEMTRACE_VERSIONS;
+  if (releases.length === 0) throw new RangeError('a simulated fleet needs at least one memtrace release');
+  const effects = o.effects ?? [];
+  const factors = new Map<string, EffectFactors>();
+  const factorsOf = (version: string) => {
+    let f = factors.get(version);
+    if (f === undefined) {
+      f = effects.length === 0 ? NO_EFFECT : effectFactors(effects, version);
+      factors.set(version, f);
+    }
+    return f;
+  };
+  const wanted = o.events === undefined ? null : new Set(o.events);
+  const builds = (event: string) => wanted === null || wanted.has(event);
   const weights = Object.fromEntries(MODELS.map((m) => [m.id, m.weight]));
   for (let i = 0; i < o.installs; i += 1) {
     const distinctId = uuid();
     const host = pickWeighted(hostRandom, HOST_MIX);
     const modelId = pickWeighted(random, weights);
     const model = MODELS.find((m) => m.id === modelId)!;
-    const toMemtrace = upgradeWeek(curves.memtrace, random);
-    const toSecond = Math.max(toMemtrace, upgradeWeek(curves.second, random));
+    // upgrades[k]: the week this install moves to releases[k].
+    const upgrades = [upgradeWeek(curves.memtrace, random)];
+    for (let k = 1; k < releases.length; k += 1) upgrades.push(Math.max(upgrades[k - 1]!, upgradeWeek(laterRelease(o.weeks, k), random)));
+    const toMemtrace = upgrades[0]!;
     const legacyVersion = random() < 0.35 ? LEGACY_VERSIONS[0] : LEGACY_VERSIONS[1];
     const activity = 0.3 + 1.7 * random();
-    const base = { os: pickWeighted(random, { linux: 0.45, darwin: 0.45, win32: 0.1 }), arch: random() < 0.6 ? 'arm64' : 'x64', node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0', is_ci: random() < 0.03 };
+    const base = { os: pickWeighted(random, OS_MIX), arch: random() < 0.6 ? 'arm64' : 'x64', node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0', is_ci: random() < 0.03 };
     // Some installs inject little memory per session, so injection can cost more than it saves.
     const injectedMean = random() < 0.08 ? 1.5 : 4 + 10 * random();
     const memory = memoryProfile(memoryRandom);
@@ -97,46 +143,69 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
         if (end + 600_000 > o.nowMs) continue; // not yet happened
         // Upgrades happen during a week, so a session's version follows its own instant on the curve.
         const at = week + weekAt;
-        const version = at < toMemtrace ? legacyVersion : at < toSecond ? MEMTRACE_VERSIONS[0] : MEMTRACE_VERSIONS[1];
+        let release = 0;
+        while (release + 1 < releases.length && at >= upgrades[release + 1]!) release += 1;
+        const onMemtrace = at >= toMemtrace;
+        const version = onMemtrace ? releases[release]! : legacyVersion;
+        // The second release brought the other hosts' adapters, agent time and redaction; memory search came with MEMTRACE_VERSIONS' last.
+        const laterMemtrace = onMemtrace && release >= 1;
+        const withMemorySearch = onMemtrace && release >= MEMTRACE_VERSIONS.length - 1;
+        const effect = factorsOf(version);
         const versionProps = version === '13.5.2' ? { $app_version: version } : { app_version: version };
-        const platform = version === MEMTRACE_VERSIONS[1] ? { platform: host } : {};
+        const platform = laterMemtrace ? { platform: host } : {};
         const injectedTokens = 450 + injected * 70;
-        const savedTokens = injected * Math.round(700 + 900 * random()) - injectedTokens;
+        const rawSaved = injected * Math.round(700 + 900 * random()) - injectedTokens;
+        const savedTokens = effect.saved === 1 ? rawSaved : Math.round(rawSaved * effect.saved);
+        // Ids and values are drawn in the same order whether or not an event is built.
         const events: CollectedEvent[] = [];
-        if (at < toMemtrace) {
-          const context = { ...base, ...versionProps, observations_injected: injected, tokens_injected: injectedTokens, tokens_saved_vs_naive: savedTokens };
-          events.push({ uuid: uuid(), event: LEGACY_CONTEXT, distinctId, timestamp: start, properties: context });
+        if (!onMemtrace) {
+          const contextId = uuid();
+          if (builds(LEGACY_CONTEXT)) {
+            const context = { ...base, ...versionProps, observations_injected: injected, tokens_injected: injectedTokens, tokens_saved_vs_naive: savedTokens };
+            events.push({ uuid: contextId, event: LEGACY_CONTEXT, distinctId, timestamp: start, properties: context });
+          }
           for (let t = 0; t < turns; t += 1) {
-            events.push({ uuid: uuid(), event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...legacyTurn(random, model) } });
+            const id = uuid();
+            const turn = legacyTurn(random, model, effect);
+            if (builds(LEGACY)) events.push({ uuid: id, event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...turn } });
           }
         } else {
-          events.push({ uuid: uuid(), event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...platform, ...rollup(random, model, turns), rollup_reason: random() < 0.93 ? 'session_end' : 'worker_shutdown', window_seq: 0, window_start_ts: start } });
-          events.push({
-            uuid: uuid(),
-            event: CONTEXT_ROLLUP,
-            distinctId,
-            timestamp: start + 300_000,
-            properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
-          });
-          for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()))) {
-            events.push({ uuid: uuid(), event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...platform, ...w.properties } });
+          const rollupId = uuid();
+          const counters = rollup(random, model, turns, effect);
+          const reason = random() < 0.93 ? 'session_end' : 'worker_shutdown';
+          if (builds(ROLLUP)) events.push({ uuid: rollupId, event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...platform, ...counters, rollup_reason: reason, window_seq: 0, window_start_ts: start } });
+          const contextId = uuid();
+          if (builds(CONTEXT_ROLLUP)) {
+            events.push({
+              uuid: contextId,
+              event: CONTEXT_ROLLUP,
+              distinctId,
+              timestamp: start + 300_000,
+              properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
+            });
+          }
+          for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()), effect.hookMs)) {
+            const id = uuid();
+            if (builds(HOOK_ROLLUP)) events.push({ uuid: id, event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...platform, ...w.properties } });
           }
         }
-        // Agent time and redaction ship after 0.1.0: only later releases count them.
-        if (version === MEMTRACE_VERSIONS[1]) {
+        if (laterMemtrace) {
           const share = sessionAgentTime(agentRandom, version, host, start, end);
-          events.push({ uuid: uuidFrom(agentRandom), event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } });
+          const shareId = uuidFrom(agentRandom);
+          if (builds(AGENT_TIME_ROLLUP)) events.push({ uuid: shareId, event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } });
           for (const w of sessionRedactionWindows(random, start, end)) {
-            events.push({ uuid: uuid(), event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+            const id = uuid();
+            if (builds(REDACTION_ROLLUP)) events.push({ uuid: id, event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
           }
         }
-        if (version === MEMTRACE_VERSIONS[MEMTRACE_VERSIONS.length - 1]) {
+        if (withMemorySearch) {
           for (const w of sessionMemoryWindows(memoryRandom, memory, start)) {
-            events.push({ uuid: uuidFrom(memoryRandom), event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+            const id = uuidFrom(memoryRandom);
+            if (builds(MEMORY_ROLLUP)) events.push({ uuid: id, event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
           }
         }
         // A session its host could not have run yet is drawn all the same, so the rest of the fleet stays as the seed made it.
-        if (host === 'claude-code' || version === MEMTRACE_VERSIONS[1]) yield* events;
+        if (host === 'claude-code' || laterMemtrace) yield* events;
       }
     }
   }
@@ -150,27 +219,37 @@ export function simulateFleet(options: FleetOptions = {}): CollectedEvent[] {
 /** Cost rounded to the micro-dollar, as the legacy events and the rollups report it. */
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
-function legacyTurn(random: Random, model: ModelProfile): Record<string, unknown> {
+/** A count scaled by `factor` with randomized rounding, so its mean scales exactly; no draw when unscaled. */
+function scaleCount(random: Random, n: number, factor: number): number {
+  if (factor === 1) return n;
+  const x = n * factor;
+  return Math.floor(x) + (random() < x - Math.floor(x) ? 1 : 0);
+}
+
+function legacyTurn(random: Random, model: ModelProfile, effect: EffectFactors): Record<string, unknown> {
   const r = random();
-  const p = model.poisonedShare;
+  const p = model.poisonedShare * effect.poisoned;
+  const invalid = p + 0.06 * effect.dropped;
   if (r < p) return { outcome: 'aborted', abort_reason: 'poisoned', invalid_output_class: 'poisoned' };
-  if (r < p + 0.06) return { outcome: 'invalid_output', invalid_output_class: pickWeighted(random, { prose: 0.45, idle: 0.4, xml: 0.15 }) };
-  if (r < p + 0.09) return { outcome: 'aborted', abort_reason: random() < 0.9 ? TRANSIENT[Math.floor(random() * TRANSIENT.length)] : random() < 0.5 ? 'quota' : 'auth' };
-  const observations = Math.floor(random() * 3.2);
+  if (r < invalid) return { outcome: 'invalid_output', invalid_output_class: pickWeighted(random, LEGACY_INVALID_MIX) };
+  if (r < invalid + 0.03) return { outcome: 'aborted', abort_reason: random() < 0.9 ? TRANSIENT[Math.floor(random() * TRANSIENT.length)] : random() < 0.5 ? 'quota' : 'auth' };
+  const observations = scaleCount(random, Math.floor(random() * 3.2), effect.observations);
   const tokens = turnTokens(random);
   // About one turn in twenty had no usage reported: its cost is unknown, so it is left out.
-  const cost = random() < 0.05 ? {} : { cost_usd: usd(turnCostUsd(model, tokens.input, tokens.output)) };
+  const cost = random() < 0.05 ? {} : { cost_usd: usd(turnCostUsd(model, tokens.input, tokens.output) * effect.cost) };
   return { outcome: 'ok', invalid_output_class: 'xml', observations_created: observations, ...cost };
 }
 
-function rollup(random: Random, model: ModelProfile, turns: number): Record<string, unknown> {
+function rollup(random: Random, model: ModelProfile, turns: number, effect: EffectFactors): Record<string, unknown> {
   const c: Record<string, number> = { count: turns, turns_parsed: 0, turns_dropped: 0, invalid_class_idle: 0, invalid_class_prose: 0, invalid_class_malformed_xml: 0, outcomes_ok: 0, outcomes_error: 0, outcomes_aborted: 0 };
   for (const reason of ABORT_REASONS) c[`abort_reason_${reason}`] = 0;
   for (const type of OBSERVATION_TYPES) c[`obs_type_${type}`] = 0;
   const bump = (key: string, by = 1) => {
     c[key] = (c[key] ?? 0) + by;
   };
-  const p = model.poisonedShare;
+  // The closure-phrase replies the legacy classifier called poisoned are dropped here, with idle and malformed ones.
+  const droppedAsProse = (model.poisonedShare + 0.03) * effect.dropped;
+  const dropped = (model.poisonedShare + 0.055) * effect.dropped;
   let observations = 0;
   let cost = 0;
   let unknownUsage = 0;
@@ -178,27 +257,27 @@ function rollup(random: Random, model: ModelProfile, turns: number): Record<stri
   let tokensOut = 0;
   for (let t = 0; t < turns; t += 1) {
     const r = random();
-    if (r < p + 0.03) {
-      // The closure-phrase replies the legacy classifier called poisoned: dropped as prose, session goes on.
+    if (r < droppedAsProse) {
+      // Dropped as prose, and the session goes on.
       bump('turns_dropped');
       bump('invalid_class_prose');
       bump('outcomes_ok');
-    } else if (r < p + 0.055) {
+    } else if (r < dropped) {
       bump('turns_dropped');
       bump(random() < 0.85 ? 'invalid_class_idle' : 'invalid_class_malformed_xml');
       bump('outcomes_ok');
-    } else if (r < p + 0.08) {
+    } else if (r < dropped + 0.025) {
       bump('outcomes_error');
       bump(`abort_reason_${TRANSIENT[Math.floor(random() * TRANSIENT.length)]}`);
       continue;
-    } else if (r < p + 0.085) {
+    } else if (r < dropped + 0.03) {
       bump('outcomes_aborted');
       bump(random() < 0.7 ? 'abort_reason_idle' : 'abort_reason_shutdown');
       continue;
     } else {
       bump('turns_parsed');
       bump('outcomes_ok');
-      const n = Math.floor(random() * 3.2);
+      const n = scaleCount(random, Math.floor(random() * 3.2), effect.observations);
       observations += n;
       for (let k = 0; k < n; k += 1) bump(`obs_type_${pickWeighted(random, model.followsTypes ? TYPE_MIX : LOOSE_TYPE_MIX)}`);
     }
@@ -207,7 +286,7 @@ function rollup(random: Random, model: ModelProfile, turns: number): Record<stri
       const tokens = turnTokens(random);
       tokensIn += tokens.input;
       tokensOut += tokens.output;
-      cost += turnCostUsd(model, tokens.input, tokens.output);
+      cost += turnCostUsd(model, tokens.input, tokens.output) * effect.cost;
     }
   }
   const known = turns - c.outcomes_error! - c.outcomes_aborted! - unknownUsage;

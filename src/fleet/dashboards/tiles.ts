@@ -1,5 +1,14 @@
-import { AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from '../../telemetry/index.js';
-import { SECRET_KINDS } from '../../memory/redaction/kinds.js';
+import {
+  ABORT_REASONS,
+  AGENT_SHARE_BOUNDS_PCT,
+  AGENT_SHARE_BUCKETS,
+  HOOK_DURATION_BOUNDS_MS,
+  HOOK_DURATION_BUCKETS,
+  INVALID_CLASSES,
+  MEMORY_ACCESS_VIA,
+  OBSERVATION_TYPES,
+  REDACTION_KINDS,
+} from '../../telemetry/index.js';
 import { add, anyOf, atLeast, byEvent, eq, firstOf, has, installs, lit, mul, not, num, product, quantile, ratio, scale, str, sum, text, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
 
 /** memtrace's rollups (docs/interfaces.md#event-names) and the legacy fleet's per-occurrence events. */
@@ -14,11 +23,11 @@ export const AGENT_TIME_ROLLUP = 'agent_time_rollup';
 /** Secrets replaced before the first write, per window, edge and kind (docs/secrets-and-retention.md). */
 export const REDACTION_ROLLUP = 'redaction_rollup';
 /** The redactor's closed list of kinds; the rollup carries one counter per kind. */
-export const REDACTION_KINDS = SECRET_KINDS;
+export { REDACTION_KINDS };
 /** Searches and other uses of the memory per window and face (docs/memory.md#telemetry-memory_access_rollup). */
 export const MEMORY_ROLLUP = 'memory_access_rollup';
 /** The faces a memory search comes through. */
-export const MEMORY_VIA = ['mcp', 'cli', 'viewer'] as const;
+const MEMORY_VIA = MEMORY_ACCESS_VIA;
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -26,24 +35,19 @@ export const MEMORY_VIA = ['mcp', 'cli', 'viewer'] as const;
  */
 export const VERSION_NOISE_FLOOR = 0.1;
 /** The exclusive duration buckets of `hook_rollup` (ms upper bounds; the last is open). */
-export const HOOK_BUCKETS = [
-  { key: 'ms_le_50', upTo: 50 },
-  { key: 'ms_le_100', upTo: 100 },
-  { key: 'ms_le_250', upTo: 250 },
-  { key: 'ms_le_500', upTo: 500 },
-  { key: 'ms_le_1000', upTo: 1000 },
-  { key: 'ms_le_2500', upTo: 2500 },
-  { key: 'ms_gt_2500', upTo: null },
-] as const;
+export const HOOK_BUCKETS = HOOK_DURATION_BUCKETS.map((key, i) => ({ key, upTo: HOOK_DURATION_BOUNDS_MS[i] ?? null }));
 
-export const ABORT_REASONS = ['quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request', 'idle', 'shutdown'] as const;
-export const OBSERVATION_TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security', 'other'] as const;
+/** The vocabularies the rollups count by, as the telemetry schema defines them (never copied here). */
+export { ABORT_REASONS,  OBSERVATION_TYPES };
 
 /** Every observer turn counts once: a rollup carries `count` turns, a legacy event is one turn. */
 const turns: Expr = byEvent({ [ROLLUP]: num('count'), [LEGACY]: lit(1) });
 /** Legacy turns killed as poisoned. memtrace never emits the value, so its rows add 0. */
 const poisoned: Expr = byEvent({ [LEGACY]: anyOf(eq(str('abort_reason'), 'poisoned'), eq(str('invalid_output_class'), 'poisoned')) });
 const legacyAbortedOther: Expr = mul(eq(str('outcome'), 'aborted'), not(anyOf(...[...ABORT_REASONS, 'poisoned'].map((r) => eq(str('abort_reason'), r)))));
+/** A legacy event of a dropped-reply class; the legacy fleet called malformed XML "xml". */
+const legacyInvalidClass = (c: (typeof INVALID_CLASSES)[number]): Expr =>
+  c === 'malformed_xml' ? mul(eq(str('outcome'), 'invalid_output'), eq(str('invalid_output_class'), 'xml')) : eq(str('invalid_output_class'), c);
 const cost: Expr = byEvent({ [ROLLUP]: num('total_cost_usd'), [LEGACY]: num('cost_usd') });
 /** Observations whose cost is known: absent cost is unknown, not free, so those stay out of the ratio. */
 const costedObservations: Expr = byEvent({
@@ -53,6 +57,7 @@ const costedObservations: Expr = byEvent({
 const observationsByType = add(...OBSERVATION_TYPES.map((t) => num(`obs_type_${t}`)));
 const injected: Expr = byEvent({ [CONTEXT_ROLLUP]: num('total_observations_injected'), [LEGACY_CONTEXT]: num('observations_injected') });
 const tokensSaved: Expr = byEvent({ [CONTEXT_ROLLUP]: num('total_tokens_saved_vs_naive'), [LEGACY_CONTEXT]: num('tokens_saved_vs_naive') });
+const injections: Expr = byEvent({ [CONTEXT_ROLLUP]: num('count'), [LEGACY_CONTEXT]: lit(1) });
 
 const model: Dimension = { expr: byEvent({ [ROLLUP]: str('top_model'), [LEGACY]: str('model') }), label: 'model' };
 const appVersion: Dimension = { expr: firstOf(str('app_version'), str('$app_version')), label: 'app_version' };
@@ -96,12 +101,7 @@ export const TILES: readonly Tile[] = [
     events: [ROLLUP, LEGACY],
     x: 'week',
     measures: [
-      { name: 'idle', agg: sum(byEvent({ [ROLLUP]: num('invalid_class_idle'), [LEGACY]: eq(str('invalid_output_class'), 'idle') })) },
-      { name: 'prose', agg: sum(byEvent({ [ROLLUP]: num('invalid_class_prose'), [LEGACY]: eq(str('invalid_output_class'), 'prose') })) },
-      {
-        name: 'malformed_xml',
-        agg: sum(byEvent({ [ROLLUP]: num('invalid_class_malformed_xml'), [LEGACY]: mul(eq(str('outcome'), 'invalid_output'), eq(str('invalid_output_class'), 'xml')) })),
-      },
+      ...INVALID_CLASSES.map((c) => ({ name: c, agg: sum(byEvent({ [ROLLUP]: num(`invalid_class_${c}`), [LEGACY]: legacyInvalidClass(c) })) })),
       { name: 'poisoned', agg: sum(byEvent({ [LEGACY]: eq(str('invalid_output_class'), 'poisoned') })) },
     ],
   },
@@ -186,7 +186,7 @@ export const TILES: readonly Tile[] = [
     x: 'install',
     measures: [
       { name: 'tokens_saved', agg: sum(tokensSaved) },
-      { name: 'injections', agg: sum(byEvent({ [CONTEXT_ROLLUP]: num('count'), [LEGACY_CONTEXT]: lit(1) })) },
+      { name: 'injections', agg: sum(injections) },
     ],
     plot: ['tokens_saved'],
     order: { by: 'tokens_saved', desc: true },
@@ -285,3 +285,9 @@ export const TILES: readonly Tile[] = [
     order: { by: 'searches', desc: true },
   },
 ];
+
+/**
+ * The per-event expressions the tiles are built from, for other readers of the same events (the
+ * release review): one reading of "a turn", "its cost" or "its version" for every view of the fleet.
+ */
+export const FLEET_EXPRESSIONS = { turns, poisoned, cost, costedObservations, tokensSaved, injections, postToolUse, appVersion } as const;

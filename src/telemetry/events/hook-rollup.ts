@@ -10,7 +10,7 @@ export const HOOK_INSTALL_MODES = ['plugin', 'settings', 'unknown'] as const;
  * Exclusive duration buckets (upper bounds in ms; the last is open). Buckets, unlike
  * percentiles, add up across windows and installs.
  */
-const HOOK_DURATION_BOUNDS_MS = [50, 100, 250, 500, 1000, 2500] as const;
+export const HOOK_DURATION_BOUNDS_MS = [50, 100, 250, 500, 1000, 2500] as const;
 export const HOOK_DURATION_BUCKETS = [...HOOK_DURATION_BOUNDS_MS.map((b) => `ms_le_${b}` as const), 'ms_gt_2500'] as const;
 export type HookDurationBucket = (typeof HOOK_DURATION_BUCKETS)[number];
 

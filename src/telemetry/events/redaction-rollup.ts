@@ -6,6 +6,9 @@ import { count, windowStart, type EventSpec } from '../field-types.js';
  * (mining, or the summary queued at session end), an imported file, or the guard in front of the
  * observer LLM (which should never find one: a count there means an edge above missed it).
  */
+/** The kinds the rollup counts, one counter each: the redactor's closed list. */
+export const REDACTION_KINDS = SECRET_KINDS;
+
 export const REDACTION_EDGES = ['hook_api', 'transcript', 'import', 'observer_guard'] as const;
 export type RedactionEdge = (typeof REDACTION_EDGES)[number];
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollector, type RunningCollector } from '../../../src/fleet/collector/index.js';
 import { chartData } from '../../../src/fleet/dashboards/chart-svg.js';
 import { queryTilesDirect, simulateFleet, TILES, type ChartKind } from '../../../src/fleet/dashboards/index.js';
+import { REVIEW_MEASURES } from '../../../src/fleet/review/index.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -82,5 +83,30 @@ maybe('dashboard in headless Chromium', () => {
     await page.screenshot({ path: 'test-artifacts/dashboard.png', fullPage: true });
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
+  }, 60_000);
+
+  it('draws the release review of the two newest versions under the tiles, each interval where its verdict says', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1800 } });
+    await page.goto(`${collector.url}/dashboard`);
+    const review = page.locator('section.review');
+    expect(await review.getAttribute('data-baseline')).toBe('0.1.0');
+    expect(await review.getAttribute('data-candidate')).toBe('0.2.0');
+    // Below every tile.
+    const lastTile = (await page.locator('section.tile').last().boundingBox())!;
+    expect((await review.boundingBox())!.y).toBeGreaterThanOrEqual(lastTile.y + lastTile.height);
+    expect(await review.locator('tbody tr').count()).toBe(REVIEW_MEASURES.length);
+    expect(await review.locator('tr[data-measure="hook_ms_per_call"] td.verdict').textContent()).toBe('better');
+    // The hook went from ~600 ms to ~70 ms: its whole interval is drawn left of the no-change line,
+    // and a measure the simulator does not move straddles it.
+    const zero = (await review.locator('svg line.zero').boundingBox())!;
+    const hook = (await review.locator('g.mark[data-measure="hook_ms_per_call"]').boundingBox())!;
+    expect(hook.x + hook.width).toBeLessThan(zero.x);
+    const straddling = await review.locator('g.mark[data-verdict="no_change"]').evaluateAll((marks) => marks.map((m) => m.getBoundingClientRect()).map((r) => [r.left, r.right]));
+    expect(straddling.length).toBeGreaterThan(0);
+    for (const [left, right] of straddling) {
+      expect(left).toBeLessThanOrEqual(zero.x + zero.width);
+      expect(right).toBeGreaterThanOrEqual(zero.x);
+    }
+    await review.screenshot({ path: 'test-artifacts/dashboard-review.png' });
   }, 60_000);
 });

@@ -1,0 +1,15 @@
+export { REVIEW_MEASURES } from './review-measures.js';
+export { REVIEW_SUMS_TILE } from './review-sums-tile.js';
+export { installSumsFromColumns, type InstallSums } from './install-sums.js';
+export { computeReview, reviewPairedSums, type Review } from './compute-review.js';
+export { pairInstalls, compareCodePoints } from './paired-sums.js';
+export { MIN_INSTALLS } from './verdict.js';
+export { minDetectableEffect } from './min-detectable.js';
+export { ratioOfSums } from './ratio-of-sums.js';
+export { tQuantile, Z_975, Z_80 } from './student-t.js';
+export { ReviewInputError, checkVersionPair } from './review-versions.js';
+export { runReview, reviewNewestPair, type ReviewSource } from './review-source.js';
+export { localReviewSource } from './local-review-source.js';
+export { postHogReviewSource } from './posthog-review-source.js';
+export { installSumsHogQL, versionsHogQL, DEFAULT_SINCE_WEEKS } from './review-hogql.js';
+export { reviewTable, reviewMarkdown } from './review-text.js';
