@@ -51,21 +51,39 @@ export async function run(): Promise<Record<string, unknown>> {
         if (variant === 'memtrace_cold') fs.rmSync(coldDir, { recursive: true, force: true });
         if (variant === 'memtrace_cold') {
           fs.mkdirSync(coldDir, { mode: 0o700 });
-          writeContextFile(coldDir, hooked, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# memtrace context\n- kept from the last run' } })}\n`);
+          writeContextFile(
+            coldDir,
+            hooked,
+            `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# memtrace context\n- kept from the last run' } })}\n`,
+          );
         }
-        const env: Record<string, string> = variant === 'no_hooks' ? {} : { MEMTRACE_DATA_DIR: variant === 'memtrace_cold' ? coldDir : dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' };
+        const env: Record<string, string> =
+          variant === 'no_hooks'
+            ? {}
+            : { MEMTRACE_DATA_DIR: variant === 'memtrace_cold' ? coldDir : dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' };
         samples[variant].push(await once(variant === 'no_hooks' ? bare : variant === 'memtrace_hooks_only' ? hooksOnly : hooked, env, temp.dir));
         if (variant === 'memtrace_cold') await stopStartedWorker(coldDir);
       }
     }
     const health = (await (await fetch(`${worker.url}/health`)).json()) as { hooks: Record<string, number> };
-    const med = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50));
+    const med = (xs: number[]) =>
+      Math.round(
+        percentile(
+          [...xs].sort((a, b) => a - b),
+          50,
+        ),
+      );
     const base = med(samples.no_hooks);
     return {
       claude: claudeVersion(),
       session: '4 tool calls (Bash ok, Read, Edit, Bash exit 3) + final text, claude -p',
       runs: RUNS,
-      ...Object.fromEntries(VARIANTS.map((v) => [v, { runs_ms: samples[v].map(Math.round), median_ms: med(samples[v]), vs_no_hooks: Math.round((med(samples[v]) / base) * 100) / 100 }])),
+      ...Object.fromEntries(
+        VARIANTS.map((v) => [
+          v,
+          { runs_ms: samples[v].map(Math.round), median_ms: med(samples[v]), vs_no_hooks: Math.round((med(samples[v]) / base) * 100) / 100 },
+        ]),
+      ),
       target: 'memtrace ≤ 1.05 × no_hooks',
       worker_hooks: health.hooks,
     };
@@ -83,7 +101,8 @@ async function once(projectDir: string, env: Record<string, string>, tempDir: st
   const home = fs.mkdtempSync(path.join(tempDir, 'home-'));
   try {
     const result = await runClaudeCode({ projectDir, prompt: BASIC_PROMPT, apiUrl: fake.url, home, env, timeoutMs: 120_000 });
-    if (result.exitCode !== 0 || fake.remainingTurns() !== 0) throw new Error(`claude exited ${result.exitCode} with ${fake.remainingTurns()} turns left: ${result.stderr}`);
+    if (result.exitCode !== 0 || fake.remainingTurns() !== 0)
+      throw new Error(`claude exited ${result.exitCode} with ${fake.remainingTurns()} turns left: ${result.stderr}`);
     return result.wallMs;
   } finally {
     await fake.close();

@@ -18,7 +18,10 @@ const NOW_MS = Date.UTC(2026, 10, 18, 12);
  */
 export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
-  const sizes = (process.env.BENCH_COLLECTOR_SIZES ?? '1,10').split(',').map(Number).filter((n) => n > 0);
+  const sizes = (process.env.BENCH_COLLECTOR_SIZES ?? '1,10')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
   try {
     const out: Record<string, unknown> = { ingest: await ingest(path.join(temp.dir, 'ingest.db')), tiles: TILES.length };
     for (const millions of sizes) out[`tiles_${millions}m`] = tilesAt(path.join(temp.dir, `tiles-${millions}m.db`), millions * 1_000_000);
@@ -35,13 +38,19 @@ async function ingest(file: string): Promise<Record<string, unknown>> {
     const events = simulateFleet({ seed: 1, installs: 300, nowMs: NOW_MS }).slice(0, 60_000);
     const bodies: Buffer[] = [];
     for (let i = 0; i < events.length; i += 100) {
-      const batch = events.slice(i, i + 100).map((e) => ({ event: e.event, distinct_id: e.distinctId, uuid: e.uuid, timestamp: new Date(e.timestamp).toISOString(), properties: e.properties }));
+      const batch = events
+        .slice(i, i + 100)
+        .map((e) => ({ event: e.event, distinct_id: e.distinctId, uuid: e.uuid, timestamp: new Date(e.timestamp).toISOString(), properties: e.properties }));
       bodies.push(gzipSync(JSON.stringify({ api_key: 'bench', batch })));
     }
     const send = async () => {
       let stored = 0;
       for (const body of bodies) {
-        const res = await fetch(`${collector.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
+        const res = await fetch(`${collector.url}/batch/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          body,
+        });
         if (!res.ok) throw new Error(`collector answered ${res.status}`);
         stored += ((await res.json()) as { stored: number }).stored;
       }
@@ -54,7 +63,14 @@ async function ingest(file: string): Promise<Record<string, unknown>> {
     // Exactly once: the same batches again store nothing and move no tile.
     const resentStored = await send();
     const unchanged = JSON.stringify(collector.store.tiles.read().map((r) => r.rows)) === before;
-    return { events: stored, batch_size: 100, gzip: true, events_per_s: Math.round(stored / seconds), resent_stored: resentStored, tiles_unchanged_after_resend: unchanged };
+    return {
+      events: stored,
+      batch_size: 100,
+      gzip: true,
+      events_per_s: Math.round(stored / seconds),
+      resent_stored: resentStored,
+      tiles_unchanged_after_resend: unchanged,
+    };
   } finally {
     await collector.close();
   }

@@ -29,8 +29,26 @@ export async function run(): Promise<Record<string, unknown>> {
       store.sessions.init({ sessionId: `s-${project}`, project, nowMs: now - n * 60_000 });
       for (let i = n - 1; i >= 0; i -= 1) {
         store.observations.insert(
-          { type: TYPES[i % TYPES.length]!, title: `Observation ${i} about the login flow`, subtitle: 'what changed and why', narrative: 'n'.repeat(400), facts: ['fact one', 'fact two'], concepts: ['pattern'], files_read: [], files_modified: [`src/file${i % 50}.ts`] },
-          { sessionId: `s-${project}`, project, sourceMessageIds: [i], provider: 'anthropic', model: 'claude-haiku-4-5', promptVersion: 'obs-v1', discoveryTokens: 900, createdAt: now - i * 60_000 },
+          {
+            type: TYPES[i % TYPES.length]!,
+            title: `Observation ${i} about the login flow`,
+            subtitle: 'what changed and why',
+            narrative: 'n'.repeat(400),
+            facts: ['fact one', 'fact two'],
+            concepts: ['pattern'],
+            files_read: [],
+            files_modified: [`src/file${i % 50}.ts`],
+          },
+          {
+            sessionId: `s-${project}`,
+            project,
+            sourceMessageIds: [i],
+            provider: 'anthropic',
+            model: 'claude-haiku-4-5',
+            promptVersion: 'obs-v1',
+            discoveryTokens: 900,
+            createdAt: now - i * 60_000,
+          },
         );
       }
     });
@@ -60,7 +78,12 @@ export async function run(): Promise<Record<string, unknown>> {
         last = buildContext(query, { project: 'big-project', budgetTokens: 2_000, nowMs: now });
         samples.push(performance.now() - started);
       }
-      return { latency: summarize(samples), observations_injected: last.observationsInjected, summaries_injected: last.summariesInjected, tokens: last.tokensInjected };
+      return {
+        latency: summarize(samples),
+        observations_injected: last.observationsInjected,
+        summaries_injected: last.summariesInjected,
+        tokens: last.tokensInjected,
+      };
     };
 
     const planningFresh = timePlanning();
@@ -85,7 +108,9 @@ export async function run(): Promise<Record<string, unknown>> {
     const buildSeconds = (performance.now() - buildStarted) / 1000;
     await compaction.stop();
     const dag = store.db
-      .prepare("SELECT sum(kind = 'leaf') AS leaves, sum(kind = 'condensed') AS condensed, max(depth) AS max_depth, sum(condensed_into IS NULL) AS top FROM memory_summaries WHERE project = 'big-project'")
+      .prepare(
+        "SELECT sum(kind = 'leaf') AS leaves, sum(kind = 'condensed') AS condensed, max(depth) AS max_depth, sum(condensed_into IS NULL) AS top FROM memory_summaries WHERE project = 'big-project'",
+      )
       .get() as Record<string, number>;
 
     const planningSteady = timePlanning();

@@ -17,8 +17,26 @@ export async function run(): Promise<Record<string, unknown>> {
     const insert = store.db.transaction((count: number, project: string) => {
       for (let i = 0; i < count; i += 1) {
         store.observations.insert(
-          { type: TYPES[i % TYPES.length]!, title: `Observation ${i} about the login flow`, subtitle: 'what changed and why', narrative: 'n'.repeat(400), facts: ['fact one', 'fact two'], concepts: ['pattern'], files_read: [], files_modified: [`src/file${i % 50}.ts`] },
-          { sessionId: `s${i % 500}`, project, sourceMessageIds: [i], provider: 'anthropic', model: 'claude-haiku-4-5', promptVersion: 'obs-v1', discoveryTokens: 900, createdAt: now - i * 60_000 },
+          {
+            type: TYPES[i % TYPES.length]!,
+            title: `Observation ${i} about the login flow`,
+            subtitle: 'what changed and why',
+            narrative: 'n'.repeat(400),
+            facts: ['fact one', 'fact two'],
+            concepts: ['pattern'],
+            files_read: [],
+            files_modified: [`src/file${i % 50}.ts`],
+          },
+          {
+            sessionId: `s${i % 500}`,
+            project,
+            sourceMessageIds: [i],
+            provider: 'anthropic',
+            model: 'claude-haiku-4-5',
+            promptVersion: 'obs-v1',
+            discoveryTokens: 900,
+            createdAt: now - i * 60_000,
+          },
         );
       }
     });
@@ -35,7 +53,15 @@ export async function run(): Promise<Record<string, unknown>> {
       injected = buildContext(query, { project: 'big-project', budgetTokens: 2_000, nowMs: now }).observationsInjected;
       samples.push(performance.now() - started);
     }
-    return { observations_in_project: 100_000, other_rows: 20_000, seed_s: +seedSeconds.toFixed(1), budget_tokens: 2_000, observations_injected: injected, latency: summarize(samples), target_p95_ms: 25 };
+    return {
+      observations_in_project: 100_000,
+      other_rows: 20_000,
+      seed_s: +seedSeconds.toFixed(1),
+      budget_tokens: 2_000,
+      observations_injected: injected,
+      latency: summarize(samples),
+      target_p95_ms: 25,
+    };
   } finally {
     store.close();
     temp.cleanup();

@@ -1,6 +1,7 @@
 import { observationXml, seededRandom, summaryXml } from '../test/support/replies.js';
 
-const WORDS = 'the login test reads cookie before server sets session token redirect await promise handler cache layer retry backoff queue worker parser schema'.split(' ');
+const WORDS =
+  'the login test reads cookie before server sets session token redirect await promise handler cache layer retry backoff queue worker parser schema'.split(' ');
 const TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision'];
 
 /** Realistic observer replies: 1–3 observations of 0.5–3 KB (some with a summary), plus prose and empty replies. */

@@ -38,12 +38,21 @@ export async function run(): Promise<Record<string, unknown>> {
   fs.mkdirSync(project);
   const worker = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
   fs.mkdirSync(coldDir, { mode: 0o700 });
-  writeContextFile(coldDir, project, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: `# memtrace context\n${'- an observation worth remembering\n'.repeat(60)}` } })}\n`);
+  writeContextFile(
+    coldDir,
+    project,
+    `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: `# memtrace context\n${'- an observation worth remembering\n'.repeat(60)}` } })}\n`,
+  );
   const fixture = (file: string) => fs.readFileSync(path.join(ROOT, 'test/fixtures/claude-code/hooks', file), 'utf8').replaceAll('/home/user/project', project);
   const toolPayload = path.join(temp.dir, 'tool.json');
   const startPayload = path.join(temp.dir, 'start.json');
   fs.writeFileSync(startPayload, fixture('session-start.json'));
-  const env = { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir, ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}) };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: temp.dir,
+    MEMTRACE_DATA_DIR: dataDir,
+    ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+  };
   const node = process.execPath;
   const commands: Record<string, { command: string; stdin: string; env?: Record<string, string> }> = {
     node_e_0: { command: `"${node}" -e 0`, stdin: toolPayload },
@@ -64,11 +73,38 @@ export async function run(): Promise<Record<string, unknown>> {
       }
     }
     const health = (await (await fetch(`${worker.url}/health`)).json()) as { hooks: { accepted: number; rejected: number } };
-    const med = (xs: number[]) => Math.round(percentile([...xs].sort((x, y) => x - y), 50) * 10) / 10;
-    const p95 = (xs: number[]) => Math.round(percentile([...xs].sort((x, y) => x - y), 95) * 10) / 10;
-    const pairRatio = (a: Sample[], b: Sample[]) => Math.round(percentile(a.map((s, i) => s.wallMs / b[i]!.wallMs).sort((x, y) => x - y), 50) * 100) / 100;
+    const med = (xs: number[]) =>
+      Math.round(
+        percentile(
+          [...xs].sort((x, y) => x - y),
+          50,
+        ) * 10,
+      ) / 10;
+    const p95 = (xs: number[]) =>
+      Math.round(
+        percentile(
+          [...xs].sort((x, y) => x - y),
+          95,
+        ) * 10,
+      ) / 10;
+    const pairRatio = (a: Sample[], b: Sample[]) =>
+      Math.round(
+        percentile(
+          a.map((s, i) => s.wallMs / b[i]!.wallMs).sort((x, y) => x - y),
+          50,
+        ) * 100,
+      ) / 100;
     const figures = Object.fromEntries(
-      Object.entries(samples).map(([key, s]) => [key, { wall_p50_ms: med(s.map((x) => x.wallMs)), wall_p95_ms: p95(s.map((x) => x.wallMs)), cpu_p50_ms: med(s.map((x) => x.cpuMs)), vs_node_e_0: pairRatio(s, samples.node_e_0!), vs_curl: pairRatio(s, samples.curl_loopback!) }]),
+      Object.entries(samples).map(([key, s]) => [
+        key,
+        {
+          wall_p50_ms: med(s.map((x) => x.wallMs)),
+          wall_p95_ms: p95(s.map((x) => x.wallMs)),
+          cpu_p50_ms: med(s.map((x) => x.cpuMs)),
+          vs_node_e_0: pairRatio(s, samples.node_e_0!),
+          vs_curl: pairRatio(s, samples.curl_loopback!),
+        },
+      ]),
     );
     return {
       runs: RUNS,
@@ -88,7 +124,11 @@ export async function run(): Promise<Record<string, unknown>> {
 function timeOnce(command: string, stdinFile: string, env: Record<string, string>, cwd: string): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/bin/bash', ['-c', `${command} < "${stdinFile}" >/dev/null 2>"${stdinFile}.err"; times`], { env, cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('/bin/bash', ['-c', `${command} < "${stdinFile}" >/dev/null 2>"${stdinFile}.err"; times`], {
+      env,
+      cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.on('error', reject);

@@ -43,7 +43,10 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
   try {
     const port = String(new URL(worker.url).port);
     const env = { MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'), MEMTRACE_PORT: port, MEMTRACE_TELEMETRY: '0' };
-    const projects = Object.fromEntries(await Promise.all(VARIANTS.map(async (v) => [v, await project(host, temp.dir, v, env)] as const))) as Record<Variant, string>;
+    const projects = Object.fromEntries(await Promise.all(VARIANTS.map(async (v) => [v, await project(host, temp.dir, v, env)] as const))) as Record<
+      Variant,
+      string
+    >;
     const samples: Record<Variant, number[]> = { unhooked: [], hooked: [], hooks_only: [] };
     const stored: number[] = [];
     let n = 0;
@@ -53,7 +56,14 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
       const api = await startHostFakeApi(host, { projectDir: projects[variant], logFile: path.join(temp.dir, `api-${n}.jsonl`), script: hostScript(host) });
       try {
         prepareHostHome(host, home, api.port, projects[variant]);
-        const result = await runHostCli(host, { projectDir: projects[variant], home, apiPort: api.port, env, forwardPorts: [Number(port)], timeoutMs: 180_000 });
+        const result = await runHostCli(host, {
+          projectDir: projects[variant],
+          home,
+          apiPort: api.port,
+          env,
+          forwardPorts: [Number(port)],
+          timeoutMs: 180_000,
+        });
         if (result.exitCode !== 0) throw new Error(`${host} ${variant}: exited ${result.exitCode}: ${result.stderr.slice(-500)}`);
         if (variant !== 'unhooked') stored.push((await accepted(worker)) - before - 1); // session start makes two calls
         return result.wallMs;
@@ -65,7 +75,12 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
     for (let i = 0; i < RUNS; i += 1) for (const variant of VARIANTS) samples[variant].push(await once(variant));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const base = median(samples.unhooked);
-    const figures = Object.fromEntries(VARIANTS.map((v) => [v, { runs_ms: samples[v].map(Math.round), median_ms: Math.round(median(samples[v])), vs_unhooked: Math.round((median(samples[v]) / base) * 100) / 100 }]));
+    const figures = Object.fromEntries(
+      VARIANTS.map((v) => [
+        v,
+        { runs_ms: samples[v].map(Math.round), median_ms: Math.round(median(samples[v])), vs_unhooked: Math.round((median(samples[v]) / base) * 100) / 100 },
+      ]),
+    );
     return {
       version: execFileSync(HOST_BINS[host], ['--version'], { encoding: 'utf8' }).trim(),
       session: `${hostScript(host).length - 1} tool calls + final text`,
@@ -105,7 +120,9 @@ async function accepted(worker: ChildWorker): Promise<number> {
 function e2eWallTime(): Promise<Record<string, unknown>> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--project', 'slow-e2e', ...E2E_FILES], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--project', 'slow-e2e', ...E2E_FILES], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
     child.once('close', (code) => resolve({ files: E2E_FILES, exit_code: code, wall_s: Math.round((performance.now() - started) / 100) / 10 }));
   });
 }

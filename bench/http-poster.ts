@@ -9,10 +9,18 @@ export function createPoster(url: string, token: string) {
       const text = JSON.stringify(body);
       return new Promise((resolve, reject) => {
         const started = performance.now();
-        const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(text) } }, (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 202 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
-        });
+        const req = http.request(
+          target,
+          {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(text) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => (res.statusCode === 202 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
+          },
+        );
         req.on('error', reject);
         req.end(text);
       });

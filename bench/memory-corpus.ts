@@ -38,12 +38,23 @@ function commitType(subject: string): ObservationType {
 /** Subject up to its first clause break, as an observer would title it; the rest is the narrative. */
 function splitSubject(subject: string): { title: string; rest: string } {
   const cut = subject.search(/[;:(]/);
-  if (cut > 12) return { title: subject.slice(0, cut).trim(), rest: subject.slice(cut + 1).replace(/\)$/, '').trim() };
+  if (cut > 12)
+    return {
+      title: subject.slice(0, cut).trim(),
+      rest: subject
+        .slice(cut + 1)
+        .replace(/\)$/, '')
+        .trim(),
+    };
   return { title: subject, rest: '' };
 }
 
 function commitItems(): CorpusItem[] {
-  const log = execFileSync('git', ['log', '--no-merges', '--format=%x1e%h%x1f%ct%x1f%s%x1f%b', '--name-only'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const log = execFileSync('git', ['log', '--no-merges', '--format=%x1e%h%x1f%ct%x1f%s%x1f%b', '--name-only'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return log
     .split('\x1e')
     .filter((chunk) => chunk.trim() !== '')
@@ -51,13 +62,32 @@ function commitItems(): CorpusItem[] {
       const [hash, time, subject, rest] = chunk.split('\x1f') as [string, string, string, string];
       const lines = rest.split('\n');
       const files = lines.filter((l) => /^[\w.@/-]+\.[\w]+$|^[\w.-]+\/[\w./@-]+$/.test(l.trim())).map((l) => l.trim());
-      const body = lines.filter((l) => !files.includes(l.trim())).join('\n').trim();
+      const body = lines
+        .filter((l) => !files.includes(l.trim()))
+        .join('\n')
+        .trim();
       const { title, rest: more } = splitSubject(subject);
-      const concepts = [...new Set(files.filter((f) => f.startsWith('src/')).map((f) => f.split('/')[1]!).filter((d) => !d.includes('.')))].slice(0, 6);
+      const concepts = [
+        ...new Set(
+          files
+            .filter((f) => f.startsWith('src/'))
+            .map((f) => f.split('/')[1]!)
+            .filter((d) => !d.includes('.')),
+        ),
+      ].slice(0, 6);
       return {
         key: `commit:${hash.slice(0, 7)}`,
         createdAt: Number(time) * 1000,
-        observation: { type: commitType(subject), title, subtitle: '', narrative: [more, body].filter(Boolean).join('\n\n'), facts: [], concepts, files_read: [], files_modified: files.slice(0, 40) },
+        observation: {
+          type: commitType(subject),
+          title,
+          subtitle: '',
+          narrative: [more, body].filter(Boolean).join('\n\n'),
+          facts: [],
+          concepts,
+          files_read: [],
+          files_modified: files.slice(0, 40),
+        },
       };
     });
 }
@@ -66,7 +96,12 @@ function commitItems(): CorpusItem[] {
 function headerComment(text: string): string | null {
   const m = /^(?:import[^\n]*\n|\s*\n)*\s*\/\*\*([\s\S]*?)\*\//.exec(text) ?? /\n\/\*\*([\s\S]*?)\*\/\s*\n(?:export )/.exec(text);
   if (!m) return null;
-  return m[1]!.split('\n').map((l) => l.replace(/^\s*\* ?/, '')).join(' ').replace(/\s+/g, ' ').trim();
+  return m[1]!
+    .split('\n')
+    .map((l) => l.replace(/^\s*\* ?/, ''))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function sourceItems(): CorpusItem[] {
@@ -77,13 +112,29 @@ function sourceItems(): CorpusItem[] {
     const comment = headerComment(fs.readFileSync(path.join(ROOT, file), 'utf8'));
     if (!comment || comment.length < 40) return;
     const first = comment.split(/(?<=[.:])\s/)[0]!.slice(0, 120);
-    items.push({ key: `file:${file}`, createdAt: Date.UTC(2026, 0, 1) + i * 60_000, observation: { type: 'discovery', title: `${path.basename(file)}: ${first}`, subtitle: '', narrative: comment, facts: [], concepts: [file.split('/')[1]!.replace(/\.ts$/, '')], files_read: [file], files_modified: [] } });
+    items.push({
+      key: `file:${file}`,
+      createdAt: Date.UTC(2026, 0, 1) + i * 60_000,
+      observation: {
+        type: 'discovery',
+        title: `${path.basename(file)}: ${first}`,
+        subtitle: '',
+        narrative: comment,
+        facts: [],
+        concepts: [file.split('/')[1]!.replace(/\.ts$/, '')],
+        files_read: [file],
+        files_modified: [],
+      },
+    });
   });
   return items;
 }
 
 function docItems(): CorpusItem[] {
-  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort();
+  const docs = fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   const items: CorpusItem[] = [];
   for (const doc of docs) {
     const text = fs.readFileSync(path.join(ROOT, 'docs', doc), 'utf8');
@@ -92,7 +143,20 @@ function docItems(): CorpusItem[] {
       if (!heading) continue;
       const body = section.replace(/^#{1,2} .+$/m, '').trim();
       if (body.length < 80) continue;
-      items.push({ key: `doc:docs/${doc}#${heading}`, createdAt: Date.UTC(2026, 1, 1) + items.length * 60_000, observation: { type: 'discovery', title: `${doc}: ${heading}`, subtitle: '', narrative: body.slice(0, 2_000), facts: [], concepts: [doc.replace(/\.md$/, '')], files_read: [`docs/${doc}`], files_modified: [] } });
+      items.push({
+        key: `doc:docs/${doc}#${heading}`,
+        createdAt: Date.UTC(2026, 1, 1) + items.length * 60_000,
+        observation: {
+          type: 'discovery',
+          title: `${doc}: ${heading}`,
+          subtitle: '',
+          narrative: body.slice(0, 2_000),
+          facts: [],
+          concepts: [doc.replace(/\.md$/, '')],
+          files_read: [`docs/${doc}`],
+          files_modified: [],
+        },
+      });
     }
   }
   return items;

@@ -64,7 +64,19 @@ export function evaluateQuality(options: { splits?: Array<'tune' | 'test'>; miss
     const idOf = new Map<string, number>();
     store.db.transaction(() => {
       for (const item of corpus) {
-        idOf.set(item.key, store.observations.insert(item.observation, { sessionId: item.key.split(':')[0]!, project: '/work/memtrace', sourceMessageIds: [], provider: 'replay', model: null, promptVersion: 'bench', discoveryTokens: null, createdAt: item.createdAt }));
+        idOf.set(
+          item.key,
+          store.observations.insert(item.observation, {
+            sessionId: item.key.split(':')[0]!,
+            project: '/work/memtrace',
+            sourceMessageIds: [],
+            provider: 'replay',
+            model: null,
+            promptVersion: 'bench',
+            discoveryTokens: null,
+            createdAt: item.createdAt,
+          }),
+        );
       }
     })();
     const search = createMemorySearch(store.db);
@@ -76,8 +88,17 @@ export function evaluateQuality(options: { splits?: Array<'tune' | 'test'>; miss
     const keyOf = new Map([...idOf].map(([k, v]) => [v, k]));
     const ranks = questions.map((q: Question) => ({
       q,
-      memtrace: rankOf(search.search(q.q, { limit: 10 }).map((h) => keyOf.get(h.id) ?? ''), q.target),
-      baseline: rankOf(mini.search(q.q).slice(0, 10).map((r) => String(r.id)), q.target),
+      memtrace: rankOf(
+        search.search(q.q, { limit: 10 }).map((h) => keyOf.get(h.id) ?? ''),
+        q.target,
+      ),
+      baseline: rankOf(
+        mini
+          .search(q.q)
+          .slice(0, 10)
+          .map((r) => String(r.id)),
+        q.target,
+      ),
     }));
     const splits = {} as QualityReport['splits'];
     for (const split of wanted) {
@@ -85,9 +106,14 @@ export function evaluateQuality(options: { splits?: Array<'tune' | 'test'>; miss
       splits[split] = { memtrace: score(inSplit.map((r) => r.memtrace)), minisearch_bm25: score(inSplit.map((r) => r.baseline)) };
     }
     const kinds = (prefix: string) => corpus.filter((c) => c.key.startsWith(prefix)).length;
-    const report: QualityReport = { corpus: { items: corpus.length, commits: kinds('commit:'), source_files: kinds('file:'), doc_sections: kinds('doc:') }, splits };
+    const report: QualityReport = {
+      corpus: { items: corpus.length, commits: kinds('commit:'), source_files: kinds('file:'), doc_sections: kinds('doc:') },
+      splits,
+    };
     if (options.misses) {
-      report.misses = ranks.filter((r) => r.q.split === options.misses && (r.memtrace === null || r.memtrace > 5)).map((r) => ({ q: r.q.q, target: r.q.target, memtrace_rank: r.memtrace, baseline_rank: r.baseline }));
+      report.misses = ranks
+        .filter((r) => r.q.split === options.misses && (r.memtrace === null || r.memtrace > 5))
+        .map((r) => ({ q: r.q.q, target: r.q.target, memtrace_rank: r.memtrace, baseline_rank: r.baseline }));
     }
     return report;
   } finally {

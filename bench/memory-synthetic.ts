@@ -30,7 +30,16 @@ export function fillStore(store: Store, corpus: readonly CorpusItem[], count: nu
         files_read: random() < 0.5 ? [pick(files)] : [],
         files_modified: random() < 0.6 ? [pick(files), pick(files)] : [],
       };
-      store.observations.insert(observation, { sessionId: `bench-session-${Math.floor(i / 40)}`, project: `/work/project-${i % 7}`, sourceMessageIds: [], provider: 'replay', model: null, promptVersion: 'bench', discoveryTokens: null, createdAt: startMs + i * 60_000 });
+      store.observations.insert(observation, {
+        sessionId: `bench-session-${Math.floor(i / 40)}`,
+        project: `/work/project-${i % 7}`,
+        sourceMessageIds: [],
+        provider: 'replay',
+        model: null,
+        promptVersion: 'bench',
+        discoveryTokens: null,
+        createdAt: startMs + i * 60_000,
+      });
     }
   });
   for (let at = 0; at < count; at += 5_000) batch(at, Math.min(count, at + 5_000));

@@ -79,7 +79,13 @@ async function latencyAt(dataDir: string, queries: readonly string[]): Promise<R
   } finally {
     store.close();
   }
-  return { cli_search: summarize(cli), cli_floor_memtrace_version: summarize(floor), mcp_search_call: summarize(mcp), mcp_spawn_to_initialized_ms: mcpReadyMs, in_process_search: summarize(inProcess) };
+  return {
+    cli_search: summarize(cli),
+    cli_floor_memtrace_version: summarize(floor),
+    mcp_search_call: summarize(mcp),
+    mcp_spawn_to_initialized_ms: mcpReadyMs,
+    in_process_search: summarize(inProcess),
+  };
 }
 
 async function exportImport(dataDir: string, temp: string): Promise<Record<string, unknown>> {
@@ -127,8 +133,26 @@ function forgetMarker(dataDir: string): Record<string, unknown> {
   const dbFile = path.join(dataDir, 'memtrace.db');
   const store = openStore(dbFile);
   const id = store.observations.insert(
-    { type: 'security', title: `Token ${MARKER} was pasted into the notes`, subtitle: '', narrative: `The value ${MARKER} sat in notes.md.`, facts: [MARKER], concepts: [], files_read: [], files_modified: [] },
-    { sessionId: 'bench-forget', project: '/work/project-0', sourceMessageIds: [], provider: 'replay', model: null, promptVersion: 'bench', discoveryTokens: null, createdAt: Date.now() },
+    {
+      type: 'security',
+      title: `Token ${MARKER} was pasted into the notes`,
+      subtitle: '',
+      narrative: `The value ${MARKER} sat in notes.md.`,
+      facts: [MARKER],
+      concepts: [],
+      files_read: [],
+      files_modified: [],
+    },
+    {
+      sessionId: 'bench-forget',
+      project: '/work/project-0',
+      sourceMessageIds: [],
+      provider: 'replay',
+      model: null,
+      promptVersion: 'bench',
+      discoveryTokens: null,
+      createdAt: Date.now(),
+    },
   );
   store.db.pragma('wal_checkpoint(PASSIVE)');
   store.close();
@@ -143,8 +167,16 @@ function forgetMarker(dataDir: string): Record<string, unknown> {
   };
   const before = count();
   const started = performance.now();
-  execFileSync(process.execPath, [BIN, 'forget', String(id), '--yes'], { env: { PATH: process.env.PATH ?? '', HOME: dataDir, MEMTRACE_DATA_DIR: dataDir }, stdio: 'ignore' });
-  return { marker_occurrences_before: before, marker_bytes_left_after: count(), forget_process_ms: Math.round(elapsed(started)), db_mb: +mb(fs.statSync(dbFile).size).toFixed(1) };
+  execFileSync(process.execPath, [BIN, 'forget', String(id), '--yes'], {
+    env: { PATH: process.env.PATH ?? '', HOME: dataDir, MEMTRACE_DATA_DIR: dataDir },
+    stdio: 'ignore',
+  });
+  return {
+    marker_occurrences_before: before,
+    marker_bytes_left_after: count(),
+    forget_process_ms: Math.round(elapsed(started)),
+    db_mb: +mb(fs.statSync(dbFile).size).toFixed(1),
+  };
 }
 
 /** Median wall time of the scripted `claude -p` session with and without `memtrace mcp` registered for the project (no hooks either way). */
@@ -156,10 +188,20 @@ async function mcpSessionCost(dataDir: string, temp: string): Promise<Record<str
     for (const withMcp of [false, true]) {
       const project = path.join(temp, `session-${i}-${withMcp}`);
       fs.mkdirSync(project);
-      if (withMcp) fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp'], env: {} } } }));
+      if (withMcp)
+        fs.writeFileSync(
+          path.join(project, '.mcp.json'),
+          JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp'], env: {} } } }),
+        );
       const api = await startFakeAnthropic({ script: basicScript(writeBasicProject(project)) });
       try {
-        const run = await runClaudeCode({ projectDir: project, prompt: BASIC_PROMPT, apiUrl: api.url, home: path.join(temp, `home-${i}-${withMcp}`), env: { MEMTRACE_DATA_DIR: dataDir } });
+        const run = await runClaudeCode({
+          projectDir: project,
+          prompt: BASIC_PROMPT,
+          apiUrl: api.url,
+          home: path.join(temp, `home-${i}-${withMcp}`),
+          env: { MEMTRACE_DATA_DIR: dataDir },
+        });
         if (run.exitCode !== 0) throw new Error(`claude -p exited ${run.exitCode}`);
         walls[withMcp ? 'with_mcp' : 'without_mcp'].push(Math.round(run.wallMs));
       } finally {

@@ -30,7 +30,11 @@ function session(bytes: number, rand: () => number, big: boolean): TranscriptBui
   let size = 0;
   let calls = 0;
   if (big) {
-    t.call('Read', { file_path: 'screenshot.png' }, { type: 'image', file: { base64: 'iVBORw0KGgo'.repeat(Math.floor((8 * 1024 * 1024) / 11)), type: 'image/png' } });
+    t.call(
+      'Read',
+      { file_path: 'screenshot.png' },
+      { type: 'image', file: { base64: 'iVBORw0KGgo'.repeat(Math.floor((8 * 1024 * 1024) / 11)), type: 'image/png' } },
+    );
   }
   while (size < bytes) {
     const msg = t.newMessageId();
@@ -40,7 +44,10 @@ function session(bytes: number, rand: () => number, big: boolean): TranscriptBui
     if (r < 0.5) {
       const content = code(2_000 + rand() * 58_000);
       const id = t.toolUse('Read', { file_path: `/work/src/m${calls}.ts` }, msg);
-      t.toolResult(id, { content: content.slice(0, 2_000), toolUseResult: { type: 'text', file: { filePath: `/work/src/m${calls}.ts`, content, numLines: 100, startLine: 1, totalLines: 100 } } });
+      t.toolResult(id, {
+        content: content.slice(0, 2_000),
+        toolUseResult: { type: 'text', file: { filePath: `/work/src/m${calls}.ts`, content, numLines: 100, startLine: 1, totalLines: 100 } },
+      });
     } else if (r < 0.8) {
       const id = t.toolUse('Bash', { command: 'npm test -- --run', description: 'Run the tests' }, msg);
       const out = 'PASS test/a.test.ts\n'.repeat(Math.floor(50 + rand() * 400));
@@ -48,7 +55,16 @@ function session(bytes: number, rand: () => number, big: boolean): TranscriptBui
     } else {
       const original = code(5_000 + rand() * 30_000);
       const id = t.toolUse('Edit', { file_path: `/work/src/m${calls}.ts`, old_string: 'compute(input)', new_string: 'compute(input, options)' }, msg);
-      t.toolResult(id, { content: 'The file has been updated.', toolUseResult: { filePath: `/work/src/m${calls}.ts`, oldString: 'compute(input)', newString: 'compute(input, options)', originalFile: original, structuredPatch: [] } });
+      t.toolResult(id, {
+        content: 'The file has been updated.',
+        toolUseResult: {
+          filePath: `/work/src/m${calls}.ts`,
+          oldString: 'compute(input)',
+          newString: 'compute(input, options)',
+          originalFile: original,
+          structuredPatch: [],
+        },
+      });
     }
     calls += 1;
     if (calls % 40 === 0) t.compact();
@@ -80,7 +96,6 @@ export function generate(dir: string, FILES: number, TARGET_BYTES: number): { fi
   for (const f of files) fs.utimesSync(f, old, old);
   return { files, bytes };
 }
-
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
   const [dir, files, bytes] = process.argv.slice(2);

@@ -52,7 +52,11 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     const projects = path.join(temp.dir, 'projects');
     const genStarted = performance.now();
-    const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./mining-data.ts', import.meta.url)), projects, String(FILES), String(TARGET_BYTES)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./mining-data.ts', import.meta.url)), projects, String(FILES), String(TARGET_BYTES)],
+      { encoding: 'utf8', maxBuffer: 1 << 20 },
+    );
     if (child.status !== 0) throw new Error(`generator failed: ${child.stderr}`);
     const { bytes } = JSON.parse(child.stdout) as { files: number; bytes: number };
     const files = (await discoverTranscripts([projects])).targets.map((t) => t.path);
@@ -74,7 +78,10 @@ export async function run(): Promise<Record<string, unknown>> {
     const openFile = async (file: string) => {
       opened += 1;
       const handle = await fsp.open(file, 'r');
-      return { read: async (b: Buffer, length: number, position: number) => (await handle.read(b, 0, length, position)).bytesRead, close: () => handle.close() };
+      return {
+        read: async (b: Buffer, length: number, position: number) => (await handle.read(b, 0, length, position)).bytesRead,
+        close: () => handle.close(),
+      };
     };
 
     // The first pass mines everything into a fresh database, three times (the machine is shared).

@@ -10,7 +10,14 @@ export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
   const store = openStore(path.join(temp.dir, 'memtrace.db'));
   try {
-    const payload: QueuedEvent = { kind: 'post_tool_use', session_id: 's', at: 0, tool_name: 'Edit', tool_input: { file_path: 'src/a.ts', old_string: 'x'.repeat(200) }, tool_response: 'ok'.repeat(200) };
+    const payload: QueuedEvent = {
+      kind: 'post_tool_use',
+      session_id: 's',
+      at: 0,
+      tool_name: 'Edit',
+      tool_input: { file_path: 'src/a.ts', old_string: 'x'.repeat(200) },
+      tool_response: 'ok'.repeat(200),
+    };
     const cycle = (i: number) => {
       const { id } = store.queue.enqueue({ sessionId: 's', kind: 'observation', toolUseId: `tu-${i}`, payload, nowMs: i });
       const claimed = store.queue.claimNext('s', i);
@@ -29,7 +36,14 @@ export async function run(): Promise<Record<string, unknown>> {
       store.queue.enqueue({ sessionId: 's2', kind: 'observation', toolUseId: `e-${i}`, payload, nowMs: i });
       enqueueSamples.push(performance.now() - t);
     }
-    return { journal: 'wal', synchronous: 'normal', cycles: n, cycles_per_s: Math.round(cyclesPerS), enqueue: summarize(enqueueSamples), target_cycles_per_s: 5_000 };
+    return {
+      journal: 'wal',
+      synchronous: 'normal',
+      cycles: n,
+      cycles_per_s: Math.round(cyclesPerS),
+      enqueue: summarize(enqueueSamples),
+      target_cycles_per_s: 5_000,
+    };
   } finally {
     store.close();
     temp.cleanup();

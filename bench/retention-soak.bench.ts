@@ -4,7 +4,13 @@ import { runStoreSoak, type SoakResult } from '../test/support/store-soak.js';
 export const name = 'retention-soak';
 
 const MB = 1024 * 1024;
-const view = (r: SoakResult) => ({ file_mb: Math.round((r.fileBytes / MB) * 10) / 10, observations: r.observations, tool_events: r.toolEvents, queued: r.queued, oldest_raw_days: r.oldestRawAgeDays === null ? null : Math.round(r.oldestRawAgeDays * 10) / 10 });
+const view = (r: SoakResult) => ({
+  file_mb: Math.round((r.fileBytes / MB) * 10) / 10,
+  observations: r.observations,
+  tool_events: r.toolEvents,
+  queued: r.queued,
+  oldest_raw_days: r.oldestRawAgeDays === null ? null : Math.round(r.oldestRawAgeDays * 10) / 10,
+});
 
 /**
  * 100,000 realistic tool events (1–8 kB) through the store over 90 days, with and without
@@ -24,7 +30,10 @@ export async function run(): Promise<Record<string, unknown>> {
     const temp = makeTempDir();
     try {
       const started = performance.now();
-      out[key] = { ...view(await runStoreSoak({ dir: temp.dir, events, days: 90, observed: v.observed, retention: v.retention })), seconds: Math.round((performance.now() - started) / 100) / 10 };
+      out[key] = {
+        ...view(await runStoreSoak({ dir: temp.dir, events, days: 90, observed: v.observed, retention: v.retention })),
+        seconds: Math.round((performance.now() - started) / 100) / 10,
+      };
     } finally {
       temp.cleanup();
     }

@@ -15,10 +15,20 @@ function wilson(k: number, n: number): [number, number] {
 }
 
 function rates(result: CalibrationResult) {
-  const per = Object.fromEntries(ROLLUP_MEASURES.map((m) => [m, { flagged: result.flagged[m], rate: +(result.flagged[m]! / result.seeds).toFixed(3), ci95: wilson(result.flagged[m]!, result.seeds) }]));
+  const per = Object.fromEntries(
+    ROLLUP_MEASURES.map((m) => [
+      m,
+      { flagged: result.flagged[m], rate: +(result.flagged[m]! / result.seeds).toFixed(3), ci95: wilson(result.flagged[m]!, result.seeds) },
+    ]),
+  );
   const k = ROLLUP_MEASURES.reduce((n, m) => n + result.flagged[m]!, 0);
   const trials = ROLLUP_MEASURES.length * result.seeds;
-  return { seeds: result.seeds, installs: result.installs, per_measure: per, pooled: { flagged: k, trials, rate: +(k / trials).toFixed(3), ci95: wilson(k, trials) } };
+  return {
+    seeds: result.seeds,
+    installs: result.installs,
+    per_measure: per,
+    pooled: { flagged: k, trials, rate: +(k / trials).toFixed(3), ci95: wilson(k, trials) },
+  };
 }
 
 /**
@@ -32,12 +42,24 @@ export async function run(): Promise<Record<string, unknown>> {
   const seeds = Array.from({ length: count }, (_, i) => 10_000 + i);
   const started = performance.now();
   const noEffect = calibrate({ seeds, baseline: '0.2.0', candidate: '0.3.0', releases: RELEASES, effects: [] });
-  const effect = calibrate({ seeds, baseline: '0.2.0', candidate: '0.3.0', releases: RELEASES, effects: [{ measure: 'turns_dropped_rate', change: -0.4, version: '0.3.0' }] });
+  const effect = calibrate({
+    seeds,
+    baseline: '0.2.0',
+    candidate: '0.3.0',
+    releases: RELEASES,
+    effects: [{ measure: 'turns_dropped_rate', change: -0.4, version: '0.3.0' }],
+  });
   const small = calibrate({ seeds, baseline: '0.2.0', candidate: '0.3.0', releases: RELEASES, effects: [], fleet: { installs: 40 } });
   return {
     fleet: { installs: DEFAULT_FLEET.installs, weeks: DEFAULT_FLEET.weeks, releases: RELEASES, compared: '0.2.0 → 0.3.0' },
     false_flags_no_effect: rates(noEffect),
-    detection_turns_dropped_rate_minus_40pct: { seeds: effect.seeds, installs: effect.installs, flagged: effect.flagged.turns_dropped_rate, rate: +(effect.flagged.turns_dropped_rate! / effect.seeds).toFixed(3), ci95: wilson(effect.flagged.turns_dropped_rate!, effect.seeds) },
+    detection_turns_dropped_rate_minus_40pct: {
+      seeds: effect.seeds,
+      installs: effect.installs,
+      flagged: effect.flagged.turns_dropped_rate,
+      rate: +(effect.flagged.turns_dropped_rate! / effect.seeds).toFixed(3),
+      ci95: wilson(effect.flagged.turns_dropped_rate!, effect.seeds),
+    },
     false_flags_no_effect_40_installs: rates(small),
     seconds: Math.round((performance.now() - started) / 1000),
   };

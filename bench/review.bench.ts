@@ -20,7 +20,10 @@ const RUNS = 7;
  */
 export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
-  const sizes = (process.env.BENCH_REVIEW_SIZES ?? '1,10').split(',').map(Number).filter((n) => n > 0);
+  const sizes = (process.env.BENCH_REVIEW_SIZES ?? '1,10')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
   try {
     const out: Record<string, unknown> = { command: 'memtrace dashboards review --db FILE --baseline 0.1.0 --candidate 0.2.0' };
     for (const millions of sizes) out[`review_${millions}m`] = await reviewAt(path.join(temp.dir, `review-${millions}m.db`), millions * 1_000_000);

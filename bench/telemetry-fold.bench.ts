@@ -66,8 +66,12 @@ export async function run(): Promise<Record<string, unknown>> {
     timeOurs();
     timeNaive();
   }
-  const ours = Array.from({ length: 7 }, timeOurs).map((r) => r.us).sort((a, b) => a - b)[3]!;
-  const naive = Array.from({ length: 7 }, timeNaive).map((r) => r.us).sort((a, b) => a - b)[3]!;
+  const ours = Array.from({ length: 7 }, timeOurs)
+    .map((r) => r.us)
+    .sort((a, b) => a - b)[3]!;
+  const naive = Array.from({ length: 7 }, timeNaive)
+    .map((r) => r.us)
+    .sort((a, b) => a - b)[3]!;
 
   const before = heapUsed();
   const held = timeNaive().kept;
@@ -78,7 +82,10 @@ export async function run(): Promise<Record<string, unknown>> {
   // The durable path as the worker runs it: one SQLite row read + write per turn inside a transaction.
   const temp = makeTempDir('memtrace-bench-');
   const store = openStore(path.join(temp.dir, 'memtrace.db'));
-  const telemetry = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' }, { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null });
+  const telemetry = createTelemetry(
+    { dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' },
+    { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null },
+  );
   const sessions = 10;
   const turnsDurable = 5_000;
   const durableStarted = performance.now();
@@ -96,9 +103,20 @@ export async function run(): Promise<Record<string, unknown>> {
     fold_plus_scrub_us_per_turn: +ours.toFixed(3),
     naive_keep_all_us_per_turn: +naive.toFixed(3),
     ratio_naive_vs_ours: +(naive / ours).toFixed(1),
-    memory_per_session_bytes: { ours_accumulator_json: accBytes, naive_retained_heap: naiveBytes, heap_measured_with_gc: typeof (globalThis as { gc?: unknown }).gc === 'function' },
+    memory_per_session_bytes: {
+      ours_accumulator_json: accBytes,
+      naive_retained_heap: naiveBytes,
+      heap_measured_with_gc: typeof (globalThis as { gc?: unknown }).gc === 'function',
+    },
     durable_fold_in_sqlite_transaction_us_per_turn: +durableUs.toFixed(1),
-    event_volume: { turns: turnsDurable, sessions, rollup_events: events.length, turns_counted: counted, events_per_1000_turns: +((events.length / turnsDurable) * 1000).toFixed(2), reduction_vs_per_turn_pct: +(100 * (1 - events.length / turnsDurable)).toFixed(2) },
+    event_volume: {
+      turns: turnsDurable,
+      sessions,
+      rollup_events: events.length,
+      turns_counted: counted,
+      events_per_1000_turns: +((events.length / turnsDurable) * 1000).toFixed(2),
+      reduction_vs_per_turn_pct: +(100 * (1 - events.length / turnsDurable)).toFixed(2),
+    },
     targets: { us_per_turn: 2, bytes_per_session: 4096 },
   };
 }

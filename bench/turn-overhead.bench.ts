@@ -23,12 +23,24 @@ export async function run(): Promise<Record<string, unknown>> {
   // As the worker runs it: checkpoints on a background thread, not inside a turn's commit.
   const store = openStore(file, { backgroundCheckpoints: true });
   const checkpointer = startCheckpointer(file, { intervalMs: 2_000, onError: () => undefined });
-  const telemetry = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' }, { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null });
+  const telemetry = createTelemetry(
+    { dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' },
+    { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null },
+  );
   try {
     const replies = realisticCorpus(3_000, 11);
-    const provider = createReplayProvider({ lines: replies.map((text) => JSON.stringify({ text, usage: { input_tokens: 1500, output_tokens: 200 }, cost_usd: 0.001, model: 'claude-haiku-4-5' })) });
+    const provider = createReplayProvider({
+      lines: replies.map((text) => JSON.stringify({ text, usage: { input_tokens: 1500, output_tokens: 200 }, cost_usd: 0.001, model: 'claude-haiku-4-5' })),
+    });
     let now = 0;
-    const runTurn = createRunTurn({ store, provider, clock: { now: () => now }, log: silentLogger, verifier: createGitCommitVerifier({ timeoutMs: 2_000 }), recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs) });
+    const runTurn = createRunTurn({
+      store,
+      provider,
+      clock: { now: () => now },
+      log: silentLogger,
+      verifier: createGitCommitVerifier({ timeoutMs: 2_000 }),
+      recordTurn: (turn, nowMs) => telemetry.recordTurn(turn, nowMs),
+    });
     const toolResponse = { content: 'line of a source file\n'.repeat(400) };
     const signal = new AbortController().signal;
     const samples: number[] = [];
@@ -36,7 +48,21 @@ export async function run(): Promise<Record<string, unknown>> {
       now = i;
       const sessionId = `s${i % 4}`;
       if (i < 4) store.sessions.init({ sessionId, project: '/work/app', prompt: 'fix it', promptId: 'p1', cwd: '/work/app', nowMs: i });
-      store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `t${i}`, payload: { kind: 'post_tool_use', session_id: sessionId, tool_name: 'Edit', tool_input: { file_path: `/work/app/src/f${i % 50}.ts`, old_string: 'a', new_string: 'b' }, tool_response: toolResponse, cwd: '/work/app', at: i }, nowMs: i });
+      store.queue.enqueue({
+        sessionId,
+        kind: 'observation',
+        toolUseId: `t${i}`,
+        payload: {
+          kind: 'post_tool_use',
+          session_id: sessionId,
+          tool_name: 'Edit',
+          tool_input: { file_path: `/work/app/src/f${i % 50}.ts`, old_string: 'a', new_string: 'b' },
+          tool_response: toolResponse,
+          cwd: '/work/app',
+          at: i,
+        },
+        nowMs: i,
+      });
       const started = performance.now();
       const message = store.queue.claimNext(sessionId, i)!;
       await runTurn(message, signal);

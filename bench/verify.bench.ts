@@ -37,8 +37,19 @@ export async function run(): Promise<Record<string, unknown>> {
         for (const hash of hashes.slice(0, n)) spawnSync('git', ['cat-file', '-e', `${hash}^{commit}`], { cwd: repo, stdio: 'ignore' });
         perHash.push(performance.now() - t);
       }
-      const med = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50) * 100) / 100;
-      perTurn[`hashes_${n}`] = { batch_median_ms: med(batch), per_hash_median_ms: med(perHash), per_hash_blocks_event_loop: true, ratio_per_hash_vs_batch: n > 0 ? Math.round((med(perHash) / med(batch)) * 100) / 100 : null };
+      const med = (xs: number[]) =>
+        Math.round(
+          percentile(
+            [...xs].sort((a, b) => a - b),
+            50,
+          ) * 100,
+        ) / 100;
+      perTurn[`hashes_${n}`] = {
+        batch_median_ms: med(batch),
+        per_hash_median_ms: med(perHash),
+        per_hash_blocks_event_loop: true,
+        ratio_per_hash_vs_batch: n > 0 ? Math.round((med(perHash) / med(batch)) * 100) / 100 : null,
+      };
     }
     return { per_turn: perTurn, ingest_while_verifying: await ingestWhileVerifying(repo, hashes) };
   } finally {

@@ -30,10 +30,12 @@ if (args[0] === 'mcp' && args.length === 1) {
   const hook = load('../dist/hook/hook.cjs');
   // Without the bundle a hook still exits 0: the agent must never be blocked by memtrace.
   if (hook !== null)
-    hook.runHook(args.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, memtraceBin: __filename }).then((code) => {
-      // Exit as soon as what was printed is flushed, not after every handle has wound down.
-      process.stdout.write('', () => process.exit(code));
-    });
+    hook
+      .runHook(args.slice(1), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, memtraceBin: __filename })
+      .then((code) => {
+        // Exit as soon as what was printed is flushed, not after every handle has wound down.
+        process.stdout.write('', () => process.exit(code));
+      });
 } else {
   import('../dist/cli/main.js').then(
     async ({ main }) => {

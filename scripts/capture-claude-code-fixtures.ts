@@ -72,7 +72,9 @@ async function run(prompt: string, extraArgs: string[] = []): Promise<ClaudeRunR
 
 /** e.g. post-tool-use-read, post-tool-use-failure-bash, session-start (startup), session-start-compact. */
 function fixtureName(payload: Record<string, unknown>): string {
-  const event = String(payload.hook_event_name).replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+  const event = String(payload.hook_event_name)
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase();
   if (payload.tool_name) return `${event}-${String(payload.tool_name).toLowerCase()}`;
   if (event === 'session-start' && payload.source !== 'startup') return `${event}-${payload.source}`;
   return event;

@@ -21,11 +21,7 @@ const DEFAULT_MAX_DB_MB = 2048;
 
 export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; errors: string[] };
 
-export function loadWorkerConfig(
-  env: Record<string, string | undefined>,
-  homeDir: string,
-  overrides: { port?: number; dataDir?: string } = {},
-): ConfigResult {
+export function loadWorkerConfig(env: Record<string, string | undefined>, homeDir: string, overrides: { port?: number; dataDir?: string } = {}): ConfigResult {
   const errors: string[] = [];
   const rawDir = overrides.dataDir ?? env.MEMTRACE_DATA_DIR;
   const dataDir = rawDir !== undefined && rawDir !== '' ? expandHome(rawDir, homeDir) : joinPath(homeDir, '.memtrace');
@@ -61,7 +57,8 @@ export function loadWorkerConfig(
 export function parseProviderTimeout(raw: string | undefined): number | string | null {
   if (raw === undefined || raw.trim() === '') return null;
   const value = Number(raw.trim());
-  if (!/^\d+$/.test(raw.trim()) || value < 1_000 || value > 3_600_000) return `MEMTRACE_PROVIDER_TIMEOUT_MS=${raw} must be a whole number of milliseconds between 1000 and 3600000`;
+  if (!/^\d+$/.test(raw.trim()) || value < 1_000 || value > 3_600_000)
+    return `MEMTRACE_PROVIDER_TIMEOUT_MS=${raw} must be a whole number of milliseconds between 1000 and 3600000`;
   return value;
 }
 

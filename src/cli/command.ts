@@ -33,11 +33,7 @@ export const EXIT_USAGE = 2;
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 /** node:util parseArgs in strict mode, with its errors turned into UsageError. */
-export function parseCommandArgs<T extends OptionsConfig>(
-  args: string[],
-  options: T,
-  { maxPositionals = 0 }: { maxPositionals?: number } = {},
-) {
+export function parseCommandArgs<T extends OptionsConfig>(args: string[], options: T, { maxPositionals = 0 }: { maxPositionals?: number } = {}) {
   const parsed = (() => {
     try {
       return parseArgs({ args, options, strict: true, allowPositionals: maxPositionals > 0 });

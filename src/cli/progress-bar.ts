@@ -13,7 +13,9 @@ export function createProgressBar(out: { write(chunk: string): unknown }, option
     const done = finishedBytes + currentBytes;
     const share = options.totalBytes > 0 ? Math.min(1, done / options.totalBytes) : options.total > 0 ? files / options.total : 1;
     const filled = Math.round(share * width);
-    out.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}%  ${files}/${options.total} files  ${(readBytes / 1e6).toFixed(1)} MB read `);
+    out.write(
+      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}%  ${files}/${options.total} files  ${(readBytes / 1e6).toFixed(1)} MB read `,
+    );
   };
   return {
     /** A file is done; an unchanged or resumed file counts whole (it needed no more reading). */

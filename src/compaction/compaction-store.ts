@@ -46,7 +46,7 @@ export function createCompactionStore(db: Database.Database) {
     'SELECT id, type, title, subtitle, narrative, facts, files_modified, created_at FROM observations WHERE project IS ? AND id > ? ORDER BY id',
   );
   const observationsByIds = db.prepare(
-    "SELECT id, project, type, title, subtitle, narrative, facts, files_modified, created_at FROM observations WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+    'SELECT id, project, type, title, subtitle, narrative, facts, files_modified, created_at FROM observations WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
   );
   const summariesByIds = db.prepare(
     `SELECT id, project, depth, content, token_count, first_observation_id, last_observation_id, observation_count, earliest_at, latest_at, condensed_into
@@ -112,7 +112,7 @@ export function createCompactionStore(db: Database.Database) {
   return {
     /** Projects with sessions or compaction state: a small table, never the observations. */
     projects: () => (projects.all() as Array<{ project: string | null }>).map((r) => r.project),
-    latestObservationId: (project: string | null) => ((latestForProject.get(project) as { id: number | null }).id ?? 0),
+    latestObservationId: (project: string | null) => (latestForProject.get(project) as { id: number | null }).id ?? 0,
     leafReach: (project: string | null) => (leafReach.get(project) as { id: number | null }).id ?? null,
 
     /**
@@ -120,7 +120,10 @@ export function createCompactionStore(db: Database.Database) {
      * project is known to be over budget and the leaf run is complete, so the read stays small
      * even with 100,000 raw observations.
      */
-    snapshot(project: string | null, config: Pick<CompactionConfig, 'budgetTokens' | 'keepRecentObservations' | 'leafInputTokens'>): ProjectSnapshot & { leafReach: number | null } {
+    snapshot(
+      project: string | null,
+      config: Pick<CompactionConfig, 'budgetTokens' | 'keepRecentObservations' | 'leafInputTokens'>,
+    ): ProjectSnapshot & { leafReach: number | null } {
       const reach = (leafReach.get(project) as { id: number | null }).id ?? null;
       const top = (frontier.all(project) as Array<Record<string, number>>).map(
         (r): FrontierSummary => ({ id: r.id!, depth: r.depth!, tokens: r.token_count!, lastObservationId: r.last_observation_id! }),
@@ -194,7 +197,16 @@ export function createCompactionStore(db: Database.Database) {
 }
 
 function summaryColumns(s: NewSummary) {
-  return { level: s.level, content: s.content, tokens: s.tokens, sourceTokens: s.sourceTokens, provider: s.provider, model: s.model, promptVersion: s.promptVersion, nowMs: s.nowMs };
+  return {
+    level: s.level,
+    content: s.content,
+    tokens: s.tokens,
+    sourceTokens: s.sourceTokens,
+    provider: s.provider,
+    model: s.model,
+    promptVersion: s.promptVersion,
+    nowMs: s.nowMs,
+  };
 }
 
 /** An observations row as a summarizer's source (repair reads leaves' sources the same way). */

@@ -21,7 +21,17 @@ export async function summarizeWithEscalation(summarize: Summarize, request: Omi
 }
 
 /** Why nothing was written, as telemetry and the retry policy name it. */
-export type SkipReason = 'auth' | 'quota' | 'rate_limit' | 'overloaded' | 'transport' | 'bad_request' | SummaryRejection | 'nothing_to_compact' | 'stale' | 'aborted';
+export type SkipReason =
+  | 'auth'
+  | 'quota'
+  | 'rate_limit'
+  | 'overloaded'
+  | 'transport'
+  | 'bad_request'
+  | SummaryRejection
+  | 'nothing_to_compact'
+  | 'stale'
+  | 'aborted';
 
 export function skipReasonOf(outcome: Exclude<SummarizerOutcome, { kind: 'ok' }>): SkipReason {
   return outcome.kind === 'provider_error' ? outcome.errorKind : outcome.kind;

@@ -50,7 +50,10 @@ export function containsMarker(text: string): boolean {
 export function stripMarkers(text: string): string {
   let out = text.replace(TRUNCATED_FROM, '');
   for (const marker of FIXED_MARKERS) out = out.split(marker).join('');
-  return out.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return out
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function lastMatchIndex(text: string, pattern: RegExp): number {

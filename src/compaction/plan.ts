@@ -43,7 +43,15 @@ export function planCompaction(snapshot: ProjectSnapshot, config: PlanConfig): C
   const depths = [...byDepth.keys()].sort((a, b) => a - b);
 
   const full = depths.find((d) => byDepth.get(d)!.length >= config.fanIn);
-  if (full !== undefined) return { action: 'condense', depth: full, sourceIds: byDepth.get(full)!.slice(0, config.fanIn).map((s) => s.id) };
+  if (full !== undefined)
+    return {
+      action: 'condense',
+      depth: full,
+      sourceIds: byDepth
+        .get(full)!
+        .slice(0, config.fanIn)
+        .map((s) => s.id),
+    };
 
   const runTokens = snapshot.leafRun.reduce((sum, o) => sum + o.tokens, 0);
   if (snapshot.leafRun.length > 0 && runTokens >= config.leafMinInputTokens) return { action: 'leaf', observationIds: snapshot.leafRun.map((o) => o.id) };

@@ -12,7 +12,13 @@ export interface ProjectCompactionState {
   idleThroughObservationId: number | null;
 }
 
-export const INITIAL_STATE: ProjectCompactionState = { attempts: 0, nextAttemptAt: 0, lastFailure: null, waitForObservationAbove: null, idleThroughObservationId: null };
+export const INITIAL_STATE: ProjectCompactionState = {
+  attempts: 0,
+  nextAttemptAt: 0,
+  lastFailure: null,
+  waitForObservationAbove: null,
+  idleThroughObservationId: null,
+};
 
 /** 5 min doubling, capped at 30 min (docs/compaction.md); a longer Retry-After wins, within the cap. */
 export type RetrySchedule = BackoffSchedule;
@@ -30,7 +36,13 @@ export function afterFailure(
 ): ProjectCompactionState {
   if (reason === 'aborted' || reason === 'stale') return state;
   if (reason === 'auth') {
-    return { attempts: state.attempts + 1, nextAttemptAt: at.nowMs + schedule.capMs, lastFailure: reason, waitForObservationAbove: at.latestObservationId, idleThroughObservationId: null };
+    return {
+      attempts: state.attempts + 1,
+      nextAttemptAt: at.nowMs + schedule.capMs,
+      lastFailure: reason,
+      waitForObservationAbove: at.latestObservationId,
+      idleThroughObservationId: null,
+    };
   }
   return {
     attempts: state.attempts + 1,

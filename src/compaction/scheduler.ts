@@ -55,7 +55,10 @@ export function startCompaction(config: CompactionConfig, deps: CompactionDeps):
     try {
       outer: for (const project of store.projects()) {
         for (let i = 0; i < config.maxStepsPerProject && !stopped; i += 1) {
-          const result = await compactionStep(config, { store, summarize, providerName: deps.provider.name }, project, { nowMs: deps.clock.now(), signal: abort.signal });
+          const result = await compactionStep(config, { store, summarize, providerName: deps.provider.name }, project, {
+            nowMs: deps.clock.now(),
+            signal: abort.signal,
+          });
           if (!(result.kind === 'idle' && result.reason === 'not_due')) {
             if (i === 0) report.projects += 1;
             report.steps.push(result);

@@ -48,13 +48,30 @@ export async function compactionStep(
 
   if (result.kind === 'failed') {
     const reason = skipReasonOf(result.outcome);
-    const next = afterFailure(state, reason, { nowMs: at.nowMs, retryAfterMs: result.outcome.kind === 'provider_error' ? result.outcome.retryAfterMs : null, latestObservationId: latest }, config.retry);
+    const next = afterFailure(
+      state,
+      reason,
+      { nowMs: at.nowMs, retryAfterMs: result.outcome.kind === 'provider_error' ? result.outcome.retryAfterMs : null, latestObservationId: latest },
+      config.retry,
+    );
     if (next !== state) store.saveState(project, next, at.nowMs);
     return { kind: 'skipped', reason, nextAttemptAt: next === state ? null : next.nextAttemptAt };
   }
 
-  const summary = { level: result.level, content: result.text, tokens: result.tokens, sourceTokens, provider: deps.providerName, model: result.model, promptVersion: COMPACTION_PROMPT_VERSION, nowMs: at.nowMs };
-  const id = plan.action === 'leaf' ? store.writeLeaf(project, plan.observationIds, snapshot.leafReach, summary) : store.writeCondensed(project, plan.depth, plan.sourceIds, summary);
+  const summary = {
+    level: result.level,
+    content: result.text,
+    tokens: result.tokens,
+    sourceTokens,
+    provider: deps.providerName,
+    model: result.model,
+    promptVersion: COMPACTION_PROMPT_VERSION,
+    nowMs: at.nowMs,
+  };
+  const id =
+    plan.action === 'leaf'
+      ? store.writeLeaf(project, plan.observationIds, snapshot.leafReach, summary)
+      : store.writeCondensed(project, plan.depth, plan.sourceIds, summary);
   if (id === null) return { kind: 'skipped', reason: 'stale', nextAttemptAt: null };
   store.saveState(project, afterSuccess(), at.nowMs);
   return { kind: 'created', summaryKind, level: result.level, id };

@@ -66,7 +66,8 @@ export function acceptSummary(candidate: string, sources: SummarySources, estima
  * before anything is opened, so a refusal leaves every database as it was.
  */
 export function cannotSummarize(provider: Pick<ObserverProvider, 'name' | 'recordedReplies'>): string | null {
-  if (provider.name === 'none') return 'no provider is configured, so nothing can be summarized. Set ANTHROPIC_API_KEY, OPENAI_API_KEY (or OPENAI_BASE_URL) or MEMTRACE_PROVIDER';
+  if (provider.name === 'none')
+    return 'no provider is configured, so nothing can be summarized. Set ANTHROPIC_API_KEY, OPENAI_API_KEY (or OPENAI_BASE_URL) or MEMTRACE_PROVIDER';
   const replies = provider.recordedReplies;
   if (replies !== undefined && !replies.some((reply) => summaryShapeProblem(reply) === null)) {
     return `the replay provider cannot summarize: none of the ${replies.length} replies in MEMTRACE_REPLAY_FILE is a plain-text summary (observer recordings are not)`;

@@ -34,7 +34,10 @@ function renderHistorySummary(s: ContextHistorySummary): string {
  * summaries newest first while they fit, then the newest condensed ones opened into their more
  * detailed sources where the room allows. Returned oldest first. Pure.
  */
-export function selectHistory(topNewestFirst: readonly ContextHistorySummary[], capUnits: number): { blocks: string[]; units: number; chosen: ContextHistorySummary[] } {
+export function selectHistory(
+  topNewestFirst: readonly ContextHistorySummary[],
+  capUnits: number,
+): { blocks: string[]; units: number; chosen: ContextHistorySummary[] } {
   const headingUnits = estimateTokenUnits(HISTORY_HEADING);
   if (topNewestFirst.length === 0 || headingUnits >= capUnits) return { blocks: [], units: 0, chosen: [] };
   const unitsOf = new Map<number, number>();

@@ -12,7 +12,10 @@ export interface InjectionResult {
 }
 
 /** `project` is the key memory is stored under (a repository root); `label` is how it is shown. */
-export function buildContext(query: ContextQuery, request: { project: string | null; label?: string | null; budgetTokens: number; nowMs: number }): InjectionResult {
+export function buildContext(
+  query: ContextQuery,
+  request: { project: string | null; label?: string | null; budgetTokens: number; nowMs: number },
+): InjectionResult {
   const selection = selectContext({
     project: request.label ?? request.project,
     candidates: query.candidates(request.project),

@@ -21,4 +21,3 @@ export function readAuthToken(dataDir: string): string | null {
     return null;
   }
 }
-

@@ -22,7 +22,10 @@ export interface WorkerLock {
 }
 
 export class WorkerRunningError extends Error {
-  constructor(readonly dataDir: string, readonly holder: WorkerInfo | null) {
+  constructor(
+    readonly dataDir: string,
+    readonly holder: WorkerInfo | null,
+  ) {
     super(
       holder
         ? `another memtrace worker is running on ${dataDir} (pid ${holder.pid}${holder.port ? `, port ${holder.port}` : ''}); stop it with 'memtrace worker stop'`

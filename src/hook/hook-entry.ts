@@ -61,7 +61,12 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   if ('error' in parsed) {
     // A hook never blocks the agent, even when it is set up wrong: hosts read exit code 2 as "block".
     const host = parsed.host ?? 'claude-code';
-    warnTo(io, host === 'gemini-cli' && dataDirIsPrivate(dataDir) ? path.join(dataDir, 'logs') : null, host, `hook: ${parsed.error} (run 'memtrace hook --help')`);
+    warnTo(
+      io,
+      host === 'gemini-cli' && dataDirIsPrivate(dataDir) ? path.join(dataDir, 'logs') : null,
+      host,
+      `hook: ${parsed.error} (run 'memtrace hook --help')`,
+    );
     return 0;
   }
   let logDir: string | null = null;
@@ -190,7 +195,11 @@ function spool(dataDir: string, args: HookArgs, input: HookInput, failure: 'unre
   const base = { v: 2 as const, host: args.host, event: args.event, via: args.via, at: Date.now() };
   if (!input.complete) {
     // Over the input limit: the worker keeps it by identity and excerpt, as it does live.
-    spoolHookEvent(dataDir, { ...base, failure, oversized: { head: input.head.toString('utf8'), tail: input.tail.toString('utf8'), totalBytes: input.totalBytes } });
+    spoolHookEvent(dataDir, {
+      ...base,
+      failure,
+      oversized: { head: input.head.toString('utf8'), tail: input.tail.toString('utf8'), totalBytes: input.totalBytes },
+    });
     return true;
   }
   const text = input.bytes.toString('utf8');

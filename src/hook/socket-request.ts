@@ -12,7 +12,14 @@ export type SocketResponse = { ok: true; status: number; body: string } | { ok: 
  */
 export function postOverSocket(socketPath: string, path: string, headers: Record<string, string>, body: Buffer, deadlineAtMs: number): Promise<SocketResponse> {
   return new Promise((resolve) => {
-    const head = [`POST ${path} HTTP/1.1`, 'host: localhost', 'connection: close', 'content-type: application/json', `content-length: ${body.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      `POST ${path} HTTP/1.1`,
+      'host: localhost',
+      'connection: close',
+      'content-type: application/json',
+      `content-length: ${body.length}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     const chunks: Buffer[] = [];
     let connected = false;
     let settled = false;
@@ -27,12 +34,26 @@ export function postOverSocket(socketPath: string, path: string, headers: Record
       connected = true;
       socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
     });
-    const timer = setTimeout(() => finish(connected ? { ok: false, failure: 'timeout', detail: "no answer within the hook's time budget" } : { ok: false, failure: 'unreachable', detail: 'connect timed out' }), Math.max(1, deadlineAtMs - Date.now()));
+    const timer = setTimeout(
+      () =>
+        finish(
+          connected
+            ? { ok: false, failure: 'timeout', detail: "no answer within the hook's time budget" }
+            : { ok: false, failure: 'unreachable', detail: 'connect timed out' },
+        ),
+      Math.max(1, deadlineAtMs - Date.now()),
+    );
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('end', () => {
       const parsed = parseResponse(Buffer.concat(chunks));
-      finish(parsed ? { ok: true, ...parsed } : { ok: false, failure: connected ? 'timeout' : 'unreachable', detail: 'the worker closed the connection without a reply' });
+      finish(
+        parsed
+          ? { ok: true, ...parsed }
+          : { ok: false, failure: connected ? 'timeout' : 'unreachable', detail: 'the worker closed the connection without a reply' },
+      );
     });
-    socket.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, failure: connected ? 'timeout' : 'unreachable', detail: error.code ?? error.message }));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ ok: false, failure: connected ? 'timeout' : 'unreachable', detail: error.code ?? error.message }),
+    );
   });
 }

@@ -13,7 +13,10 @@ export function isAllowedHost(hostHeader: string | undefined | null, port: numbe
  * marks as coming from another site, is refused. Hooks and curl send neither header. A page the
  * collector serves may fetch its own resources (same-origin) when the caller allows it.
  */
-export function isBrowserCrossSite(headers: { origin?: string | undefined; secFetchSite?: string | undefined }, options: { allowSameOrigin: boolean }): boolean {
+export function isBrowserCrossSite(
+  headers: { origin?: string | undefined; secFetchSite?: string | undefined },
+  options: { allowSameOrigin: boolean },
+): boolean {
   const site = headers.secFetchSite?.trim().toLowerCase();
   if (site !== undefined && site !== 'none' && !(options.allowSameOrigin && site === 'same-origin')) return true;
   if (headers.origin === undefined) return false;

@@ -27,11 +27,19 @@ export function loopbackGuards(options: LoopbackGuardOptions): MiddlewareHandler
     if (!isAllowedHost(c.req.header('host'), options.port())) {
       return refuseAfterBody(c, c.json(apiError('misdirected_request', 'Host must be 127.0.0.1, localhost or [::1] with this port', 'Host'), 421));
     }
-    if (isBrowserCrossSite({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, { allowSameOrigin: options.allowSameOrigin ?? false })) {
+    if (
+      isBrowserCrossSite(
+        { origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') },
+        { allowSameOrigin: options.allowSameOrigin ?? false },
+      )
+    ) {
       return refuseAfterBody(c, c.json(apiError('forbidden_origin', 'browsers may not call this server; requests with an Origin are refused', 'Origin'), 403));
     }
     if (options.token && c.req.path.startsWith(options.token.prefix) && !hasBearerToken(c.req.header('authorization'), options.token.value())) {
-      return refuseAfterBody(c, c.json(apiError('unauthorized', 'a valid Authorization: Bearer token is required (the install token in the data dir)', 'Authorization'), 401));
+      return refuseAfterBody(
+        c,
+        c.json(apiError('unauthorized', 'a valid Authorization: Bearer token is required (the install token in the data dir)', 'Authorization'), 401),
+      );
     }
     if (options.requireJson && c.req.method === 'POST' && !isJsonContentType(c.req.header('content-type'))) {
       return refuseAfterBody(c, c.json(apiError('unsupported_media_type', 'POST bodies must be Content-Type: application/json', 'Content-Type'), 415));

@@ -18,7 +18,13 @@ export function installGemini(settings: JsonObject, forwarder: Forwarder, mcp: H
   if (servers !== undefined && !isJsonObject(servers)) return { ok: false, error: '"mcpServers" is not an object; fix it by hand first' };
   const current = servers?.[SERVER];
   if (current !== undefined && !isMemtraceMcpEntry(current)) {
-    return { ...merged, notices: [...merged.notices, `"mcpServers.${SERVER}" is already there and is not memtrace's server; left as it is (memtrace's tools are not registered).`] };
+    return {
+      ...merged,
+      notices: [
+        ...merged.notices,
+        `"mcpServers.${SERVER}" is already there and is not memtrace's server; left as it is (memtrace's tools are not registered).`,
+      ],
+    };
   }
   if (sameJson(current, mcp)) return merged;
   return {

@@ -46,7 +46,14 @@ const ASYNC: ReadonlySet<ClaudeHookEvent> = new Set(['UserPromptSubmit', 'PostTo
 const TOOL_EVENTS: ReadonlySet<ClaudeHookEvent> = new Set(['PostToolUse', 'PostToolUseFailure']);
 
 /** Claude Code's own per-hook limit, in seconds: a safety net above the hook's own budget (3 s). */
-const TIMEOUT_S: Readonly<Record<ClaudeHookEvent, number>> = { SessionStart: 15, UserPromptSubmit: 15, PostToolUse: 30, PostToolUseFailure: 30, Stop: 10, SessionEnd: 5 };
+const TIMEOUT_S: Readonly<Record<ClaudeHookEvent, number>> = {
+  SessionStart: 15,
+  UserPromptSubmit: 15,
+  PostToolUse: 30,
+  PostToolUseFailure: 30,
+  Stop: 10,
+  SessionEnd: 5,
+};
 
 /** How a hook command runs memtrace's forwarder: the script (shell words) and the node it falls back to. */
 export interface Forwarder {
@@ -65,7 +72,11 @@ export function forwarderCommand(forwarder: Forwarder, host: string, event: stri
 export function memtraceHooks(forwarder: Forwarder, mode: InstallMode): HooksBlock {
   const block: HooksBlock = {};
   for (const event of CLAUDE_HOOK_EVENTS) {
-    const hook: CommandHook = { type: 'command', command: forwarderCommand(forwarder, 'claude-code', HOOK_COMMAND_NAMES[event], mode), timeout: TIMEOUT_S[event] };
+    const hook: CommandHook = {
+      type: 'command',
+      command: forwarderCommand(forwarder, 'claude-code', HOOK_COMMAND_NAMES[event], mode),
+      timeout: TIMEOUT_S[event],
+    };
     if (ASYNC.has(event)) hook.async = true;
     block[event] = [{ ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [hook] }];
   }
@@ -79,7 +90,10 @@ export function memtraceHooks(forwarder: Forwarder, mode: InstallMode): HooksBlo
  */
 export function isMemtraceHookCommand(command: unknown): boolean {
   if (typeof command !== 'string') return false;
-  return /memtrace-hook"? (?:claude-code|gemini-cli|codex) [A-Za-z-]+ (?:plugin|settings)(?: |$)/.test(command) || /memtrace\.[cm]js"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command);
+  return (
+    /memtrace-hook"? (?:claude-code|gemini-cli|codex) [A-Za-z-]+ (?:plugin|settings)(?: |$)/.test(command) ||
+    /memtrace\.[cm]js"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command)
+  );
 }
 
 /** A shell word, quoted only when it needs to be. */

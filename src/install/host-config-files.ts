@@ -56,22 +56,47 @@ function jsonEdit(snapshot: FileSnapshot, merge: (value: Record<string, unknown>
   const merged = merge(value);
   if (!merged.ok) return { ok: false, error: merged.error };
   if (merged.changes.length === 0) return { ok: true, edit: { snapshot, nextText: text ?? '', changes: [], notices: merged.notices, relaidOut: false } };
-  return { ok: true, edit: { snapshot, nextText: renderJson(merged.settings, format), changes: merged.changes, notices: merged.notices, relaidOut: text !== null && text !== renderJson(value, format) } };
+  return {
+    ok: true,
+    edit: {
+      snapshot,
+      nextText: renderJson(merged.settings, format),
+      changes: merged.changes,
+      notices: merged.notices,
+      relaidOut: text !== null && text !== renderJson(value, format),
+    },
+  };
 }
 
-export function hostConfigEdits(action: HostAction, host: InstallHost, files: { hooks: FileSnapshot; mcp: FileSnapshot | null }, forwarder: Forwarder, mcp: HostMcpEntry): HostEditResult {
+export function hostConfigEdits(
+  action: HostAction,
+  host: InstallHost,
+  files: { hooks: FileSnapshot; mcp: FileSnapshot | null },
+  forwarder: Forwarder,
+  mcp: HostMcpEntry,
+): HostEditResult {
   const edits: FileEdit[] = [];
   const hooks =
     host === 'gemini-cli'
       ? jsonEdit(files.hooks, (value) => (action === 'install' ? installGemini(value, forwarder, mcp) : uninstallGemini(value)))
-      : jsonEdit(files.hooks, (value) => (action === 'install' ? installHooks(value, hostHooks('codex', forwarder), ownsHostHookCommand('codex')) : uninstallHooks(value, ownsHostHookCommand('codex'))));
+      : jsonEdit(files.hooks, (value) =>
+          action === 'install'
+            ? installHooks(value, hostHooks('codex', forwarder), ownsHostHookCommand('codex'))
+            : uninstallHooks(value, ownsHostHookCommand('codex')),
+        );
   if (!hooks.ok) return { ok: false, file: files.hooks.file, error: hooks.error };
   edits.push(hooks.edit);
   if (files.mcp) {
     const text = files.mcp.bytes === null ? '' : files.mcp.bytes.toString('utf8');
     const table = action === 'install' ? setTomlTable(text, ['mcp_servers', 'memtrace'], { ...mcp }) : removeTomlTable(text, ['mcp_servers', 'memtrace']);
     if (!table.ok) return { ok: false, file: files.mcp.file, error: table.error };
-    edits.push({ snapshot: files.mcp, nextText: table.text, changes: table.action ? [{ event: '[mcp_servers.memtrace]', action: table.action }] : [], notices: [], relaidOut: false });
+    edits.push({
+      snapshot: files.mcp,
+      nextText: table.text,
+      changes: table.action ? [{ event: '[mcp_servers.memtrace]', action: table.action }] : [],
+      notices: [],
+      relaidOut: false,
+    });
   }
   return { ok: true, edits };
 }

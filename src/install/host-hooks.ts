@@ -61,4 +61,3 @@ export function hostMcpEntry(nodePath: string, binPath: string, env: Record<stri
   const pinned = Object.fromEntries(['MEMTRACE_DATA_DIR', 'MEMTRACE_PORT'].flatMap((key) => (env[key] ? [[key, env[key]!]] : [])));
   return { command: nodePath, args: [binPath, 'mcp'], ...(Object.keys(pinned).length > 0 ? { env: pinned } : {}) };
 }
-

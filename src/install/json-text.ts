@@ -14,9 +14,7 @@ export interface JsonFormat {
 /** For a file memtrace creates: 2-space JSON with a trailing newline. */
 export const DEFAULT_JSON_FORMAT: JsonFormat = { indent: '  ', eol: '\n', finalNewline: true, bom: false };
 
-export type ParsedJson =
-  | { ok: true; value: unknown; format: JsonFormat }
-  | { ok: false; line: number; column: number; reason: string };
+export type ParsedJson = { ok: true; value: unknown; format: JsonFormat } | { ok: false; line: number; column: number; reason: string };
 
 export function parseJsonText(text: string): ParsedJson {
   const bom = text.startsWith('\uFEFF');
@@ -49,7 +47,10 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 }
 
 class Located extends Error {
-  constructor(readonly offset: number, readonly reason: string) {
+  constructor(
+    readonly offset: number,
+    readonly reason: string,
+  ) {
     super(reason);
   }
 }

@@ -8,9 +8,7 @@
 import { isMemtraceMcpEntry, MCP_SERVER_KEY, type McpServerEntry } from './mcp-definition.js';
 import { isJsonObject, type JsonObject } from './settings-merge.js';
 
-export type McpMergeResult =
-  | { ok: true; config: JsonObject; change: 'added' | 'updated' | 'removed' | null; notices: string[] }
-  | { ok: false; error: string };
+export type McpMergeResult = { ok: true; config: JsonObject; change: 'added' | 'updated' | 'removed' | null; notices: string[] } | { ok: false; error: string };
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -26,7 +24,14 @@ export function installMcpServer(config: JsonObject, entry: McpServerEntry): Mcp
   if (!read.ok) return read;
   const current = read.servers?.[MCP_SERVER_KEY];
   if (current !== undefined && !isMemtraceMcpEntry(current)) {
-    return { ok: true, config, change: null, notices: [`an MCP server named "${MCP_SERVER_KEY}" that memtrace install did not write is configured here; it was left as it is (remove it, then install again, to get memtrace's)`] };
+    return {
+      ok: true,
+      config,
+      change: null,
+      notices: [
+        `an MCP server named "${MCP_SERVER_KEY}" that memtrace install did not write is configured here; it was left as it is (remove it, then install again, to get memtrace's)`,
+      ],
+    };
   }
   if (current !== undefined && sameJson(current, entry)) return { ok: true, config, change: null, notices: [] };
   const servers: JsonObject = { ...(read.servers ?? {}) };
@@ -39,7 +44,8 @@ export function uninstallMcpServer(config: JsonObject): McpMergeResult {
   if (!read.ok) return read;
   const current = read.servers?.[MCP_SERVER_KEY];
   if (current === undefined) return { ok: true, config, change: null, notices: [] };
-  if (!isMemtraceMcpEntry(current)) return { ok: true, config, change: null, notices: [`left in place: the MCP server "${MCP_SERVER_KEY}" here was not written by memtrace install`] };
+  if (!isMemtraceMcpEntry(current))
+    return { ok: true, config, change: null, notices: [`left in place: the MCP server "${MCP_SERVER_KEY}" here was not written by memtrace install`] };
   const servers: JsonObject = { ...read.servers };
   delete servers[MCP_SERVER_KEY];
   const next: JsonObject = { ...config, mcpServers: servers };

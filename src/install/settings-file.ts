@@ -58,7 +58,11 @@ export function readSettingsFile(file: string): SettingsSnapshot {
   }
   const parsed = parseJsonText(bytes.toString('utf8'));
   if (!parsed.ok) {
-    throw new SettingsFileError(file, 'malformed', `${file} is not valid JSON: line ${parsed.line}, column ${parsed.column}: ${parsed.reason}. Nothing was changed; fix the file (or move it aside) and run the command again.`);
+    throw new SettingsFileError(
+      file,
+      'malformed',
+      `${file} is not valid JSON: line ${parsed.line}, column ${parsed.column}: ${parsed.reason}. Nothing was changed; fix the file (or move it aside) and run the command again.`,
+    );
   }
   if (!isJsonObject(parsed.value)) {
     const what = Array.isArray(parsed.value) ? 'a list' : parsed.value === null ? 'null' : `a ${typeof parsed.value}`;
@@ -80,7 +84,10 @@ export function settingsDiff(snapshot: FileSnapshot, nextText: string): string {
 
 /** `settings.json.memtrace-backup-20250101T120000Z` */
 export function backupName(file: string, now: Date): string {
-  return `${file}.memtrace-backup-${now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '')}`;
+  return `${file}.memtrace-backup-${now
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/[-:]/g, '')}`;
 }
 
 /**
@@ -93,7 +100,8 @@ export function writeSettingsFile(snapshot: FileSnapshot, nextText: string, now:
   try {
     current = fs.readFileSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new SettingsFileError(file, 'unreadable', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new SettingsFileError(file, 'unreadable', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
   }
   const same = current === null ? snapshot.bytes === null : snapshot.bytes !== null && current.equals(snapshot.bytes);
   if (!same) throw new SettingsFileError(file, 'changed', `${file} changed while memtrace was reading it; nothing was written. Run the command again.`);
@@ -115,7 +123,11 @@ export function writeSettingsFile(snapshot: FileSnapshot, nextText: string, now:
     fs.renameSync(temp, target);
   } catch (error) {
     fs.rmSync(temp, { force: true });
-    throw new SettingsFileError(file, 'write-failed', `could not write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; the previous file is unchanged.`);
+    throw new SettingsFileError(
+      file,
+      'write-failed',
+      `could not write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; the previous file is unchanged.`,
+    );
   }
   return { backupPath };
 }
@@ -130,7 +142,11 @@ function writeBackup(file: string, bytes: Buffer, mode: number | null, now: Date
       return candidate;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new SettingsFileError(file, 'write-failed', `could not back up ${file} to ${candidate}: ${(error as NodeJS.ErrnoException).code}; nothing was changed.`);
+        throw new SettingsFileError(
+          file,
+          'write-failed',
+          `could not back up ${file} to ${candidate}: ${(error as NodeJS.ErrnoException).code}; nothing was changed.`,
+        );
       }
     }
   }

@@ -19,9 +19,7 @@ export interface HookChange {
   action: 'added' | 'updated' | 'removed';
 }
 
-export type MergeResult =
-  | { ok: true; settings: JsonObject; changes: HookChange[]; notices: string[] }
-  | { ok: false; error: string };
+export type MergeResult = { ok: true; settings: JsonObject; changes: HookChange[]; notices: string[] } | { ok: false; error: string };
 
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -33,7 +31,10 @@ export type OwnsCommand = (command: unknown) => boolean;
 /** The hooks memtrace wants, by the host's event name, in the order they are written. */
 export type WantedHooks = Readonly<Partial<Record<string, HookMatcherGroup[]>>>;
 
-const ours = (owns: OwnsCommand) => (hook: unknown): boolean => isJsonObject(hook) && hook.type === 'command' && owns(hook.command);
+const ours =
+  (owns: OwnsCommand) =>
+  (hook: unknown): boolean =>
+    isJsonObject(hook) && hook.type === 'command' && owns(hook.command);
 
 /** A matcher group we can edit: an object with a `hooks` list. Anything else is left alone. */
 function isGroup(group: unknown): group is JsonObject & { hooks: unknown[] } {
@@ -187,10 +188,13 @@ export function foreignMemtraceHooks(settings: JsonObject, owns: OwnsCommand = i
 
 function installNotices(settings: JsonObject, owns: OwnsCommand): string[] {
   const notices: string[] = [];
-  if (settings.disableAllHooks === true) notices.push('"disableAllHooks" is true in this file: Claude Code runs no hooks (memtrace\'s included) until it is removed.');
+  if (settings.disableAllHooks === true)
+    notices.push('"disableAllHooks" is true in this file: Claude Code runs no hooks (memtrace\'s included) until it is removed.');
   const plugins = settings.enabledPlugins;
   if (isJsonObject(plugins) && Object.entries(plugins).some(([id, on]) => id.startsWith('memtrace@') && on === true)) {
-    notices.push('the memtrace plugin is enabled in this file too: every event would be recorded twice; keep one (disable the plugin, or run memtrace uninstall).');
+    notices.push(
+      'the memtrace plugin is enabled in this file too: every event would be recorded twice; keep one (disable the plugin, or run memtrace uninstall).',
+    );
   }
   for (const { event, command } of foreignMemtraceHooks(settings, owns)) {
     notices.push(`hooks.${event} also runs \`${command}\`, which memtrace install did not write: remove it, or the event is recorded twice.`);
@@ -199,5 +203,7 @@ function installNotices(settings: JsonObject, owns: OwnsCommand): string[] {
 }
 
 function uninstallNotices(settings: JsonObject, owns: OwnsCommand): string[] {
-  return foreignMemtraceHooks(settings, owns).map(({ event, command }) => `left in place: hooks.${event} runs \`${command}\`, which memtrace install did not write.`);
+  return foreignMemtraceHooks(settings, owns).map(
+    ({ event, command }) => `left in place: hooks.${event} runs \`${command}\`, which memtrace install did not write.`,
+  );
 }

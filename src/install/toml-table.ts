@@ -15,7 +15,8 @@ function parseToml(text: string): Parsed {
   try {
     return { ok: true, value: parse(text) as Record<string, unknown> };
   } catch (error) {
-    if (error instanceof TomlError) return { ok: false, error: `line ${error.line}, column ${error.column}: ${error.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '')}` };
+    if (error instanceof TomlError)
+      return { ok: false, error: `line ${error.line}, column ${error.column}: ${error.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '')}` };
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }
@@ -156,7 +157,8 @@ export function removeTomlTable(text: string, path: readonly string[]): TomlEdit
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = splitLines(text);
   const found = findTable(lines, path);
-  if (!found) return { ok: false, error: `[${path.join('.')}] is written in a form memtrace uninstall does not edit (inline, or as dotted keys); remove it by hand` };
+  if (!found)
+    return { ok: false, error: `[${path.join('.')}] is written in a form memtrace uninstall does not edit (inline, or as dotted keys); remove it by hand` };
   let start = found.start;
   const atEnd = found.end === lines.length;
   if (atEnd && start > 0 && lines[start - 1]!.trim() === '') start -= 1;

@@ -1,7 +1,15 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
-import { createMemorySearch, createTimeline, EmptyQueryError, DEFAULT_SEARCH_LIMIT, MAX_NEIGHBOURS, normalizeProject, type MemoryAccessSink } from '../memory/index.js';
+import {
+  createMemorySearch,
+  createTimeline,
+  EmptyQueryError,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_NEIGHBOURS,
+  normalizeProject,
+  type MemoryAccessSink,
+} from '../memory/index.js';
 import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
 import type { Store } from '../store/index.js';
 import { APP_VERSION } from '../version.js';
@@ -31,7 +39,8 @@ const text = (t: string, isError = false) => ({ content: [{ type: 'text' as cons
  * titles, `get_observations` the full narrative and facts. Read-only.
  */
 export function createMemtraceMcpServer(deps: McpDeps): McpServer {
-  let opened: { store: Store; access: MemoryAccessSink; search: ReturnType<typeof createMemorySearch>; timeline: ReturnType<typeof createTimeline> } | null = null;
+  let opened: { store: Store; access: MemoryAccessSink; search: ReturnType<typeof createMemorySearch>; timeline: ReturnType<typeof createTimeline> } | null =
+    null;
   const memory = () => {
     if (!opened) {
       const { store, access } = deps.memory();
@@ -52,7 +61,10 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
         query: z.string().describe('what you want to find, in plain words'),
         limit: z.number().int().min(1).max(MAX_MCP_SEARCH_LIMIT).optional().describe(`how many results (default ${DEFAULT_SEARCH_LIMIT})`),
         project: z.string().optional().describe("only this project's memory (its absolute path)"),
-        type: z.enum([...OBSERVATION_TYPES, 'summary']).optional().describe('only observations of this type, or session summaries'),
+        type: z
+          .enum([...OBSERVATION_TYPES, 'summary'])
+          .optional()
+          .describe('only observations of this type, or session summaries'),
       },
       annotations: readOnly,
     },
@@ -86,7 +98,8 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     },
     async ({ observation_id, session_id, before, after }) => {
       if (observation_id !== undefined && session_id !== undefined) return text('Give observation_id or session_id, not both.', true);
-      const anchor = observation_id !== undefined ? { observationId: observation_id } : session_id !== undefined ? { sessionId: session_id } : { recent: true as const };
+      const anchor =
+        observation_id !== undefined ? { observationId: observation_id } : session_id !== undefined ? { sessionId: session_id } : { recent: true as const };
       const { timeline, access } = memory();
       const result = timeline.timeline({ anchor, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) });
       if (!result) return text(observation_id !== undefined ? `No observation #${observation_id} in memory.` : `No memory of session ${session_id}.`, true);

@@ -35,7 +35,10 @@ export function timelineText(timeline: Timeline): string {
 }
 
 function observationText(o: StoredObservation): string {
-  const parts = [`#${o.id} [${o.type}] ${oneLine(o.title)}`, `created ${o.createdAt ? new Date(o.createdAt).toISOString() : 'unknown'} · session ${o.sessionId}${o.project ? ` · project ${o.project}` : ''}`];
+  const parts = [
+    `#${o.id} [${o.type}] ${oneLine(o.title)}`,
+    `created ${o.createdAt ? new Date(o.createdAt).toISOString() : 'unknown'} · session ${o.sessionId}${o.project ? ` · project ${o.project}` : ''}`,
+  ];
   if (o.subtitle) parts.push(o.subtitle);
   if (o.narrative) parts.push('', o.narrative);
   if (o.facts.length > 0) parts.push('', 'Facts:', ...o.facts.map((f) => `- ${f}`));

@@ -26,7 +26,12 @@ export function createAccessRecorder(config: { dataDir: string; env: Record<stri
     // As the worker does on its first start: an install id before anything is counted for it.
     if (read.state.status === 'missing') read = ensureTelemetryConfig(config.dataDir);
     const base = baseProperties({ appVersion: APP_VERSION, platform: process.platform, arch: process.arch, nodeVersion: process.version, env: config.env });
-    book = createRollupBook({ store: createTelemetryStore(deps.db), installId: read.config?.install_id ?? '00000000-0000-4000-8000-000000000000', provider: 'none', base });
+    book = createRollupBook({
+      store: createTelemetryStore(deps.db),
+      installId: read.config?.install_id ?? '00000000-0000-4000-8000-000000000000',
+      provider: 'none',
+      base,
+    });
   } catch {
     return NO_ACCESS_TELEMETRY;
   }

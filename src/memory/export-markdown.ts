@@ -22,11 +22,18 @@ export function projectsOf(db: Database.Database, filter: ExportFilter = {}): Ar
 /** A file name for a project's document: its path's words joined by `-`, safe on every filesystem. */
 export function projectFileName(project: string | null): string {
   if (project === null) return 'no-project.md';
-  const slug = project.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(-120);
+  const slug = project
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(-120);
   return `${slug || 'root'}.md`;
 }
 
-const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
+const when = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/:\d\d\.\d+Z$/, ' UTC');
 const list = (items: readonly string[]) => items.map((i) => `- ${i.replace(/\n+/g, ' ')}`).join('\n');
 
 function renderObservation(o: StoredObservation): string {
@@ -52,11 +59,19 @@ function renderSummary(s: StoredSummary): string {
     ['Next steps', s.next_steps],
     ['Notes', s.notes],
   ];
-  return [`### Session summary`, `*${when(s.createdAt)} · summary ${s.id}*`, ...fields.filter(([, v]) => v !== '').map(([k, v]) => `**${k}:** ${v}`)].join('\n\n');
+  return [`### Session summary`, `*${when(s.createdAt)} · summary ${s.id}*`, ...fields.filter(([, v]) => v !== '').map(([k, v]) => `**${k}:** ${v}`)].join(
+    '\n\n',
+  );
 }
 
 /** One project's document, written to `sink` item by item. */
-export async function writeProjectMarkdown(db: Database.Database, project: string | null, filter: ExportFilter, sink: ExportSink, nowMs: number): Promise<ExportCounts> {
+export async function writeProjectMarkdown(
+  db: Database.Database,
+  project: string | null,
+  filter: ExportFilter,
+  sink: ExportSink,
+  nowMs: number,
+): Promise<ExportCounts> {
   const counts: ExportCounts = { observations: 0, summaries: 0, bytes: 0 };
   const emit = async (text: string) => {
     counts.bytes += Buffer.byteLength(text);
@@ -73,7 +88,10 @@ export async function writeProjectMarkdown(db: Database.Database, project: strin
   await emit(`# Memory of ${project ?? 'no project'}\n\nExported by memtrace on ${when(nowMs)}.\n`);
   let session: string | null = null;
   for (const item of items.all({ project, session: filter.sessionId ?? null }) as Array<{ kind: 'observation' | 'summary'; id: number }>) {
-    const row = item.kind === 'observation' ? toStoredObservation(observation.get(item.id) as Record<string, unknown>) : toStoredSummary(summary.get(item.id) as Record<string, unknown>);
+    const row =
+      item.kind === 'observation'
+        ? toStoredObservation(observation.get(item.id) as Record<string, unknown>)
+        : toStoredSummary(summary.get(item.id) as Record<string, unknown>);
     if (row.sessionId !== session) {
       session = row.sessionId;
       await emit(`\n## Session ${session} · ${when(row.createdAt)}\n`);

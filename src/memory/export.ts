@@ -18,7 +18,10 @@ export interface ExportCounts {
  * The rows an export holds, oldest first: observations, then session summaries. Read in id-ordered
  * pages so a large store is never held in memory at once.
  */
-function* exportRows(db: Database.Database, filter: ExportFilter = {}): Generator<{ kind: 'observation'; row: StoredObservation } | { kind: 'summary'; row: StoredSummary }> {
+function* exportRows(
+  db: Database.Database,
+  filter: ExportFilter = {},
+): Generator<{ kind: 'observation'; row: StoredObservation } | { kind: 'summary'; row: StoredSummary }> {
   const project = filter.project ? normalizeProject(filter.project) : null;
   const where = `(@project IS NULL OR project = @project OR project = @project || '/') AND (@session IS NULL OR session_id = @session) AND id > @after`;
   const pages = [
@@ -30,7 +33,8 @@ function* exportRows(db: Database.Database, filter: ExportFilter = {}): Generato
     for (;;) {
       const rows = page.stmt.all({ project, session: filter.sessionId ?? null, after }) as Array<Record<string, unknown> & { id: number }>;
       if (rows.length === 0) break;
-      for (const row of rows) yield { kind: page.kind, row: page.map(row) } as { kind: 'observation'; row: StoredObservation } | { kind: 'summary'; row: StoredSummary };
+      for (const row of rows)
+        yield { kind: page.kind, row: page.map(row) } as { kind: 'observation'; row: StoredObservation } | { kind: 'summary'; row: StoredSummary };
       after = rows[rows.length - 1]!.id;
     }
   }

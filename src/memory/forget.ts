@@ -75,7 +75,14 @@ export function planForget(db: Database.Database, selector: ForgetSelector): For
 
   const items = new Map<string, ForgetItem>();
   const add = (kind: ForgetItem['kind'], r: { id: number; title: string; session_id: string; project: string | null; created_at: number }) =>
-    items.set(`${kind}:${r.id}`, { kind, id: r.id, title: r.title, session_id: r.session_id, project: r.project, created_at: new Date(r.created_at).toISOString() });
+    items.set(`${kind}:${r.id}`, {
+      kind,
+      id: r.id,
+      title: r.title,
+      session_id: r.session_id,
+      project: r.project,
+      created_at: new Date(r.created_at).toISOString(),
+    });
   for (const id of selector.observationIds) add('observation', byId.get(id) as Parameters<typeof add>[1]);
 
   if (hasFilter(selector)) {
@@ -88,16 +95,26 @@ export function planForget(db: Database.Database, selector: ForgetSelector): For
       matched = new Set(matchAll(db, selector.match, project).map((h) => `${h.kind}:${h.id}`));
     }
     const keep = (kind: string, id: number) => matched === null || matched.has(`${kind}:${id}`);
-    for (const r of db.prepare(`SELECT id, title, session_id, project, created_at FROM observations WHERE ${where} ORDER BY id`).all(params) as Array<Parameters<typeof add>[1]>) {
+    for (const r of db.prepare(`SELECT id, title, session_id, project, created_at FROM observations WHERE ${where} ORDER BY id`).all(params) as Array<
+      Parameters<typeof add>[1]
+    >) {
       if (keep('observation', r.id)) add('observation', r);
     }
-    for (const r of db.prepare(`SELECT id, request AS title, session_id, project, created_at FROM summaries WHERE ${where} ORDER BY id`).all(params) as Array<Parameters<typeof add>[1]>) {
+    for (const r of db.prepare(`SELECT id, request AS title, session_id, project, created_at FROM summaries WHERE ${where} ORDER BY id`).all(params) as Array<
+      Parameters<typeof add>[1]
+    >) {
       if (keep('summary', r.id)) add('summary', r);
     }
   }
 
   const sorted = [...items.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.kind.localeCompare(b.kind) || a.id - b.id);
-  const sessions = selector.sessionId && db.prepare('SELECT 1 FROM sessions WHERE session_id = ?').get(selector.sessionId) !== undefined && !selector.match && selector.beforeMs == null ? [selector.sessionId] : [];
+  const sessions =
+    selector.sessionId &&
+    db.prepare('SELECT 1 FROM sessions WHERE session_id = ?').get(selector.sessionId) !== undefined &&
+    !selector.match &&
+    selector.beforeMs == null
+      ? [selector.sessionId]
+      : [];
   const observationIds = sorted.filter((i) => i.kind === 'observation').map((i) => i.id);
   return { items: sorted, sessions, compactedSummaries: compactedFrom(db, observationIds) };
 }
@@ -107,7 +124,8 @@ function matchAll(db: Database.Database, query: string, project: string | null) 
   // A search would rank items holding any of the words; forget takes only those holding all of
   // them. It asks for the most a search gives and refuses to guess past it.
   const hits = search.search(query, { project, limit: MAX_SEARCH_LIMIT, everyWord: true });
-  if (hits.length === MAX_SEARCH_LIMIT) throw new ForgetRefusedError(`--match '${query}' matches ${MAX_SEARCH_LIMIT} or more items; narrow it (add --project, --session or --before)`);
+  if (hits.length === MAX_SEARCH_LIMIT)
+    throw new ForgetRefusedError(`--match '${query}' matches ${MAX_SEARCH_LIMIT} or more items; narrow it (add --project, --session or --before)`);
   return hits;
 }
 
@@ -132,31 +150,39 @@ export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResu
   const compacted = JSON.stringify(plan.compactedSummaries);
   const inList = 'IN (SELECT value FROM json_each(?))';
   db.pragma('secure_delete = ON');
-  const result = db.transaction((): Omit<ForgetResult, 'checkpointed'> => {
-    const observations = ids('observation');
-    const summaries = ids('summary');
-    // The raw events the items came from: queue rows still waiting, and the tool events kept for provenance.
-    const sources = JSON.stringify(
-      (db.prepare(`SELECT source_message_ids FROM observations WHERE id ${inList} UNION ALL SELECT source_message_ids FROM summaries WHERE id ${inList}`).all(observations, summaries) as Array<{ source_message_ids: string }>).flatMap(
-        (r) => JSON.parse(r.source_message_ids) as number[],
-      ),
-    );
-    let rawEvents = db.prepare(`DELETE FROM queue WHERE id ${inList}`).run(sources).changes;
-    rawEvents += db.prepare(`DELETE FROM tool_events WHERE queue_id ${inList}`).run(sources).changes;
-    // Compacted history: children of a removed summary are on top again, to be condensed anew.
-    db.prepare(`UPDATE memory_summaries SET condensed_into = NULL WHERE condensed_into ${inList} AND id NOT ${inList}`).run(compacted, compacted);
-    db.prepare(`DELETE FROM summary_sources WHERE summary_id ${inList} OR source_summary_id ${inList} OR observation_id ${inList}`).run(compacted, compacted, observations);
-    const compactedSummaries = db.prepare(`DELETE FROM memory_summaries WHERE id ${inList}`).run(compacted).changes;
-    const removedObservations = db.prepare(`DELETE FROM observations WHERE id ${inList}`).run(observations).changes;
-    const removedSummaries = db.prepare(`DELETE FROM summaries WHERE id ${inList}`).run(summaries).changes;
-    // A whole session: what is left of it (pending events, prompts, written files, its record).
-    rawEvents += db.prepare(`DELETE FROM queue WHERE session_id ${inList}`).run(sessions).changes;
-    rawEvents += db.prepare(`DELETE FROM tool_events WHERE session_id ${inList}`).run(sessions).changes;
-    db.prepare(`DELETE FROM session_files_written WHERE session_id ${inList}`).run(sessions);
-    db.prepare(`DELETE FROM session_prompts WHERE session_id ${inList}`).run(sessions);
-    const removedSessions = db.prepare(`DELETE FROM sessions WHERE session_id ${inList}`).run(sessions).changes;
-    return { observations: removedObservations, summaries: removedSummaries, compactedSummaries, rawEvents, sessions: removedSessions };
-  }).immediate();
+  const result = db
+    .transaction((): Omit<ForgetResult, 'checkpointed'> => {
+      const observations = ids('observation');
+      const summaries = ids('summary');
+      // The raw events the items came from: queue rows still waiting, and the tool events kept for provenance.
+      const sources = JSON.stringify(
+        (
+          db
+            .prepare(`SELECT source_message_ids FROM observations WHERE id ${inList} UNION ALL SELECT source_message_ids FROM summaries WHERE id ${inList}`)
+            .all(observations, summaries) as Array<{ source_message_ids: string }>
+        ).flatMap((r) => JSON.parse(r.source_message_ids) as number[]),
+      );
+      let rawEvents = db.prepare(`DELETE FROM queue WHERE id ${inList}`).run(sources).changes;
+      rawEvents += db.prepare(`DELETE FROM tool_events WHERE queue_id ${inList}`).run(sources).changes;
+      // Compacted history: children of a removed summary are on top again, to be condensed anew.
+      db.prepare(`UPDATE memory_summaries SET condensed_into = NULL WHERE condensed_into ${inList} AND id NOT ${inList}`).run(compacted, compacted);
+      db.prepare(`DELETE FROM summary_sources WHERE summary_id ${inList} OR source_summary_id ${inList} OR observation_id ${inList}`).run(
+        compacted,
+        compacted,
+        observations,
+      );
+      const compactedSummaries = db.prepare(`DELETE FROM memory_summaries WHERE id ${inList}`).run(compacted).changes;
+      const removedObservations = db.prepare(`DELETE FROM observations WHERE id ${inList}`).run(observations).changes;
+      const removedSummaries = db.prepare(`DELETE FROM summaries WHERE id ${inList}`).run(summaries).changes;
+      // A whole session: what is left of it (pending events, prompts, written files, its record).
+      rawEvents += db.prepare(`DELETE FROM queue WHERE session_id ${inList}`).run(sessions).changes;
+      rawEvents += db.prepare(`DELETE FROM tool_events WHERE session_id ${inList}`).run(sessions).changes;
+      db.prepare(`DELETE FROM session_files_written WHERE session_id ${inList}`).run(sessions);
+      db.prepare(`DELETE FROM session_prompts WHERE session_id ${inList}`).run(sessions);
+      const removedSessions = db.prepare(`DELETE FROM sessions WHERE session_id ${inList}`).run(sessions).changes;
+      return { observations: removedObservations, summaries: removedSummaries, compactedSummaries, rawEvents, sessions: removedSessions };
+    })
+    .immediate();
   // Deleted index entries can survive in older index segments until they merge: merge them all now.
   db.prepare(`INSERT INTO ${SEARCH_TABLE} (${SEARCH_TABLE}) VALUES ('optimize')`).run();
   const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;

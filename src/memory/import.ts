@@ -47,7 +47,9 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
   const observationExists = db.prepare('SELECT 1 FROM observations WHERE id = ?');
   const summaryExists = db.prepare('SELECT 1 FROM summaries WHERE id = ?');
   // An imported session is a finished one; a session already known keeps its own details.
-  const ensureSession = db.prepare("INSERT INTO sessions (session_id, project, status, created_at, updated_at, ended_at) VALUES (?, ?, 'ended', ?, ?, ?) ON CONFLICT (session_id) DO NOTHING");
+  const ensureSession = db.prepare(
+    "INSERT INTO sessions (session_id, project, status, created_at, updated_at, ended_at) VALUES (?, ?, 'ended', ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
+  );
 
   /** Stores one line (inside the batch's transaction) and says what became of it. */
   const storeLine = (text: string): 'imported' | 'skipped' | { invalid: string } => {
@@ -59,7 +61,16 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     if (checked.kind === 'observation') {
       const o = checked.line;
       store.observations.insert(
-        { type: o.type, title: sanitize(o.title), subtitle: sanitize(o.subtitle), narrative: sanitize(o.narrative), facts: clean(o.facts), concepts: clean(o.concepts), files_read: clean(o.files_read), files_modified: clean(o.files_modified) },
+        {
+          type: o.type,
+          title: sanitize(o.title),
+          subtitle: sanitize(o.subtitle),
+          narrative: sanitize(o.narrative),
+          facts: clean(o.facts),
+          concepts: clean(o.concepts),
+          files_read: clean(o.files_read),
+          files_modified: clean(o.files_modified),
+        },
         { ...provenance, discoveryTokens: null },
         [],
         o.id,
@@ -67,7 +78,14 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     } else {
       const s = checked.line;
       store.summaries.insert(
-        { request: sanitize(s.request), investigated: sanitize(s.investigated), learned: sanitize(s.learned), completed: sanitize(s.completed), next_steps: sanitize(s.next_steps), notes: sanitize(s.notes) },
+        {
+          request: sanitize(s.request),
+          investigated: sanitize(s.investigated),
+          learned: sanitize(s.learned),
+          completed: sanitize(s.completed),
+          next_steps: sanitize(s.next_steps),
+          notes: sanitize(s.notes),
+        },
         provenance,
         [],
         s.id,

@@ -123,12 +123,18 @@ export function checkLine(text: string): CheckedLine {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: 'not a JSON object' };
   const kind = (value as { kind?: unknown }).kind;
-  if (kind !== undefined && kind !== 'observation' && kind !== 'summary') return { ok: false, reason: `unknown kind ${JSON.stringify(kind)} (observation or summary)` };
+  if (kind !== undefined && kind !== 'observation' && kind !== 'summary')
+    return { ok: false, reason: `unknown kind ${JSON.stringify(kind)} (observation or summary)` };
   if (kind === 'summary') {
     const parsed = summarySchema.safeParse(value);
     if (!parsed.success) return { ok: false, reason: describe(parsed.error) };
     const d = parsed.data;
-    return { ok: true, kind: 'summary', createdAtMs: isoToMs(d.created_at)!, line: { ...d, kind: 'summary', id: d.id ?? null, notes: d.notes ?? '' } as Required<SummaryLine> & { id: number | null } };
+    return {
+      ok: true,
+      kind: 'summary',
+      createdAtMs: isoToMs(d.created_at)!,
+      line: { ...d, kind: 'summary', id: d.id ?? null, notes: d.notes ?? '' } as Required<SummaryLine> & { id: number | null },
+    };
   }
   const parsed = observationSchema.safeParse(value);
   if (!parsed.success) return { ok: false, reason: describe(parsed.error) };

@@ -96,7 +96,11 @@ export function renderObservation(v: ObservationView): string {
   lines.push(`  session   ${p.session_id}${p.project ? ` (project ${p.project})` : ''}`);
   for (const id of p.queue_ids) {
     const e = p.tool_events.find((t) => t.queue_id === id);
-    lines.push(e ? `  from      queue message ${id}: ${e.tool_name}${failedNote(e)} — ${e.input}${e.tool_use_id ? `  [${e.tool_use_id}]` : ''}` : `  from      queue message ${id} (a summary request or transcript mining)`);
+    lines.push(
+      e
+        ? `  from      queue message ${id}: ${e.tool_name}${failedNote(e)} — ${e.input}${e.tool_use_id ? `  [${e.tool_use_id}]` : ''}`
+        : `  from      queue message ${id} (a summary request or transcript mining)`,
+    );
   }
   lines.push(`  observer  ${p.provider} · model ${p.model ?? 'unknown'} · prompt ${p.prompt_version} · ${p.created_at}`);
   lines.push('', 'claims');
@@ -106,7 +110,13 @@ export function renderObservation(v: ObservationView): string {
 
 const failedNote = (e: ToolEventView) => (e.failed ? ` (failed${e.exit_code !== undefined ? `, exit code ${e.exit_code}` : ''})` : '');
 
-export function renderSession(session: SessionRow, observations: readonly ObservationView[], summaries: readonly StoredSummary[], prompts: number, toolEvents: readonly ToolEventView[] = []): string {
+export function renderSession(
+  session: SessionRow,
+  observations: readonly ObservationView[],
+  summaries: readonly StoredSummary[],
+  prompts: number,
+  toolEvents: readonly ToolEventView[] = [],
+): string {
   const lines = [
     `session ${session.sessionId} · ${session.status}${session.endReason ? ` (${session.endReason})` : ''}`,
     `  project   ${session.project ?? 'unknown'}`,
@@ -125,7 +135,9 @@ export function renderSession(session: SessionRow, observations: readonly Observ
     const removed = claims.filter((c) => (c.kind === 'commit' && c.verdict === 'rejected') || (c.kind === 'file_modified' && c.verdict === 'removed')).length;
     const unverifiable = claims.filter((c) => c.kind === 'commit' && c.verdict === 'unverifiable').length;
     const sources = o.provenance.tool_events.map((e) => e.tool_name).join(', ') || `queue ${o.provenance.queue_ids.join(',')}`;
-    lines.push(`  ${String(o.id).padStart(5)}  ${o.type.padEnd(9)} ${o.title}  ← ${sources}${removed ? ` · ${removed} claim(s) removed` : ''}${unverifiable ? ` · ${unverifiable} unverifiable` : ''}`);
+    lines.push(
+      `  ${String(o.id).padStart(5)}  ${o.type.padEnd(9)} ${o.title}  ← ${sources}${removed ? ` · ${removed} claim(s) removed` : ''}${unverifiable ? ` · ${unverifiable} unverifiable` : ''}`,
+    );
   }
   lines.push('', `summaries (${summaries.length})`);
   for (const s of summaries) lines.push(`  ${String(s.id).padStart(5)}  ${s.completed || s.request || s.learned || s.next_steps}`.slice(0, 160));

@@ -19,11 +19,13 @@ const MAX_WORDS = 32;
 const PREFIX_MIN_LENGTH = 4;
 
 const STOPWORDS = new Set(
-  ('a about after again all also am an and any are as at be been before being between both but by can could did do does doing done during each ' +
+  (
+    'a about after again all also am an and any are as at be been before being between both but by can could did do does doing done during each ' +
     'for from further get got had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not ' +
     'now of off on once only or other our ours out over own same she should so some such than that the their theirs them then there these ' +
     'they this those through to too under until up us very was we were what when where which while who whom why will with would you your ' +
-    'yours').split(' '),
+    'yours'
+  ).split(' '),
 );
 
 /** `every`: a row must hold every word (AND), for choosing what to forget rather than ranking what to read. */

@@ -66,7 +66,10 @@ export function createMemorySearch(db: Database.Database) {
   const bm25 = `bm25(${T}, ${COLUMN_WEIGHTS.join(', ')})`;
   const kinds = { any: '', observation: `AND ${T}.rowid > 0`, summary: `AND ${T}.rowid < 0` } as const;
   const unfiltered = Object.fromEntries(
-    Object.entries(kinds).map(([kind, only]) => [kind, db.prepare(`SELECT rowid, ${bm25} AS rank FROM ${T} WHERE ${T} MATCH @match ${only} ORDER BY rank, rowid DESC LIMIT @limit`)]),
+    Object.entries(kinds).map(([kind, only]) => [
+      kind,
+      db.prepare(`SELECT rowid, ${bm25} AS rank FROM ${T} WHERE ${T} MATCH @match ${only} ORDER BY rank, rowid DESC LIMIT @limit`),
+    ]),
   ) as Record<keyof typeof kinds, Database.Statement>;
   const where = (alias: string) =>
     `(@project IS NULL OR ${alias}.project = @project OR ${alias}.project = @project || '/') AND (@since IS NULL OR ${alias}.created_at >= @since)`;
@@ -78,7 +81,9 @@ export function createMemorySearch(db: Database.Database) {
     SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} CROSS JOIN summaries s ON s.id = -${T}.rowid
     WHERE ${T} MATCH @match AND ${T}.rowid < 0 AND ${where('s')} ORDER BY rank, rowid DESC LIMIT @limit`);
   const observation = db.prepare('SELECT id, session_id, project, type, title, subtitle, narrative, facts, created_at FROM observations WHERE id = ?');
-  const summary = db.prepare('SELECT id, session_id, project, request, investigated, learned, completed, next_steps, notes, created_at FROM summaries WHERE id = ?');
+  const summary = db.prepare(
+    'SELECT id, session_id, project, request, investigated, learned, completed, next_steps, notes, created_at FROM summaries WHERE id = ?',
+  );
 
   return {
     /** Best first. Throws EmptyQueryError when the text has no word to search for. */
@@ -104,7 +109,16 @@ export function createMemorySearch(db: Database.Database) {
           const r = observation.get(rowid) as Row | undefined;
           if (!r) return [];
           const facts = JSON.parse(String(r.facts)) as string[];
-          return [hit(r, rank, 'observation', r.type as ObservationType, String(r.title), makeSnippet([String(r.narrative), String(r.subtitle), ...facts, String(r.title)], query.words))];
+          return [
+            hit(
+              r,
+              rank,
+              'observation',
+              r.type as ObservationType,
+              String(r.title),
+              makeSnippet([String(r.narrative), String(r.subtitle), ...facts, String(r.title)], query.words),
+            ),
+          ];
         }
         const r = summary.get(-rowid) as Row | undefined;
         if (!r) return [];

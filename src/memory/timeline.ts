@@ -42,17 +42,38 @@ const ITEMS = `
 const BEFORE = '(created_at < @at OR (created_at = @at AND (kind_order < @kindOrder OR (kind_order = @kindOrder AND id < @id))))';
 const AFTER = '(created_at > @at OR (created_at = @at AND (kind_order > @kindOrder OR (kind_order = @kindOrder AND id > @id))))';
 
-type Row = { kind: TimelineItem['kind']; kind_order: number; id: number; type: string; title: string; session_id: string; project: string | null; created_at: number };
+type Row = {
+  kind: TimelineItem['kind'];
+  kind_order: number;
+  id: number;
+  type: string;
+  title: string;
+  session_id: string;
+  project: string | null;
+  created_at: number;
+};
 type Key = { at: number; kindOrder: number; id: number };
 
 export function createTimeline(db: Database.Database) {
-  const observation = db.prepare("SELECT 'observation' AS kind, 0 AS kind_order, id, type, title, session_id, project, created_at FROM observations WHERE id = ?");
-  const sessionItems = db.prepare(`SELECT * FROM (${ITEMS}) WHERE session_id = ? ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT ${MAX_SESSION_ITEMS}`);
-  const earlier = db.prepare(`SELECT * FROM (${ITEMS}) WHERE project IS @project AND ${BEFORE} ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT @limit`);
+  const observation = db.prepare(
+    "SELECT 'observation' AS kind, 0 AS kind_order, id, type, title, session_id, project, created_at FROM observations WHERE id = ?",
+  );
+  const sessionItems = db.prepare(
+    `SELECT * FROM (${ITEMS}) WHERE session_id = ? ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT ${MAX_SESSION_ITEMS}`,
+  );
+  const earlier = db.prepare(
+    `SELECT * FROM (${ITEMS}) WHERE project IS @project AND ${BEFORE} ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT @limit`,
+  );
   const later = db.prepare(`SELECT * FROM (${ITEMS}) WHERE project IS @project AND ${AFTER} ORDER BY created_at, kind_order, id LIMIT @limit`);
-  const earlierOther = db.prepare(`SELECT * FROM (${ITEMS}) WHERE project IS @project AND session_id <> @session AND ${BEFORE} ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT @limit`);
-  const laterOther = db.prepare(`SELECT * FROM (${ITEMS}) WHERE project IS @project AND session_id <> @session AND ${AFTER} ORDER BY created_at, kind_order, id LIMIT @limit`);
-  const recent = db.prepare(`SELECT * FROM (${ITEMS}) WHERE (@project IS NULL OR project = @project) ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT @limit`);
+  const earlierOther = db.prepare(
+    `SELECT * FROM (${ITEMS}) WHERE project IS @project AND session_id <> @session AND ${BEFORE} ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT @limit`,
+  );
+  const laterOther = db.prepare(
+    `SELECT * FROM (${ITEMS}) WHERE project IS @project AND session_id <> @session AND ${AFTER} ORDER BY created_at, kind_order, id LIMIT @limit`,
+  );
+  const recent = db.prepare(
+    `SELECT * FROM (${ITEMS}) WHERE (@project IS NULL OR project = @project) ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT @limit`,
+  );
   const clamp = (n: number | undefined) => Math.min(Math.max(0, n ?? DEFAULT_NEIGHBOURS), MAX_NEIGHBOURS);
 
   return {
@@ -87,5 +108,13 @@ export function createTimeline(db: Database.Database) {
 const keyOf = (r: Row): Key => ({ at: r.created_at, kindOrder: r.kind_order, id: r.id });
 
 function toItem(r: Row): TimelineItem {
-  return { kind: r.kind, id: r.id, type: r.type as TimelineItem['type'], title: r.title, session_id: r.session_id, project: r.project, created_at: new Date(r.created_at).toISOString() };
+  return {
+    kind: r.kind,
+    id: r.id,
+    type: r.type as TimelineItem['type'],
+    title: r.title,
+    session_id: r.session_id,
+    project: r.project,
+    created_at: new Date(r.created_at).toISOString(),
+  };
 }

@@ -23,7 +23,13 @@ import type { TranscriptTarget } from './transcript-target.js';
  * are recognised by id and not queued again. Lines are read in bounded chunks; a line over the
  * cap is skipped and counted, as for Claude Code.
  */
-export async function mineHostFile(config: MineFileConfig, deps: MineFileDeps, target: TranscriptTarget, host: 'gemini-cli' | 'codex', options: MineFileOptions): Promise<FileReport> {
+export async function mineHostFile(
+  config: MineFileConfig,
+  deps: MineFileDeps,
+  target: TranscriptTarget,
+  host: 'gemini-cli' | 'codex',
+  options: MineFileOptions,
+): Promise<FileReport> {
   const startedMs = deps.now();
   const counts = emptyCounts();
   const progress = { eventsQueued: 0, eventsDuplicate: 0, bytesRead: 0 };
@@ -65,7 +71,9 @@ export async function mineHostFile(config: MineFileConfig, deps: MineFileDeps, t
     const completedTo = splitter.completedTo();
     counts.linesParsed = host === 'gemini-cli' ? texts.length : rollout.length;
     const transcript: HostTranscript =
-      host === 'gemini-cli' ? readGeminiChat(readChatLines(texts), target.sessionId, await geminiProjectRoot(target.path)) : readCodexRollout(rollout, target.sessionId);
+      host === 'gemini-cli'
+        ? readGeminiChat(readChatLines(texts), target.sessionId, await geminiProjectRoot(target.path))
+        : readCodexRollout(rollout, target.sessionId);
 
     const events: MinedEvent[] = [];
     for (const call of transcript.calls) {
@@ -78,11 +86,22 @@ export async function mineHostFile(config: MineFileConfig, deps: MineFileDeps, t
       events.push(mined.event);
     }
     const session = { cwd: transcript.cwd, prompt: transcript.prompt, platform: host };
-    const committed = guard(() => deps.store.commit({ sessionId: target.sessionId, events, marks: [{ segment: 0, endOffset: completedTo }], session, nowMs: deps.now() }));
+    const committed = guard(() =>
+      deps.store.commit({ sessionId: target.sessionId, events, marks: [{ segment: 0, endOffset: completedTo }], session, nowMs: deps.now() }),
+    );
     progress.eventsQueued = committed.queued;
     progress.eventsDuplicate = committed.duplicate + counts.alreadyQueued;
     if (committed.queued > 0) deps.wake(target.sessionId);
-    const level = guard(() => deps.store.sessionLevel({ sessionId: target.sessionId, segments: 1, lastAssistantMessage: transcript.lastAssistantText, transcriptPath: target.path, session, nowMs: deps.now() }));
+    const level = guard(() =>
+      deps.store.sessionLevel({
+        sessionId: target.sessionId,
+        segments: 1,
+        lastAssistantMessage: transcript.lastAssistantText,
+        transcriptPath: target.path,
+        session,
+        nowMs: deps.now(),
+      }),
+    );
     if (level === 'queued') deps.wake(target.sessionId);
     const next: TranscriptFileState = {
       path: target.path,

@@ -29,7 +29,12 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
     cache = deps.cache();
   } catch (error) {
     const entry = deps.backoff.failed(target.path, startedMs);
-    return { ...emptyReport(target, 'failed'), segmentsFailed: 1, error: `store: ${error instanceof Error ? error.message : String(error)}`, retryAtMs: entry.retryAtMs };
+    return {
+      ...emptyReport(target, 'failed'),
+      segmentsFailed: 1,
+      error: `store: ${error instanceof Error ? error.message : String(error)}`,
+      retryAtMs: entry.retryAtMs,
+    };
   }
   const state = cache.get(target.path);
   const report = (outcome: FileOutcome, extra: Partial<FileReport> = {}): FileReport => ({
@@ -84,10 +89,18 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
 
     /** Commits what the miner produced: events first, then the keys of the segments they close. */
     const commit = (out: ReturnType<SegmentMiner['take']>): void => {
-      const marks = out.closed.filter((c) => c.endOffset > coveredTo(c.segment) || !keys.segments.has(c.segment)).map((c) => ({ segment: c.segment, endOffset: c.endOffset }));
+      const marks = out.closed
+        .filter((c) => c.endOffset > coveredTo(c.segment) || !keys.segments.has(c.segment))
+        .map((c) => ({ segment: c.segment, endOffset: c.endOffset }));
       if (out.events.length === 0 && marks.length === 0) return;
       const result = guard(() =>
-        deps.store.commit({ sessionId: target.sessionId, events: out.events, marks, session: { cwd: activeMiner.cwd(), prompt: activeMiner.prompt() }, nowMs: deps.now() }),
+        deps.store.commit({
+          sessionId: target.sessionId,
+          events: out.events,
+          marks,
+          session: { cwd: activeMiner.cwd(), prompt: activeMiner.prompt() },
+          nowMs: deps.now(),
+        }),
       );
       for (const mark of marks) keys.segments.set(mark.segment, mark.endOffset);
       progress.segmentsMined += marks.length;
@@ -184,7 +197,12 @@ interface ResumePlan {
  * Where this pass starts. Transcripts are append-only, so a file that only grew resumes at the
  * first segment that needs work (normally the open last one); anything else is read from 0.
  */
-async function resumePlan(reader: FileReader, state: TranscriptFileState | undefined, target: TranscriptTarget, keys: Map<number, number>): Promise<ResumePlan | null> {
+async function resumePlan(
+  reader: FileReader,
+  state: TranscriptFileState | undefined,
+  target: TranscriptTarget,
+  keys: Map<number, number>,
+): Promise<ResumePlan | null> {
   if (!state || state.sessionId !== target.sessionId || state.scannedTo > target.size || state.scannedTo === 0) return null;
   const probe = Buffer.alloc(1);
   const n = await reader.read(probe, 1, state.scannedTo - 1).catch(() => 0);

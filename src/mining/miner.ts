@@ -31,11 +31,16 @@ export function createMiner(config: Partial<MineFileConfig>, deps: MinerDeps) {
   const cacheOf = () => (cache ??= deps.store.loadFiles());
 
   const mineOne = (target: TranscriptTarget, options: PassOptions = {}) =>
-    mineFile(fileConfig, { store: deps.store, cache: cacheOf, backoff, now: deps.now, wake: deps.wake, ...(deps.openFile ? { openFile: deps.openFile } : {}) }, target, {
-      ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onBytes ? { onBytes: options.onBytes } : {}),
-    });
+    mineFile(
+      fileConfig,
+      { store: deps.store, cache: cacheOf, backoff, now: deps.now, wake: deps.wake, ...(deps.openFile ? { openFile: deps.openFile } : {}) },
+      target,
+      {
+        ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onBytes ? { onBytes: options.onBytes } : {}),
+      },
+    );
 
   return {
     mineFile: mineOne,

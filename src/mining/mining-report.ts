@@ -79,7 +79,8 @@ export function addFileReport(pass: PassReport, file: FileReport): void {
   pass.unpairedCalls += file.counts.unpairedCalls;
   pass.payloadsShortened += file.counts.payloadsShortened;
   pass.bytesRead += file.bytesRead;
-  if (file.outcome === 'failed') pass.failures.push({ path: file.path, error: file.error ?? 'unknown', ...(file.retryAtMs === undefined ? {} : { retryAtMs: file.retryAtMs }) });
+  if (file.outcome === 'failed')
+    pass.failures.push({ path: file.path, error: file.error ?? 'unknown', ...(file.retryAtMs === undefined ? {} : { retryAtMs: file.retryAtMs }) });
 }
 
 /** Whether a pass did anything worth a telemetry count (an idle watcher sends nothing). */

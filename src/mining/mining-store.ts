@@ -60,11 +60,21 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     if (totalRedactions(counts) > 0) deps.redacted?.(counts, nowMs);
     return value;
   };
-  const cleanSession = (session: SessionInfo, counts: RedactionCounts): SessionInfo => ({ ...session, prompt: session.prompt === null ? null : redactTextInto(session.prompt, counts) });
+  const cleanSession = (session: SessionInfo, counts: RedactionCounts): SessionInfo => ({
+    ...session,
+    prompt: session.prompt === null ? null : redactTextInto(session.prompt, counts),
+  });
 
   function ensureSession(sessionId: string, session: SessionInfo, nowMs: number): void {
     if (store.sessions.get(sessionId)) return;
-    store.sessions.init({ sessionId, project: deps.projectOf(session.cwd), prompt: session.prompt, platform: session.platform ?? 'claude-code', cwd: session.cwd, nowMs });
+    store.sessions.init({
+      sessionId,
+      project: deps.projectOf(session.cwd),
+      prompt: session.prompt,
+      platform: session.platform ?? 'claude-code',
+      cwd: session.cwd,
+      nowMs,
+    });
   }
 
   const commitTx = store.db.transaction((input: CommitInput) => {
@@ -74,7 +84,14 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     if (input.events.length > 0) ensureSession(input.sessionId, input.session, input.nowMs);
     for (const event of input.events) {
       const payload = { ...event.payload, session_id: input.sessionId, at: event.payload.at ?? input.nowMs };
-      const result = store.queue.enqueue({ sessionId: input.sessionId, kind: 'observation', toolUseId: event.toolUseId, payload, toolEvent: toolEventRecord(payload), nowMs: input.nowMs });
+      const result = store.queue.enqueue({
+        sessionId: input.sessionId,
+        kind: 'observation',
+        toolUseId: event.toolUseId,
+        payload,
+        toolEvent: toolEventRecord(payload),
+        nowMs: input.nowMs,
+      });
       if (result.status === 'queued') {
         queued += 1;
         perSegment.set(event.segment, (perSegment.get(event.segment) ?? 0) + 1);
@@ -82,7 +99,14 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     }
     if (queued > 0) mined.addRecovered(input.sessionId, queued);
     for (const mark of input.marks) {
-      mined.markSegment({ key: segmentKey(input.sessionId, mark.segment), sessionId: input.sessionId, segment: mark.segment, endOffset: mark.endOffset, eventsQueued: perSegment.get(mark.segment) ?? 0, nowMs: input.nowMs });
+      mined.markSegment({
+        key: segmentKey(input.sessionId, mark.segment),
+        sessionId: input.sessionId,
+        segment: mark.segment,
+        endOffset: mark.endOffset,
+        eventsQueued: perSegment.get(mark.segment) ?? 0,
+        nowMs: input.nowMs,
+      });
     }
     return { queued, duplicate };
   });
@@ -91,7 +115,14 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     const now = mined.keysFor(input.sessionId);
     if (now.legacyKey !== input.legacyKey || now.segments.size > 0) return false; // another process migrated it
     for (const s of input.segments) {
-      mined.markSegment({ key: segmentKey(input.sessionId, s.segment), sessionId: input.sessionId, segment: s.segment, endOffset: s.endOffset, eventsQueued: 0, nowMs: input.nowMs });
+      mined.markSegment({
+        key: segmentKey(input.sessionId, s.segment),
+        sessionId: input.sessionId,
+        segment: s.segment,
+        endOffset: s.endOffset,
+        eventsQueued: 0,
+        nowMs: input.nowMs,
+      });
     }
     mined.deleteKey(input.legacyKey);
     // Whatever the legacy miner did counts as the session-level run for the segments it covered.
@@ -110,7 +141,14 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
       sessionId: input.sessionId,
       kind: 'summary',
       toolUseId: null,
-      payload: { kind: 'stop', session_id: input.sessionId, last_assistant_message: input.lastAssistantMessage, at: input.nowMs, source: 'transcript', transcript_path: input.transcriptPath },
+      payload: {
+        kind: 'stop',
+        session_id: input.sessionId,
+        last_assistant_message: input.lastAssistantMessage,
+        at: input.nowMs,
+        source: 'transcript',
+        transcript_path: input.transcriptPath,
+      },
       nowMs: input.nowMs,
     });
     mined.markSummarized(input.sessionId, input.segments, input.nowMs);
@@ -142,4 +180,3 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
       ),
   };
 }
-

@@ -107,7 +107,16 @@ export function createSegmentMiner(init: SegmentMinerInit) {
   let lastMessage: { id: string | null; texts: string[] } | null = null;
   let prompt: string | null = null;
   let cwd: string | null = null;
-  const counts: MiningCounts = { linesParsed: 0, corruptLines: 0, oversizedLines: 0, duplicateLines: 0, alreadyQueued: 0, unpairedCalls: 0, orphanResults: 0, payloadsShortened: 0 };
+  const counts: MiningCounts = {
+    linesParsed: 0,
+    corruptLines: 0,
+    oversizedLines: 0,
+    duplicateLines: 0,
+    alreadyQueued: 0,
+    unpairedCalls: 0,
+    orphanResults: 0,
+    payloadsShortened: 0,
+  };
 
   function closeSegment(endOffset: number, open: boolean): void {
     closed.push({ segment, startOffset: segmentStart, endOffset, open });

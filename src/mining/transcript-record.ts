@@ -74,7 +74,13 @@ export function toRecord(value: unknown): TranscriptRecord | null {
 
   let prompt: string | null = null;
   if (type === 'user' && !isMeta && !isCompactSummary && !isSidechain && toolResults.length === 0) {
-    const text = typeof content === 'string' ? content : blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string).join('\n');
+    const text =
+      typeof content === 'string'
+        ? content
+        : blocks
+            .filter((b) => b.type === 'text' && typeof b.text === 'string')
+            .map((b) => b.text as string)
+            .join('\n');
     prompt = text.trim() === '' ? null : text;
   }
   const timestamp = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : Number.NaN;

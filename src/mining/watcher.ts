@@ -22,9 +22,12 @@ export interface TranscriptWatchConfig {
   catchUpDelayMs: number;
 }
 
-export const DEFAULT_WATCH_CONFIG: Omit<TranscriptWatchConfig, 'dirs'> = { intervalMs: 60_000, idleMs: 120_000, firstPassDelayMs: 5_000, catchUpDelayMs: 15_000 };
-
-
+export const DEFAULT_WATCH_CONFIG: Omit<TranscriptWatchConfig, 'dirs'> = {
+  intervalMs: 60_000,
+  idleMs: 120_000,
+  firstPassDelayMs: 5_000,
+  catchUpDelayMs: 15_000,
+};
 
 export interface TranscriptWatcherDeps {
   store: Store;
@@ -121,7 +124,12 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
           backoff_skips: report.byOutcome.backoff,
         });
       }
-      for (const failure of report.failures) log.warn('transcript mining failed; retrying after backoff', { path: failure.path, error: failure.error, ...(failure.retryAtMs ? { retry_at: new Date(failure.retryAtMs).toISOString() } : {}) });
+      for (const failure of report.failures)
+        log.warn('transcript mining failed; retrying after backoff', {
+          path: failure.path,
+          error: failure.error,
+          ...(failure.retryAtMs ? { retry_at: new Date(failure.retryAtMs).toISOString() } : {}),
+        });
       return report;
     } catch (error) {
       // A background loop never throws: report it and try again next interval.
@@ -161,12 +169,15 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
       if (pending) return pending;
       const done = new Promise<PassReport | null>((resolve) => {
         const attempt = (tries: number) =>
-          timers.setTimeout(() => {
-            // A pass already running: try again shortly rather than skip the catch-up.
-            if (running && tries < 20 && !stopped) return void attempt(tries + 1);
-            catchUps.delete(path);
-            void runPass({ path, sessionId }).then(resolve);
-          }, tries === 0 ? config.catchUpDelayMs : 1_000);
+          timers.setTimeout(
+            () => {
+              // A pass already running: try again shortly rather than skip the catch-up.
+              if (running && tries < 20 && !stopped) return void attempt(tries + 1);
+              catchUps.delete(path);
+              void runPass({ path, sessionId }).then(resolve);
+            },
+            tries === 0 ? config.catchUpDelayMs : 1_000,
+          );
         attempt(0);
       });
       catchUps.set(path, done);

@@ -36,7 +36,11 @@ export function hashesToCheck(observations: readonly ParsedObservation[], summar
  * removed, an observation whose title, subtitle or narrative states it is not kept, and summary
  * lines stating it are removed. An unverifiable claim is kept and marked. Pure.
  */
-export function applyCommitVerdicts(observations: readonly ParsedObservation[], summary: ParsedSummary | null, verdictOf: (hash: string) => CommitVerdict): CheckedReply {
+export function applyCommitVerdicts(
+  observations: readonly ParsedObservation[],
+  summary: ParsedSummary | null,
+  verdictOf: (hash: string) => CommitVerdict,
+): CheckedReply {
   let rejected = 0;
   let unverifiable = 0;
   let refused = 0;
@@ -54,7 +58,9 @@ export function applyCommitVerdicts(observations: readonly ParsedObservation[], 
   const checked: CheckedObservation[] = [];
   for (const observation of observations) {
     const claims: ClaimRecord[] = [];
-    const headBad = record(claimedHashes(observation.title), 'title', claims) || record(claimedHashes(`${observation.subtitle}\n${observation.narrative}`), 'narrative', claims);
+    const headBad =
+      record(claimedHashes(observation.title), 'title', claims) ||
+      record(claimedHashes(`${observation.subtitle}\n${observation.narrative}`), 'narrative', claims);
     if (headBad) {
       rejected += 1;
       refused += 1;

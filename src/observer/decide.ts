@@ -28,10 +28,14 @@ export function decideObserverOutput(reply: string, options: { fastPath?: boolea
   let scan: { blocks: Array<RawBlock & { fields?: BlockFields }>; truncated: number } | null = null;
   const common = options.fastPath === false ? null : scanCommonReply(body);
   if (common) {
-    const blocks = common.blocks.map((b) => ({ name: b.name, attributes: b.type === undefined ? NO_ATTRIBUTES : typeAttribute(b.type), inner: '', fields: b.fields }));
+    const blocks = common.blocks.map((b) => ({
+      name: b.name,
+      attributes: b.type === undefined ? NO_ATTRIBUTES : typeAttribute(b.type),
+      inner: '',
+      fields: b.fields,
+    }));
     scan = { blocks, truncated: common.truncated };
-  }
-  else {
+  } else {
     try {
       scan = scanBlocks(body);
     } catch {

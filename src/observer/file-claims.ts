@@ -10,7 +10,12 @@ export interface FileEvidence {
  * evidence); `files_read` is what the model said plus what the events show the observed call
  * read. Paths compare by `toKey` (relative to the repository root). Pure.
  */
-export function reconcileFileClaims(observation: CheckedObservation, evidence: FileEvidence, eventReads: readonly string[], toKey: (path: string) => string): { observation: CheckedObservation; removed: number } {
+export function reconcileFileClaims(
+  observation: CheckedObservation,
+  evidence: FileEvidence,
+  eventReads: readonly string[],
+  toKey: (path: string) => string,
+): { observation: CheckedObservation; removed: number } {
   const claims: ClaimRecord[] = [...observation.claims];
   const modified: string[] = [];
   for (const file of observation.files_modified) {

@@ -29,7 +29,9 @@ export function toolEvidence(toolName: string, toolInput: unknown, failed: boole
   const written = path(WRITERS[toolName]);
   if (/patch/i.test(toolName)) {
     const texts = typeof toolInput === 'string' ? [toolInput] : Object.values(input).filter((v): v is string => typeof v === 'string');
-    for (const text of texts) for (const pattern of [PATCH_HEADER, DIFF_HEADER]) for (const match of text.matchAll(pattern)) if (match[1] !== '/dev/null' && match[1]!.length <= MAX_PATH) written.push(match[1]!);
+    for (const text of texts)
+      for (const pattern of [PATCH_HEADER, DIFF_HEADER])
+        for (const match of text.matchAll(pattern)) if (match[1] !== '/dev/null' && match[1]!.length <= MAX_PATH) written.push(match[1]!);
   }
   return { written: [...new Set(written)], read };
 }
@@ -41,7 +43,7 @@ function inputPreview(toolInput: unknown, max = 160): string {
   else if (toolInput !== null && typeof toolInput === 'object') {
     const record = toolInput as Record<string, unknown>;
     const first = ['command', 'file_path', 'notebook_path', 'pattern', 'url', 'query', 'description'].find((k) => typeof record[k] === 'string');
-    text = first ? `${first}: ${record[first] as string}` : JSON.stringify(toolInput) ?? '';
+    text = first ? `${first}: ${record[first] as string}` : (JSON.stringify(toolInput) ?? '');
   } else text = String(toolInput ?? '');
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -53,7 +55,10 @@ const ERROR_PREVIEW_CHARS = 500;
 /** What a tool event leaves as provenance once its queue row is gone (the store keeps it as given). */
 export function toolEventRecord(event: ToolEvent) {
   const failed = event.kind === 'post_tool_use_failure';
-  const failure = event.kind === 'post_tool_use_failure' ? { error: event.error.slice(0, ERROR_PREVIEW_CHARS), exitCode: event.exit_code ?? null } : { error: null, exitCode: null };
+  const failure =
+    event.kind === 'post_tool_use_failure'
+      ? { error: event.error.slice(0, ERROR_PREVIEW_CHARS), exitCode: event.exit_code ?? null }
+      : { error: null, exitCode: null };
   const evidence = toolEvidence(event.tool_name, event.tool_input, failed);
   const cwd = event.cwd ?? null;
   return {

@@ -4,16 +4,7 @@ import type { ProviderName } from '../vocabulary/provider-name.js';
 import type { Platform } from '../hosts/platforms.js';
 
 /** Why a turn ended without a reply being parsed. Mirrors the rollup's abort_reason_* keys. */
-export const ABORT_REASONS = [
-  'idle',
-  'shutdown',
-  'quota',
-  'auth',
-  'rate_limit',
-  'overloaded',
-  'transport',
-  'bad_request',
-] as const;
+export const ABORT_REASONS = ['idle', 'shutdown', 'quota', 'auth', 'rate_limit', 'overloaded', 'transport', 'bad_request'] as const;
 export type AbortReason = (typeof ABORT_REASONS)[number];
 
 /**

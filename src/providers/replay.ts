@@ -7,9 +7,7 @@ import type { CompletionResult, ObserverProvider } from './types.js';
  * all were served. A line is `{"text", "usage"?: {"input_tokens","output_tokens"}, "cost_usd"?, "model"?}`
  * or `{"error": {"status", "type"?}}` to replay a provider failure.
  */
-type ReplayLine =
-  | { kind: 'reply'; result: CompletionResult }
-  | { kind: 'error'; status: number; type: string | null; retryAfter: string | null };
+type ReplayLine = { kind: 'reply'; result: CompletionResult } | { kind: 'error'; status: number; type: string | null; retryAfter: string | null };
 
 export class ReplayFileError extends Error {}
 
@@ -36,7 +34,13 @@ export function createReplayProvider(options: { file?: string; lines?: string[];
       if (request.signal?.aborted) throw request.signal.reason;
       const step = script[next % script.length]!;
       next += 1;
-      if (step.kind === 'error') throw classifyHttpFailure({ status: step.status, body: step.type ? { error: { type: step.type } } : null, retryAfter: step.retryAfter, nowMs: Date.now() });
+      if (step.kind === 'error')
+        throw classifyHttpFailure({
+          status: step.status,
+          body: step.type ? { error: { type: step.type } } : null,
+          retryAfter: step.retryAfter,
+          nowMs: Date.now(),
+        });
       return step.result;
     },
   };
@@ -55,7 +59,12 @@ function parseLine(line: string, lineNumber: number, source: string, model: stri
   if (record.error !== undefined) {
     const error = record.error as Record<string, unknown> | null;
     if (!error || typeof error.status !== 'number') throw fail('"error" needs a numeric "status"');
-    return { kind: 'error', status: error.status, type: typeof error.type === 'string' ? error.type : null, retryAfter: typeof error.retry_after === 'string' ? error.retry_after : null };
+    return {
+      kind: 'error',
+      status: error.status,
+      type: typeof error.type === 'string' ? error.type : null,
+      retryAfter: typeof error.retry_after === 'string' ? error.retry_after : null,
+    };
   }
   if (typeof record.text !== 'string') throw fail('needs "text" (a string) or "error"');
   const usage = record.usage as { input_tokens?: unknown; output_tokens?: unknown } | undefined;

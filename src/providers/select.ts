@@ -22,11 +22,33 @@ export function createProviderFromEnv(env: Record<string, string | undefined>, d
   switch (name) {
     case 'anthropic':
       if (!env.ANTHROPIC_API_KEY) return { error: 'MEMTRACE_PROVIDER=anthropic needs ANTHROPIC_API_KEY' };
-      return { provider: createAnthropicProvider({ apiKey: env.ANTHROPIC_API_KEY, ...(env.ANTHROPIC_BASE_URL ? { baseUrl: env.ANTHROPIC_BASE_URL } : {}), ...(model ? { model } : {}), prices: prices.prices, timeoutMs }, deps) };
+      return {
+        provider: createAnthropicProvider(
+          {
+            apiKey: env.ANTHROPIC_API_KEY,
+            ...(env.ANTHROPIC_BASE_URL ? { baseUrl: env.ANTHROPIC_BASE_URL } : {}),
+            ...(model ? { model } : {}),
+            prices: prices.prices,
+            timeoutMs,
+          },
+          deps,
+        ),
+      };
     case 'openai':
       // Local servers (Ollama, vLLM) take no key, so only a base URL or a key is needed.
       if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) return { error: 'MEMTRACE_PROVIDER=openai needs OPENAI_API_KEY or OPENAI_BASE_URL' };
-      return { provider: createOpenAICompatibleProvider({ apiKey: env.OPENAI_API_KEY ?? '', ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}), ...(model ? { model } : {}), prices: prices.prices, timeoutMs }, deps) };
+      return {
+        provider: createOpenAICompatibleProvider(
+          {
+            apiKey: env.OPENAI_API_KEY ?? '',
+            ...(env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {}),
+            ...(model ? { model } : {}),
+            prices: prices.prices,
+            timeoutMs,
+          },
+          deps,
+        ),
+      };
     case 'replay':
       if (!env.MEMTRACE_REPLAY_FILE) return { error: 'MEMTRACE_PROVIDER=replay needs MEMTRACE_REPLAY_FILE' };
       try {

@@ -3,14 +3,7 @@
 import type { ProviderName } from '../vocabulary/provider-name.js';
 
 /** Decided from HTTP status and structured error bodies only, never from assistant text. */
-export const PROVIDER_ERROR_KINDS = [
-  'auth',
-  'quota',
-  'rate_limit',
-  'overloaded',
-  'transport',
-  'bad_request',
-] as const;
+export const PROVIDER_ERROR_KINDS = ['auth', 'quota', 'rate_limit', 'overloaded', 'transport', 'bad_request'] as const;
 export type ProviderErrorKind = (typeof PROVIDER_ERROR_KINDS)[number];
 
 export class ProviderError extends Error {
@@ -19,11 +12,7 @@ export class ProviderError extends Error {
   /** From a Retry-After header when the provider sent one. */
   readonly retryAfterMs: number | null;
 
-  constructor(
-    kind: ProviderErrorKind,
-    message: string,
-    options: { status?: number | null; retryAfterMs?: number | null; cause?: unknown } = {},
-  ) {
+  constructor(kind: ProviderErrorKind, message: string, options: { status?: number | null; retryAfterMs?: number | null; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'ProviderError';
     this.kind = kind;

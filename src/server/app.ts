@@ -6,7 +6,6 @@ import type { Clock } from '../clock.js';
 import type { HookEvent, HookEventKind } from '../hosts/index.js';
 import { MAX_BODY_BYTES, readEvent } from './read-body.js';
 
-
 /** What the routes need from the rest of the worker; each piece is passed in. */
 export interface WorkerServices {
   clock: Clock;
@@ -19,9 +18,12 @@ export interface WorkerServices {
   token(): string;
   /** Takes one hook event; a queued one is committed before this returns (the reply is sent only after). */
   accept(event: HookEvent, nowMs: number): { status: 'ok' | 'unknown_session' } | { status: 'queued' | 'duplicate'; id: number };
-  injectContext(input: { project: string | null; cwd: string | null; budgetRaw: string | undefined; nowMs: number }):
-    | { ok: true; markdown: string }
-    | { ok: false; field: string; message: string };
+  injectContext(input: {
+    project: string | null;
+    cwd: string | null;
+    budgetRaw: string | undefined;
+    nowMs: number;
+  }): { ok: true; markdown: string } | { ok: false; field: string; message: string };
   /** /health: status, queue depth, degraded reasons; nothing private (no ids, paths or content). */
   health(): { status: 'ok' | 'degraded' } & Record<string, unknown>;
   telemetryStatus(nowMs: number): unknown;
@@ -61,8 +63,12 @@ export function createApp(services: WorkerServices): Hono {
   app.get('/api/context/inject', (c) => {
     const project = c.req.query('project');
     const cwd = c.req.query('cwd');
-    for (const [field, value] of [['project', project], ['cwd', cwd]] as const) {
-      if (value !== undefined && value.length > MAX_QUERY_PATH) return c.json(apiError('invalid_field', `${field}: must be at most ${MAX_QUERY_PATH} characters`, field), 400);
+    for (const [field, value] of [
+      ['project', project],
+      ['cwd', cwd],
+    ] as const) {
+      if (value !== undefined && value.length > MAX_QUERY_PATH)
+        return c.json(apiError('invalid_field', `${field}: must be at most ${MAX_QUERY_PATH} characters`, field), 400);
     }
     const result = services.injectContext({
       project: project === undefined || project === '' ? null : project,
@@ -84,7 +90,11 @@ export function createApp(services: WorkerServices): Hono {
     const fault = storageFaultOf(error);
     services.log.error('request failed', { path: new URL(c.req.url).pathname, error: String(error) });
     // A full or failing disk is the server's fault, reported as such; the event was not accepted.
-    if (fault) return c.json(apiError('insufficient_storage', `the worker cannot write to its data dir (${fault}); the event was not stored — free disk space and retry`), 507);
+    if (fault)
+      return c.json(
+        apiError('insufficient_storage', `the worker cannot write to its data dir (${fault}); the event was not stored — free disk space and retry`),
+        507,
+      );
     services.reportError(error, 'server');
     return c.json(apiError('internal', 'the worker could not handle this request; it was logged'), 500);
   });

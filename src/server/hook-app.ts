@@ -53,7 +53,9 @@ export function createHookApp(services: HookAppServices): Hono {
       result = services.handle(call, nowMs);
     } catch (error) {
       // 202: the event is kept and will be stored, so the hook must not spool it a second time.
-      return services.spoolFailed(call, error, nowMs) ? c.body(null, 202, { 'x-memtrace-spooled': '1' }) : c.json({ error: { code: 'insufficient_storage', message: 'the worker could neither store nor spool this event' } }, 507);
+      return services.spoolFailed(call, error, nowMs)
+        ? c.body(null, 202, { 'x-memtrace-spooled': '1' })
+        : c.json({ error: { code: 'insufficient_storage', message: 'the worker could neither store nor spool this event' } }, 507);
     }
     if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);
     if ('error' in result) return c.json({ error: { code: result.unreadable ? 'unreadable' : 'not_found', message: result.error } }, result.status);

@@ -9,7 +9,10 @@ const MAX_JSON_DEPTH = 64;
 export type BodyResult<T> = { ok: true; value: T } | { ok: false; response: Response };
 
 /** Reads a body into the hook event it carries (its kind chosen from the body); 4xx naming the field otherwise. */
-export async function readEvent(c: Context, kindOf: (body: Record<string, unknown>) => HookEventKind): Promise<{ ok: true; event: HookEvent } | { ok: false; response: Response }> {
+export async function readEvent(
+  c: Context,
+  kindOf: (body: Record<string, unknown>) => HookEventKind,
+): Promise<{ ok: true; event: HookEvent } | { ok: false; response: Response }> {
   const body = await readJsonObject(c);
   if (!body.ok) return body;
   const parsed = parseEvent(kindOf(body.value), body.value);

@@ -45,7 +45,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     }).immediate();
     runMigrations(db, migrations);
     if (migrations.some((m) => m.id === '0002_store_meta')) {
-      db.prepare("INSERT INTO store_meta (key, value) VALUES ('written_by', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value").run(APP_VERSION);
+      db.prepare(
+        "INSERT INTO store_meta (key, value) VALUES ('written_by', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value",
+      ).run(APP_VERSION);
     }
   } catch (error) {
     db.close();

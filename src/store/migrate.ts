@@ -34,11 +34,15 @@ export function checkSchema(db: Database.Database, migrations: readonly Migratio
   const hasLedger = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
   if (!hasLedger) return { compatible: true, unknownSteps: [], writtenBy: null };
   const known = new Set(migrations.map((m) => m.id));
-  const unknownSteps = (db.prepare('SELECT id FROM schema_migrations ORDER BY id').all() as Array<{ id: string }>).map((r) => r.id).filter((id) => !known.has(id));
+  const unknownSteps = (db.prepare('SELECT id FROM schema_migrations ORDER BY id').all() as Array<{ id: string }>)
+    .map((r) => r.id)
+    .filter((id) => !known.has(id));
   const fileVersion = Number(db.pragma('user_version', { simple: true }));
   if (fileVersion > migrations.length) unknownSteps.push(`schema version ${fileVersion} > ${migrations.length}`);
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'").get() !== undefined;
-  const writtenBy = hasMeta ? ((db.prepare("SELECT value FROM store_meta WHERE key = 'written_by'").get() as { value: string } | undefined)?.value ?? null) : null;
+  const writtenBy = hasMeta
+    ? ((db.prepare("SELECT value FROM store_meta WHERE key = 'written_by'").get() as { value: string } | undefined)?.value ?? null)
+    : null;
   return { compatible: unknownSteps.length === 0, unknownSteps, writtenBy };
 }
 

@@ -70,8 +70,7 @@ export function createObservations(db: Database.Database) {
     recentForProject: (project: string | null, limit: number) =>
       (recentForProject.all(project, limit) as Array<Record<string, unknown>>).map(toStoredObservation),
     /** Titles for the summary prompt, newest first. */
-    recentForSession: (sessionId: string, limit: number) =>
-      recentForSession.all(sessionId, limit) as Array<{ type: ObservationType; title: string }>,
+    recentForSession: (sessionId: string, limit: number) => recentForSession.all(sessionId, limit) as Array<{ type: ObservationType; title: string }>,
   };
 }
 

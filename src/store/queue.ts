@@ -54,12 +54,8 @@ export type Queue = ReturnType<typeof createQueue>;
 export function createQueue(db: Database.Database) {
   const seen = db.prepare('SELECT queue_id FROM queue_seen WHERE session_id = ? AND tool_use_id = ?');
   const markSeen = db.prepare('INSERT INTO queue_seen (session_id, tool_use_id, queue_id, created_at) VALUES (?, ?, ?, ?)');
-  const insert = db.prepare(
-    "INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)",
-  );
-  const nextDue = db.prepare(
-    "SELECT id FROM queue WHERE status = 'pending' AND session_id = ? AND not_before <= ? ORDER BY id LIMIT 1",
-  );
+  const insert = db.prepare("INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)");
+  const nextDue = db.prepare("SELECT id FROM queue WHERE status = 'pending' AND session_id = ? AND not_before <= ? ORDER BY id LIMIT 1");
   const claim = db.prepare(
     "UPDATE queue SET status = 'claimed', claimed_at = ? WHERE id = ? AND status = 'pending' RETURNING id, session_id, kind, tool_use_id, payload, attempts, created_at",
   );
@@ -93,7 +89,20 @@ export function createQueue(db: Database.Database) {
     const tool = input.toolEvent;
     if (tool) {
       // The session's file evidence and `memtrace show`'s provenance outlive the queue row.
-      recordEvent.run(id, input.sessionId, toolUseId, tool.toolName, tool.inputPreview, tool.failed ? 1 : 0, JSON.stringify(tool.filesWritten), JSON.stringify(tool.filesRead), tool.error ?? null, tool.exitCode ?? null, payload.length, input.nowMs);
+      recordEvent.run(
+        id,
+        input.sessionId,
+        toolUseId,
+        tool.toolName,
+        tool.inputPreview,
+        tool.failed ? 1 : 0,
+        JSON.stringify(tool.filesWritten),
+        JSON.stringify(tool.filesRead),
+        tool.error ?? null,
+        tool.exitCode ?? null,
+        payload.length,
+        input.nowMs,
+      );
       for (const key of tool.writtenKeys) recordWritten.run(input.sessionId, key);
     }
     return { status: 'queued', id };
@@ -122,8 +131,7 @@ export function createQueue(db: Database.Database) {
     /** Every session with a queued message, oldest first: read once when the loop starts. */
     sessionsWithWork: () => (sessionsAny.all() as Array<{ session_id: string }>).map((r) => r.session_id),
     /** When the next pending message (of one session, or of any) is due. */
-    nextDueAt: (sessionId?: string) =>
-      ((sessionId === undefined ? nextDueAtStmt.get() : nextDueForSession.get(sessionId)) as { at: number | null }).at,
+    nextDueAt: (sessionId?: string) => ((sessionId === undefined ? nextDueAtStmt.get() : nextDueForSession.get(sessionId)) as { at: number | null }).at,
     sessionHasWork: (sessionId: string) => sessionWork.get(sessionId) !== undefined,
     /** Whether this tool_use_id was ever enqueued for the session (what enqueue would call a duplicate). */
     hasSeen: (sessionId: string, toolUseId: string) => seen.get(sessionId, toolUseId) !== undefined,

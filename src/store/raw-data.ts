@@ -46,7 +46,11 @@ export function createRawData(db: Database.Database) {
       ORDER BY s.updated_at LIMIT ?)`);
   const oldestPending = db.prepare("DELETE FROM queue WHERE id IN (SELECT id FROM queue WHERE status = 'pending' ORDER BY id LIMIT ?)");
   const pruneTx = db.transaction((cutoffMs: number, limit: number): RawRemoved => {
-    const removed = { toolEvents: toolEvents.run(cutoffMs, limit).changes, prompts: prompts.run(cutoffMs, limit).changes, sessionFiles: sessionFiles.run(cutoffMs, limit).changes };
+    const removed = {
+      toolEvents: toolEvents.run(cutoffMs, limit).changes,
+      prompts: prompts.run(cutoffMs, limit).changes,
+      sessionFiles: sessionFiles.run(cutoffMs, limit).changes,
+    };
     removed.prompts += firstPrompts.run(cutoffMs, limit).changes;
     return removed;
   });
@@ -60,7 +64,13 @@ export function createRawData(db: Database.Database) {
       const pageSize = Number(db.pragma('page_size', { simple: true }));
       const pageCount = Number(db.pragma('page_count', { simple: true }));
       const mode = Number(db.pragma('auto_vacuum', { simple: true }));
-      return { pageSize, pageCount, freePages: Number(db.pragma('freelist_count', { simple: true })), bytes: pageSize * pageCount, autoVacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none' };
+      return {
+        pageSize,
+        pageCount,
+        freePages: Number(db.pragma('freelist_count', { simple: true })),
+        bytes: pageSize * pageCount,
+        autoVacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none',
+      };
     },
     /** Returns free pages to the file system (the file shrinks at the next checkpoint); a no-op without incremental auto-vacuum. */
     vacuumFreePages(): void {

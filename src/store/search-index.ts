@@ -15,7 +15,9 @@ const observationRowid = (id: number) => id;
 const summaryRowid = (id: number) => -id;
 
 export function createSearchIndex(db: Database.Database) {
-  const insert = db.prepare(`INSERT INTO ${SEARCH_TABLE} (rowid, title, subtitle, narrative, facts, concepts, files, terms) VALUES (@rowid, @title, @subtitle, @narrative, @facts, @concepts, @files, @terms)`);
+  const insert = db.prepare(
+    `INSERT INTO ${SEARCH_TABLE} (rowid, title, subtitle, narrative, facts, concepts, files, terms) VALUES (@rowid, @title, @subtitle, @narrative, @facts, @concepts, @files, @terms)`,
+  );
   const add = (rowid: number, doc: SearchDocument) => void insert.run({ rowid, ...doc });
   return {
     addObservation: (id: number, observation: ParsedObservation) => add(observationRowid(id), observationDocument(observation)),

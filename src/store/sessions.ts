@@ -51,7 +51,9 @@ export function createSessions(db: Database.Database) {
   const prompts = db.prepare('SELECT prompt_id, prompt, created_at FROM session_prompts WHERE session_id = ? ORDER BY id');
   const latestPrompt = db.prepare('SELECT prompt FROM session_prompts WHERE session_id = ? ORDER BY id DESC LIMIT 1');
   const select = db.prepare('SELECT * FROM sessions WHERE session_id = ?');
-  const endStmt = db.prepare("UPDATE sessions SET status = 'ended', ended_at = ?, updated_at = ?, end_reason = ?, transcript_path = coalesce(?, transcript_path) WHERE session_id = ?");
+  const endStmt = db.prepare(
+    "UPDATE sessions SET status = 'ended', ended_at = ?, updated_at = ?, end_reason = ?, transcript_path = coalesce(?, transcript_path) WHERE session_id = ?",
+  );
   const active = db.prepare("SELECT * FROM sessions WHERE status = 'active' ORDER BY created_at");
 
   return {

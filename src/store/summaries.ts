@@ -34,7 +34,20 @@ export function createSummaries(db: Database.Database) {
     /** `id`: an imported row keeps its id; null takes the next one. Indexed for search in the caller's transaction. */
     insert(summary: ParsedSummary, provenance: Omit<Provenance, 'discoveryTokens'>, claims: readonly unknown[] = [], id: number | null = null): number {
       const { request, investigated, learned, completed, next_steps, notes } = summary;
-      const rowid = Number(insert.run({ id, request, investigated, learned, completed, next_steps, notes, ...provenance, claims: JSON.stringify(claims), sourceMessageIds: JSON.stringify(provenance.sourceMessageIds) }).lastInsertRowid);
+      const rowid = Number(
+        insert.run({
+          id,
+          request,
+          investigated,
+          learned,
+          completed,
+          next_steps,
+          notes,
+          ...provenance,
+          claims: JSON.stringify(claims),
+          sourceMessageIds: JSON.stringify(provenance.sourceMessageIds),
+        }).lastInsertRowid,
+      );
       searchIndex.addSummary(rowid, summary);
       return rowid;
     },

@@ -35,7 +35,15 @@ export interface SinkState {
  * The background sender: outbox rows go to the sink in bounded batches and are deleted only
  * after the sink confirmed them. It never throws and never keeps the process alive.
  */
-export function createDelivery(deps: { store: TelemetryStore; sink: EventSink | null; installId: string; clock: Clock; log: Logger; timers?: Timers; noticeRecorded: () => boolean }) {
+export function createDelivery(deps: {
+  store: TelemetryStore;
+  sink: EventSink | null;
+  installId: string;
+  clock: Clock;
+  log: Logger;
+  timers?: Timers;
+  noticeRecorded: () => boolean;
+}) {
   const { store, sink, clock, log } = deps;
   const timers = deps.timers ?? nodeTimers;
   let timer: { cancel(): void } | null = null;
@@ -59,7 +67,12 @@ export function createDelivery(deps: { store: TelemetryStore; sink: EventSink | 
           retryAtMs = nowMs + sinkRetryDelayMs(failures, nowMs - outageSinceMs);
           store.markFailed(batch.map((e) => e.uuid));
           record(`failed: ${result.error}`);
-          if (failures === 1 || failures % 10 === 0) log.warn('telemetry delivery failed; will retry', { error: result.error, retry_at: new Date(retryAtMs).toISOString(), pending: store.outboxDepth() });
+          if (failures === 1 || failures % 10 === 0)
+            log.warn('telemetry delivery failed; will retry', {
+              error: result.error,
+              retry_at: new Date(retryAtMs).toISOString(),
+              pending: store.outboxDepth(),
+            });
           return { status: 'failed', error: result.error, pending: store.outboxDepth(), retry_at: new Date(retryAtMs).toISOString() };
         }
         store.markSent(batch.map((e) => e.uuid));

@@ -67,7 +67,15 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
     if (debug) deps.stderr.write(`[telemetry debug] would send ${JSON.stringify(event)}\n`);
   };
   const book = createRollupBook({ store, installId, provider: config.provider, base, onEmit });
-  const delivery = createDelivery({ store, sink, installId, clock, log, ...(deps.timers ? { timers: deps.timers } : {}), noticeRecorded: () => readTelemetryConfig(config.dataDir).config?.notice_shown_at != null });
+  const delivery = createDelivery({
+    store,
+    sink,
+    installId,
+    clock,
+    log,
+    ...(deps.timers ? { timers: deps.timers } : {}),
+    noticeRecorded: () => readTelemetryConfig(config.dataDir).config?.notice_shown_at != null,
+  });
   const limiter = createExceptionLimiter();
   let startedAtMs = clock.now();
 
@@ -115,7 +123,13 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
         const fingerprint = errorFingerprint(type, message);
         const admitted = limiter.admit(fingerprint, nowMs);
         if (!admitted.emit) return;
-        book.emit('$exception', `exception:${fingerprint}`, Math.floor(nowMs / 60_000), { $exception_type: type, $exception_message: message, $exception_fingerprint: fingerprint, occurrences: admitted.occurrences, stage }, nowMs);
+        book.emit(
+          '$exception',
+          `exception:${fingerprint}`,
+          Math.floor(nowMs / 60_000),
+          { $exception_type: type, $exception_message: message, $exception_fingerprint: fingerprint, occurrences: admitted.occurrences, stage },
+          nowMs,
+        );
       });
     },
     tick(nowMs: number): void {
@@ -129,14 +143,22 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
       const previousShutdown = marker === 'running' ? 'crash' : marker === 'stopped' ? 'clean' : 'unknown';
       if (consent.layer === 'config_error') {
         // Off without a word would look like a choice the user never made.
-        deps.stderr.write(`memtrace: telemetry is off — ${configPath(config.dataDir)}: ${read.state.status === 'corrupt' ? read.state.reason : consent.reason}; fix the file, or run 'memtrace telemetry enable' or 'disable' to rewrite it\n`);
+        deps.stderr.write(
+          `memtrace: telemetry is off — ${configPath(config.dataDir)}: ${read.state.status === 'corrupt' ? read.state.reason : consent.reason}; fix the file, or run 'memtrace telemetry enable' or 'disable' to rewrite it\n`,
+        );
       }
       guard('start', () => {
         store.state.set('run_state', 'running');
         if (!consent.enabled) return;
         const recovered = book.closeAll('crash_recovery', nowMs);
         if (recovered > 0) log.warn('rollups left open by an unclean stop were flushed', { count: recovered });
-        book.emit('worker_started', `start:${nowMs}`, 0, { previous_shutdown: previousShutdown, provider: config.provider, outbox_dropped: store.takeDropped() }, nowMs);
+        book.emit(
+          'worker_started',
+          `start:${nowMs}`,
+          0,
+          { previous_shutdown: previousShutdown, provider: config.provider, outbox_dropped: store.takeDropped() },
+          nowMs,
+        );
         if (read.config && read.config.notice_shown_at === null) {
           deps.stderr.write(NOTICE);
           writeTelemetryConfig(config.dataDir, { ...read.config, notice_shown_at: new Date(nowMs).toISOString() });
@@ -149,7 +171,13 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
       guard('shutdown', () => {
         if (consent.enabled) {
           book.closeAll('worker_shutdown', nowMs);
-          book.emit('worker_stopped', `stop:${nowMs}`, 0, { uptime_s: Math.max(0, Math.round((nowMs - startedAtMs) / 1000)), outbox_dropped: store.takeDropped() }, nowMs);
+          book.emit(
+            'worker_stopped',
+            `stop:${nowMs}`,
+            0,
+            { uptime_s: Math.max(0, Math.round((nowMs - startedAtMs) / 1000)), outbox_dropped: store.takeDropped() },
+            nowMs,
+          );
         }
         store.state.set('run_state', 'stopped');
       });
@@ -160,7 +188,9 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
     /** Resolves once no delivery is running (tests that drive time by hand). */
     deliveryIdle: () => delivery.idle(),
     preview(limit = 50) {
-      return store.peek(limit).map((e) => ({ event: e.event, uuid: e.uuid, timestamp: new Date(e.timestamp).toISOString(), distinct_id: installId, properties: e.properties }));
+      return store
+        .peek(limit)
+        .map((e) => ({ event: e.event, uuid: e.uuid, timestamp: new Date(e.timestamp).toISOString(), distinct_id: installId, properties: e.properties }));
     },
     status(nowMs: number) {
       return {

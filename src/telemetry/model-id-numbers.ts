@@ -45,10 +45,12 @@ function classify(parts: readonly string[], i: number, { families, words }: { fa
   if (/^(?:\d{1,2}o?|0\d\d)$/.test(part)) {
     const next = parts[i + 1];
     // 08-2024: month and year.
-    if (/^\d\d$/.test(part) && next !== undefined && /^\d{4}$/.test(next)) return isMonth(Number(part)) && isYear(Number(next)) ? { kind: 'date', parts: 2 } : { kind: 'invalid' };
+    if (/^\d\d$/.test(part) && next !== undefined && /^\d{4}$/.test(next))
+      return isMonth(Number(part)) && isYear(Number(next)) ? { kind: 'date', parts: 2 } : { kind: 'invalid' };
     return { kind: 'version', startsGroup: false };
   }
-  if (/^\d{8}$/.test(part)) return isRealDate(Number(part.slice(0, 4)), Number(part.slice(4, 6)), Number(part.slice(6))) ? { kind: 'date', parts: 1 } : { kind: 'invalid' };
+  if (/^\d{8}$/.test(part))
+    return isRealDate(Number(part.slice(0, 4)), Number(part.slice(4, 6)), Number(part.slice(6))) ? { kind: 'date', parts: 1 } : { kind: 'invalid' };
   if (/^\d{4}$/.test(part)) {
     const [month, day] = [parts[i + 1], parts[i + 2]];
     // 2024-08-06

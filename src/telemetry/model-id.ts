@@ -7,19 +7,122 @@ import { numbersAreVersionsAndDates } from './model-id-numbers.js';
  * path, a phone number dressed as a version — becomes `other`, which also caps dashboard
  * cardinality. The same check guards PostHog (the schema's field) and OpenTelemetry (normalizeModelId).
  */
-const VENDORS = ['anthropic', 'openai', 'google', 'meta-llama', 'meta', 'mistralai', 'qwen', 'deepseek', 'deepseek-ai', 'x-ai', 'xai', 'xiaomi', 'moonshotai', 'z-ai', 'zai-org', 'microsoft', 'cohere', 'amazon', 'nvidia', 'minimax', 'ai21'];
+const VENDORS = [
+  'anthropic',
+  'openai',
+  'google',
+  'meta-llama',
+  'meta',
+  'mistralai',
+  'qwen',
+  'deepseek',
+  'deepseek-ai',
+  'x-ai',
+  'xai',
+  'xiaomi',
+  'moonshotai',
+  'z-ai',
+  'zai-org',
+  'microsoft',
+  'cohere',
+  'amazon',
+  'nvidia',
+  'minimax',
+  'ai21',
+];
 
 const MODEL_FAMILIES = [
-  'claude', 'gpt', 'chatgpt', 'o1', 'o3', 'o4', 'codex', 'gemini', 'gemma', 'llama', 'codellama', 'mistral', 'mixtral', 'codestral',
-  'ministral', 'magistral', 'devstral', 'pixtral', 'qwen', 'qwq', 'deepseek', 'grok', 'phi', 'command', 'mimo', 'kimi', 'glm',
-  'minimax', 'nova', 'jamba', 'nemotron', 'replay',
+  'claude',
+  'gpt',
+  'chatgpt',
+  'o1',
+  'o3',
+  'o4',
+  'codex',
+  'gemini',
+  'gemma',
+  'llama',
+  'codellama',
+  'mistral',
+  'mixtral',
+  'codestral',
+  'ministral',
+  'magistral',
+  'devstral',
+  'pixtral',
+  'qwen',
+  'qwq',
+  'deepseek',
+  'grok',
+  'phi',
+  'command',
+  'mimo',
+  'kimi',
+  'glm',
+  'minimax',
+  'nova',
+  'jamba',
+  'nemotron',
+  'replay',
 ] as const;
 
 const VARIANTS = [
-  'haiku', 'sonnet', 'opus', 'instant', 'mini', 'nano', 'micro', 'tiny', 'small', 'medium', 'large', 'xl', 'flash', 'pro', 'lite',
-  'ultra', 'plus', 'max', 'turbo', 'preview', 'exp', 'experimental', 'latest', 'free', 'beta', 'alpha', 'chat', 'instruct', 'it',
-  'coder', 'code', 'vision', 'reasoning', 'reasoner', 'thinking', 'oss', 'audio', 'realtime', 'search', 'base', 'distill', 'online',
-  'fast', 'high', 'low', 'nemo', 'r', 'hf', 'fp8', 'int4', 'awq', 'gguf', 'think', 'non', 'omni', 'air',
+  'haiku',
+  'sonnet',
+  'opus',
+  'instant',
+  'mini',
+  'nano',
+  'micro',
+  'tiny',
+  'small',
+  'medium',
+  'large',
+  'xl',
+  'flash',
+  'pro',
+  'lite',
+  'ultra',
+  'plus',
+  'max',
+  'turbo',
+  'preview',
+  'exp',
+  'experimental',
+  'latest',
+  'free',
+  'beta',
+  'alpha',
+  'chat',
+  'instruct',
+  'it',
+  'coder',
+  'code',
+  'vision',
+  'reasoning',
+  'reasoner',
+  'thinking',
+  'oss',
+  'audio',
+  'realtime',
+  'search',
+  'base',
+  'distill',
+  'online',
+  'fast',
+  'high',
+  'low',
+  'nemo',
+  'r',
+  'hf',
+  'fp8',
+  'int4',
+  'awq',
+  'gguf',
+  'think',
+  'non',
+  'omni',
+  'air',
 ];
 
 /**
@@ -28,7 +131,11 @@ const VARIANTS = [
  */
 const NUMERIC = String.raw`\d{1,8}|\d{1,3}[bkm]|\d{1,2}o|\d{1,3}x\d{1,4}[bm]|[vrka]\d{1,3}[bm]?`;
 
-const alternation = (words: readonly string[]) => [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|');
+const alternation = (words: readonly string[]) =>
+  [...words]
+    .sort((a, b) => b.length - a.length)
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
+    .join('|');
 const SEP = '[-._:@/]';
 const TOKEN = `(?:${alternation([...MODEL_FAMILIES, ...VARIANTS])}|${NUMERIC})`;
 /** A family may carry its version glued on (qwen3, llama3.1, phi4). */

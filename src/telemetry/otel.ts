@@ -24,7 +24,10 @@ export function createOtelRecorder(env: Record<string, string | undefined>, appV
   const resource = resourceFromAttributes({ 'service.name': 'memtrace', 'service.version': appVersion });
   const reader = new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter({ url: `${endpoint}/v1/metrics` }), exportIntervalMillis: 15_000 });
   const meterProvider = new MeterProvider({ resource, readers: [reader] });
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))] });
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }))],
+  });
   const meter = meterProvider.getMeter(OTEL.meter, appVersion);
   const tracer = tracerProvider.getTracer(OTEL.tracer, appVersion);
   const turns = meter.createCounter(OTEL.turns, { description: 'observer turns by outcome and class' });
@@ -42,7 +45,14 @@ export function createOtelRecorder(env: Record<string, string | undefined>, appV
         tokens.record(turn.tokens.output, { ...genAi, 'gen_ai.token.type': 'output' });
       }
       duration.record(turn.durationMs / 1000, { ...genAi, ...(turn.abortReason ? { 'error.type': turn.abortReason } : {}) });
-      const span = tracer.startSpan(`${OTEL.span} ${model}`, { startTime: nowMs - turn.durationMs, attributes: { ...genAi, ...(turn.tokens ? { 'gen_ai.usage.input_tokens': turn.tokens.input, 'gen_ai.usage.output_tokens': turn.tokens.output } : {}), 'memtrace.outcome': turn.outcome } });
+      const span = tracer.startSpan(`${OTEL.span} ${model}`, {
+        startTime: nowMs - turn.durationMs,
+        attributes: {
+          ...genAi,
+          ...(turn.tokens ? { 'gen_ai.usage.input_tokens': turn.tokens.input, 'gen_ai.usage.output_tokens': turn.tokens.output } : {}),
+          'memtrace.outcome': turn.outcome,
+        },
+      });
       span.end(nowMs);
     },
     async shutdown() {

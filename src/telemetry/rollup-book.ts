@@ -9,7 +9,15 @@ import {
   type Injection,
   type InjectionAccumulator,
 } from './rollups/context-injection.js';
-import { addCounters, COUNTER_WINDOW_MS, counterWindowKey, finalizeCounterWindow, isCounterWindowKey, newCounterWindow, type CounterWindow } from './rollups/counter-window.js';
+import {
+  addCounters,
+  COUNTER_WINDOW_MS,
+  counterWindowKey,
+  finalizeCounterWindow,
+  isCounterWindowKey,
+  newCounterWindow,
+  type CounterWindow,
+} from './rollups/counter-window.js';
 import { finalizeTurnRollup, foldTurn, newTurnAccumulator, turnRollupDue, type ObserverTurnAccumulator } from './rollups/observer-turn.js';
 import { scrubProperties } from './scrub.js';
 import type { TelemetryStore } from './telemetry-store.js';
@@ -101,7 +109,10 @@ export function createRollupBook(deps: {
       const current = store.accumulator<InjectionAccumulator>(INJECTION_KEY);
       const acc = current?.state ?? newInjectionAccumulator(windowStart);
       foldInjection(acc, injection);
-      store.saveAccumulator({ key: INJECTION_KEY, event: INJECTION_EVENT, state: acc, windowSeq: 0, openedAt: current?.state ? current.openedAt : nowMs }, nowMs);
+      store.saveAccumulator(
+        { key: INJECTION_KEY, event: INJECTION_EVENT, state: acc, windowSeq: 0, openedAt: current?.state ? current.openedAt : nowMs },
+        nowMs,
+      );
     },
     closeSession: (sessionId: string, nowMs: number) => closeTurn(`${TURN_EVENT}:${sessionId}`, 'session_end', nowMs),
     /** Closes a due injection window and turn rollups past the age cap. */

@@ -18,8 +18,16 @@ export type { EventSpec, FieldSpec, FieldType } from './field-types.js';
  */
 export const BASE_FIELDS: readonly FieldSpec[] = [
   { key: 'app_version', type: SEMVER, description: 'memtrace version' },
-  { key: 'os', type: { kind: 'enum', values: ['linux', 'darwin', 'win32', 'freebsd', 'openbsd', 'sunos', 'aix', 'android', 'other'] }, description: 'operating system family' },
-  { key: 'arch', type: { kind: 'enum', values: ['x64', 'arm64', 'arm', 'ia32', 'ppc64', 's390x', 'riscv64', 'loong64', 'other'] }, description: 'CPU architecture' },
+  {
+    key: 'os',
+    type: { kind: 'enum', values: ['linux', 'darwin', 'win32', 'freebsd', 'openbsd', 'sunos', 'aix', 'android', 'other'] },
+    description: 'operating system family',
+  },
+  {
+    key: 'arch',
+    type: { kind: 'enum', values: ['x64', 'arm64', 'arm', 'ia32', 'ppc64', 's390x', 'riscv64', 'loong64', 'other'] },
+    description: 'CPU architecture',
+  },
   { key: 'node_version', type: SEMVER, description: 'Node.js version' },
   { key: 'is_ci', type: { kind: 'bool' }, description: 'running under CI' },
 ];
@@ -61,7 +69,17 @@ const OBSERVER_TURN_ROLLUP: EventSpec = {
     { key: 'total_cost_usd', type: { kind: 'number', min: 0, max: 1_000_000 }, description: 'cost over turns with a known cost (absent if none known)' },
     count('turns_usage_unknown', 'turns whose usage the provider did not report'),
     { key: 'avg_duration_ms', type: { kind: 'number', min: 0, max: 86_400_000 }, description: 'mean observer call duration' },
-    { key: 'top_model', type: { kind: 'pattern', pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`), maxLength: MODEL_ID_MAX_LENGTH, shape: 'known model id or other', check: (v) => v === 'other' || isKnownModelId(v) }, description: 'most used model' },
+    {
+      key: 'top_model',
+      type: {
+        kind: 'pattern',
+        pattern: new RegExp(`${MODEL_ID_PATTERN.source}|^other$`),
+        maxLength: MODEL_ID_MAX_LENGTH,
+        shape: 'known model id or other',
+        check: (v) => v === 'other' || isKnownModelId(v),
+      },
+      description: 'most used model',
+    },
     { key: 'provider', type: PROVIDER, description: 'observer provider' },
     { key: 'platform', type: PLATFORM, description: 'the agent host the session ran on (claude-code, gemini-cli, codex; other for any other)' },
     { key: 'rollup_reason', type: { kind: 'enum', values: ROLLUP_REASONS }, description: 'why this rollup was sent' },
@@ -81,7 +99,11 @@ const CONTEXT_INJECTED_ROLLUP: EventSpec = {
     count('total_tokens', 'tokens injected'),
     { key: 'avg_tokens', type: { kind: 'number', min: 0, max: 1_000_000 }, description: 'mean tokens per injection' },
     count('total_observations_injected', 'observations injected'),
-    { key: 'total_tokens_saved_vs_naive', type: { kind: 'int', min: -1_000_000_000, max: 1_000_000_000 }, description: 'discovery tokens of injected observations minus tokens injected (absent if unknown)' },
+    {
+      key: 'total_tokens_saved_vs_naive',
+      type: { kind: 'int', min: -1_000_000_000, max: 1_000_000_000 },
+      description: 'discovery tokens of injected observations minus tokens injected (absent if unknown)',
+    },
     { key: 'window_start_ts', type: EPOCH_MS, description: 'window start (epoch ms)' },
   ],
 };
@@ -113,17 +135,41 @@ const EXCEPTION: EventSpec = {
   description: 'An unexpected error, redacted; at most one per fingerprint per minute. Off with MEMTRACE_TELEMETRY_ERRORS=0.',
   cadence: 'rate-limited',
   fields: [
-    { key: '$exception_type', type: { kind: 'pattern', pattern: /^[A-Za-z_$][\w$]{0,63}$/, maxLength: 64, shape: 'error class name' }, description: 'error class' },
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: a message holding control characters is refused, by design.
-    { key: '$exception_message', type: { kind: 'pattern', pattern: /^[^\u0000-\u0008\u000b-\u001f]*$/, maxLength: 1024, shape: 'redacted message' }, description: 'message after redaction (paths, secrets, emails, IPs removed)' },
-    { key: '$exception_fingerprint', type: { kind: 'pattern', pattern: /^[0-9a-f]{16}$/, maxLength: 16, shape: '16 hex' }, description: 'stable id of the error kind' },
+    {
+      key: '$exception_type',
+      type: { kind: 'pattern', pattern: /^[A-Za-z_$][\w$]{0,63}$/, maxLength: 64, shape: 'error class name' },
+      description: 'error class',
+    },
+    {
+      key: '$exception_message',
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: a message holding control characters is refused, by design.
+      type: { kind: 'pattern', pattern: /^[^\u0000-\u0008\u000b-\u001f]*$/, maxLength: 1024, shape: 'redacted message' },
+      description: 'message after redaction (paths, secrets, emails, IPs removed)',
+    },
+    {
+      key: '$exception_fingerprint',
+      type: { kind: 'pattern', pattern: /^[0-9a-f]{16}$/, maxLength: 16, shape: '16 hex' },
+      description: 'stable id of the error kind',
+    },
     count('occurrences', 'occurrences since the last report of this fingerprint'),
     { key: 'stage', type: { kind: 'enum', values: ['worker', 'server', 'provider', 'telemetry', 'store', 'cli'] }, description: 'where it happened' },
   ],
 };
 
 /** Every event memtrace can send. A new event is a file in events/ and one entry here. */
-export const TELEMETRY_EVENTS: readonly EventSpec[] = [OBSERVER_TURN_ROLLUP, CONTEXT_INJECTED_ROLLUP, HOOK_ROLLUP, AGENT_TIME_ROLLUP, COMPACTION_ROLLUP, MINING_ROLLUP, REDACTION_ROLLUP, MEMORY_ACCESS_ROLLUP, WORKER_STARTED, WORKER_STOPPED, EXCEPTION];
+export const TELEMETRY_EVENTS: readonly EventSpec[] = [
+  OBSERVER_TURN_ROLLUP,
+  CONTEXT_INJECTED_ROLLUP,
+  HOOK_ROLLUP,
+  AGENT_TIME_ROLLUP,
+  COMPACTION_ROLLUP,
+  MINING_ROLLUP,
+  REDACTION_ROLLUP,
+  MEMORY_ACCESS_ROLLUP,
+  WORKER_STARTED,
+  WORKER_STOPPED,
+  EXCEPTION,
+];
 
 export function eventSpec(name: string): EventSpec | undefined {
   return TELEMETRY_EVENTS.find((e) => e.name === name);

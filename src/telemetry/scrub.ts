@@ -29,10 +29,7 @@ function checkFor(type: FieldType): Check {
 
 /** Allow-list processors built once from the schema: a key not listed cannot pass. */
 const PROCESSORS: ReadonlyMap<string, ReadonlyArray<{ key: string; check: Check }>> = new Map(
-  TELEMETRY_EVENTS.map((event) => [
-    event.name,
-    [...BASE_FIELDS, ...event.fields].map((field: FieldSpec) => ({ key: field.key, check: checkFor(field.type) })),
-  ]),
+  TELEMETRY_EVENTS.map((event) => [event.name, [...BASE_FIELDS, ...event.fields].map((field: FieldSpec) => ({ key: field.key, check: checkFor(field.type) }))]),
 );
 
 export function allowedKeys(event: string): string[] {

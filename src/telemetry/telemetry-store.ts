@@ -30,7 +30,9 @@ export function createTelemetryStore(db: Database.Database, options: { outboxLim
   const insertOutbox = db.prepare('INSERT OR IGNORE INTO telemetry_outbox (uuid, event, properties, timestamp, created_at) VALUES (?, ?, ?, ?, ?)');
   const outboxDepth = db.prepare('SELECT count(*) AS n FROM telemetry_outbox');
   const dropOldest = db.prepare('DELETE FROM telemetry_outbox WHERE uuid IN (SELECT uuid FROM telemetry_outbox ORDER BY created_at, rowid LIMIT ?)');
-  const due = db.prepare('SELECT uuid, event, properties, timestamp, attempts FROM telemetry_outbox WHERE next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?');
+  const due = db.prepare(
+    'SELECT uuid, event, properties, timestamp, attempts FROM telemetry_outbox WHERE next_attempt_at <= ? ORDER BY created_at, rowid LIMIT ?',
+  );
   const all = db.prepare('SELECT uuid, event, properties, timestamp, attempts FROM telemetry_outbox ORDER BY created_at, rowid LIMIT ?');
   const sent = db.prepare('DELETE FROM telemetry_outbox WHERE uuid = ?');
   const failed = db.prepare('UPDATE telemetry_outbox SET attempts = attempts + 1 WHERE uuid = ?');
@@ -64,7 +66,14 @@ export function createTelemetryStore(db: Database.Database, options: { outboxLim
       return row ? toRow<T>(row) : null;
     },
     saveAccumulator<T>(row: AccumulatorRow<T>, nowMs: number): void {
-      putAcc.run({ key: row.key, event: row.event, state: row.state === null ? null : JSON.stringify(row.state), windowSeq: row.windowSeq, openedAt: row.openedAt, now: nowMs });
+      putAcc.run({
+        key: row.key,
+        event: row.event,
+        state: row.state === null ? null : JSON.stringify(row.state),
+        windowSeq: row.windowSeq,
+        openedAt: row.openedAt,
+        now: nowMs,
+      });
     },
     openAccumulators<T>(): AccumulatorRow<T>[] {
       return (openAccs.all() as Array<Parameters<typeof toRow>[0]>).map((r) => toRow<T>(r));

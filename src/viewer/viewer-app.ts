@@ -44,14 +44,25 @@ export function createViewerApp(deps: ViewerDeps): Hono {
     const token = c.req.path === '/' ? c.req.query('token') : undefined;
     if (token !== undefined) {
       const secret = deps.auth.exchange(token);
-      if (secret === null) return html(c, 401, 'Link already used', messageBody('This link was already used', "The viewer's link opens it once, in one browser. Restart `memtrace viewer` for a new link."));
+      if (secret === null)
+        return html(
+          c,
+          401,
+          'Link already used',
+          messageBody('This link was already used', "The viewer's link opens it once, in one browser. Restart `memtrace viewer` for a new link."),
+        );
       // The token leaves the address bar at once; the cookie carries the session from here.
       return c.body(null, 303, { Location: '/', 'Set-Cookie': deps.auth.cookie(secret, viewerCookieName(deps.port())) });
     }
     if (!deps.auth.admits(c.req.header('cookie'), viewerCookieName(deps.port()))) {
       return c.req.path.startsWith('/api/')
         ? c.json({ error: 'open the link memtrace viewer printed first' }, 401)
-        : html(c, 401, 'Open the printed link', messageBody('Open the link the viewer printed', 'This page opens only through the link `memtrace viewer` printed (it carries a one-time token).'));
+        : html(
+            c,
+            401,
+            'Open the printed link',
+            messageBody('Open the link the viewer printed', 'This page opens only through the link `memtrace viewer` printed (it carries a one-time token).'),
+          );
     }
     await next();
   });
@@ -93,7 +104,8 @@ export function createViewerApp(deps: ViewerDeps): Hono {
   app.get('/observation/:id', (c) => {
     const raw = c.req.param('id');
     const observation = /^\d{1,15}$/.test(raw) ? deps.store.observations.get(Number(raw)) : null;
-    if (!observation) return html(c, 404, 'No such observation', messageBody('No such observation', `No observation ${raw} (never stored, or forgotten).`), { single: true });
+    if (!observation)
+      return html(c, 404, 'No such observation', messageBody('No such observation', `No observation ${raw} (never stored, or forgotten).`), { single: true });
     deps.access.record('viewer', { kind: 'fetch', observations: 1 }, deps.clock.now());
     const view = observationView(observation, deps.store.toolEvents.byQueueIds(observation.sourceMessageIds));
     return html(c, 200, observation.title, observationBody(view), { single: true });
@@ -108,7 +120,10 @@ export function createViewerApp(deps: ViewerDeps): Hono {
 
   function html(c: Context, status: 200 | 401 | 404 | 500, title: string, body: string, options: { query?: string; single?: boolean } = {}) {
     const nonce = deps.nonce();
-    c.header('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`);
+    c.header(
+      'Content-Security-Policy',
+      `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    );
     return c.html(page(title, body, { nonce, single: options.single ?? status !== 200, ...options }), status);
   }
   return app;

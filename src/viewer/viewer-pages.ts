@@ -72,7 +72,11 @@ export function homeBody(sessions: readonly SessionListItem[], recent: readonly 
 }
 
 export function searchBody(query: string, hits: readonly SearchHit[], problem: string | null): string {
-  const results = problem ? `<li class="empty">${esc(problem)}</li>` : hits.length ? hits.map(hitLine).join('\n') : `<li class="empty">No memory matches “${esc(query)}”.</li>`;
+  const results = problem
+    ? `<li class="empty">${esc(problem)}</li>`
+    : hits.length
+      ? hits.map(hitLine).join('\n')
+      : `<li class="empty">No memory matches “${esc(query)}”.</li>`;
   return `<h1>Search: ${esc(query)}</h1><ul class="list" id="results">${results}</ul>`;
 }
 
@@ -82,8 +86,18 @@ export function sessionBody(session: SessionRow | null, sessionId: string, items
     : `<h1>Session ${esc(sessionId)}</h1>`;
   const summaryCards = summaries
     .map((s) => {
-      const parts: Array<[string, string]> = [['Request', s.request], ['Investigated', s.investigated], ['Learned', s.learned], ['Completed', s.completed], ['Next steps', s.next_steps], ['Notes', s.notes]];
-      return `<section class="card"><h2>Session summary · ${esc(day(iso(s.createdAt)))}</h2>${parts.filter(([, v]) => v).map(([k, v]) => `<p><strong>${esc(k)}:</strong> ${esc(v)}</p>`).join('')}</section>`;
+      const parts: Array<[string, string]> = [
+        ['Request', s.request],
+        ['Investigated', s.investigated],
+        ['Learned', s.learned],
+        ['Completed', s.completed],
+        ['Next steps', s.next_steps],
+        ['Notes', s.notes],
+      ];
+      return `<section class="card"><h2>Session summary · ${esc(day(iso(s.createdAt)))}</h2>${parts
+        .filter(([, v]) => v)
+        .map(([k, v]) => `<p><strong>${esc(k)}:</strong> ${esc(v)}</p>`)
+        .join('')}</section>`;
     })
     .join('\n');
   return `${head}${summaryCards}<h2>Timeline, newest first</h2><ul class="list" id="timeline">${[...items].reverse().map(itemLine).join('\n') || '<li class="empty">Nothing stored.</li>'}</ul>`;
@@ -98,7 +112,8 @@ export function observationBody(v: ObservationView): string {
       return `<li>queue message ${id}${e ? `: ${esc(e.tool_name)}${e.failed ? ' (failed)' : ''} — <code>${esc(e.input)}</code>${e.tool_use_id ? ` [${esc(e.tool_use_id)}]` : ''}` : ' (a summary request, an import, or no longer kept)'}</li>`;
     })
     .join('');
-  const claims = (v.claims as ClaimRecord[]).map((c) => `<li>${esc(describeClaim(c))}</li>`).join('') || '<li class="empty">No commit hash or file was claimed.</li>';
+  const claims =
+    (v.claims as ClaimRecord[]).map((c) => `<li>${esc(describeClaim(c))}</li>`).join('') || '<li class="empty">No commit hash or file was claimed.</li>';
   return `<section class="card"><span class="tag">${esc(v.type)}</span><h1>${esc(v.title)}</h1>${v.subtitle ? `<p>${esc(v.subtitle)}</p>` : ''}<pre>${esc(v.narrative)}</pre>
 ${v.facts.length ? `<h2>Facts</h2>${list(v.facts)}` : ''}${v.concepts.length ? `<p class="meta">Concepts: ${esc(v.concepts.join(', '))}</p>` : ''}
 ${v.files_modified.length ? `<h2>Files modified</h2>${list(v.files_modified)}` : ''}${v.files_read.length ? `<h2>Files read</h2>${list(v.files_read)}` : ''}</section>

@@ -15,7 +15,9 @@ const CWDS_PER_PROJECT = 50;
  */
 export function createContextFiles(deps: { db: Database.Database; dataDir: string }) {
   const query = createContextQuery(deps.db);
-  const marks = deps.db.prepare('SELECT (SELECT coalesce(max(id), 0) FROM observations) AS o, (SELECT coalesce(max(id), 0) FROM summaries) AS s, (SELECT coalesce(max(rowid), 0) FROM memory_summaries) AS m');
+  const marks = deps.db.prepare(
+    'SELECT (SELECT coalesce(max(id), 0) FROM observations) AS o, (SELECT coalesce(max(id), 0) FROM summaries) AS s, (SELECT coalesce(max(rowid), 0) FROM memory_summaries) AS m',
+  );
   const changed = deps.db.prepare(`
     SELECT project FROM observations WHERE id > @o AND project IS NOT NULL
     UNION SELECT project FROM summaries WHERE id > @s AND project IS NOT NULL

@@ -37,14 +37,28 @@ export function createEventIntake(deps: IntakeDeps) {
   const ensureSession = (event: HookEvent, nowMs: number) => {
     if (store.sessions.get(event.session_id)) return;
     // An event that does not name its host leaves the platform for a later one to fill.
-    store.sessions.init({ sessionId: event.session_id, project: deps.projectOf(event.cwd), platform: event.platform ? platformOf(event.platform) : null, cwd: event.cwd ?? null, transcriptPath: event.transcript_path ?? null, nowMs });
+    store.sessions.init({
+      sessionId: event.session_id,
+      project: deps.projectOf(event.cwd),
+      platform: event.platform ? platformOf(event.platform) : null,
+      cwd: event.cwd ?? null,
+      transcriptPath: event.transcript_path ?? null,
+      nowMs,
+    });
   };
 
   const enqueue = (event: QueuedEvent, dedupKey: string | null, nowMs: number): Accepted => {
     const result = write(() => {
       ensureSession(event, nowMs);
       const tool = isToolEvent(event) ? toolEventRecord(event) : null;
-      return store.queue.enqueue({ sessionId: event.session_id, kind: tool ? 'observation' : 'summary', toolUseId: dedupKey, payload: event, toolEvent: tool, nowMs });
+      return store.queue.enqueue({
+        sessionId: event.session_id,
+        kind: tool ? 'observation' : 'summary',
+        toolUseId: dedupKey,
+        payload: event,
+        toolEvent: tool,
+        nowMs,
+      });
     });
     if (result.status === 'queued') deps.wake(event.session_id);
     return result;
@@ -63,7 +77,19 @@ export function createEventIntake(deps: IntakeDeps) {
     const raw = deps.lastAssistantText(transcriptPath, platformOf(session?.platform));
     if (!raw) return;
     const last = deps.redactText(raw, nowMs);
-    enqueue({ kind: 'stop', session_id: sessionId, last_assistant_message: last, prompt_id: prompt.prompt_id, transcript_path: transcriptPath, source: 'session_end', at: nowMs }, summaryKey(prompt.prompt_id), nowMs);
+    enqueue(
+      {
+        kind: 'stop',
+        session_id: sessionId,
+        last_assistant_message: last,
+        prompt_id: prompt.prompt_id,
+        transcript_path: transcriptPath,
+        source: 'session_end',
+        at: nowMs,
+      },
+      summaryKey(prompt.prompt_id),
+      nowMs,
+    );
   };
 
   return {
@@ -99,7 +125,9 @@ export function createEventIntake(deps: IntakeDeps) {
           return enqueue({ ...event, at: nowMs }, event.prompt_id ? summaryKey(event.prompt_id) : null, nowMs);
         }
         case 'session_end': {
-          const known = write(() => store.sessions.end(event.session_id, nowMs, { reason: event.reason ?? null, transcriptPath: event.transcript_path ?? null }));
+          const known = write(() =>
+            store.sessions.end(event.session_id, nowMs, { reason: event.reason ?? null, transcriptPath: event.transcript_path ?? null }),
+          );
           if (!known) return { status: 'unknown_session' };
           queueMissingSummary(event.session_id, nowMs);
           deps.sessionEnded(event.session_id, event.transcript_path ?? store.sessions.get(event.session_id)?.transcriptPath ?? null);

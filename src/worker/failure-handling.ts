@@ -95,7 +95,10 @@ export function createFailureHandler(deps: {
   };
 }
 
-function failedTurn(message: LoopMessage, f: { outcome: TurnRecord['outcome']; abortReason: AbortReason; durationMs: number; provider: Pick<ObserverProvider, 'name' | 'model'> }): TurnRecord {
+function failedTurn(
+  message: LoopMessage,
+  f: { outcome: TurnRecord['outcome']; abortReason: AbortReason; durationMs: number; provider: Pick<ObserverProvider, 'name' | 'model'> },
+): TurnRecord {
   return {
     sessionId: message.sessionId,
     messageId: message.id,

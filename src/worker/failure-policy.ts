@@ -22,7 +22,8 @@ const PROVIDER_WIDE: ReadonlySet<ProviderErrorKind> = new Set(['auth', 'quota', 
 
 export function decideFailure(error: unknown): FailureDecision {
   if (error instanceof ProviderError) {
-    if (PROVIDER_WIDE.has(error.kind)) return { action: 'provider_wait', reason: error.kind as ProviderWaitReason, abortReason: error.kind, retryAfterMs: error.retryAfterMs };
+    if (PROVIDER_WIDE.has(error.kind))
+      return { action: 'provider_wait', reason: error.kind as ProviderWaitReason, abortReason: error.kind, retryAfterMs: error.retryAfterMs };
     if (error.kind === 'bad_request') return { action: 'confirm', abortReason: 'bad_request' };
     return { action: 'release', abortReason: error.kind, retryAfterMs: error.retryAfterMs };
   }

@@ -26,7 +26,13 @@ function storeHealthReport(store: StoreHealth): Record<string, unknown> {
         ? null
         : {
             at: new Date(last.at).toISOString(),
-            removed: { tool_events: last.removed.toolEvents, prompts: last.removed.prompts, session_files: last.removed.sessionFiles, spool_files: last.removed.spoolFiles, unprocessed_dropped: last.removed.unprocessedDropped },
+            removed: {
+              tool_events: last.removed.toolEvents,
+              prompts: last.removed.prompts,
+              session_files: last.removed.sessionFiles,
+              spool_files: last.removed.spoolFiles,
+              unprocessed_dropped: last.removed.unprocessedDropped,
+            },
             removed_for_budget: last.removedForBudget,
             bytes_before: last.bytesBefore,
             bytes_after: last.bytesAfter,
@@ -40,9 +46,16 @@ function notObservingNote(providerName: string): string {
 }
 
 /** /health: why the worker is degraded and when it tries again; counts and ages only, nothing private. */
-export function healthReport(loop: LoopStatus, queueDepth: number, hooks: HookStats, providerName: string, store?: StoreHealth): { status: 'ok' | 'degraded' } & Record<string, unknown> {
+export function healthReport(
+  loop: LoopStatus,
+  queueDepth: number,
+  hooks: HookStats,
+  providerName: string,
+  store?: StoreHealth,
+): { status: 'ok' | 'degraded' } & Record<string, unknown> {
   const degraded: Array<Record<string, unknown>> = [];
-  if (loop.providerWait) degraded.push({ reason: loop.providerWait.reason, next_attempt_at: loop.providerWait.next_attempt_at, failures: loop.providerWait.failures });
+  if (loop.providerWait)
+    degraded.push({ reason: loop.providerWait.reason, next_attempt_at: loop.providerWait.next_attempt_at, failures: loop.providerWait.failures });
   if (loop.storeFault) degraded.push({ reason: loop.storeFault.reason, since: loop.storeFault.since, messages_to_release: loop.storeFault.unreleased });
   const storeReport = store === undefined ? undefined : storeHealthReport(store);
   // Observations are never dropped to meet the budget: the worker says so instead.

@@ -47,7 +47,16 @@ const MAX_PLAUSIBLE_MS = 600_000;
 export function createHookAccounting(sink: HookCounterSink, options: { defer?: (fn: () => void) => void } = {}) {
   // The fold writes an accumulator row: done after the reply, not on the hook's path to it.
   const defer = options.defer ?? ((fn: () => void) => fn());
-  const stats: HookStats = { accepted: 0, rejected: 0, failed: 0, shortened: 0, replayed_from_spool: 0, spooled_timeouts: 0, spooled_unreachable: 0, unreadable: 0 };
+  const stats: HookStats = {
+    accepted: 0,
+    rejected: 0,
+    failed: 0,
+    shortened: 0,
+    replayed_from_spool: 0,
+    spooled_timeouts: 0,
+    spooled_unreachable: 0,
+    unreadable: 0,
+  };
   const dimsOf = (event: string | null, via: string, host: string) =>
     event !== null && EVENTS.has(event) ? { hook_event: event, install_mode: MODES.has(via) ? via : 'unknown', platform: platformOf(host) } : null;
 
@@ -61,7 +70,9 @@ export function createHookAccounting(sink: HookCounterSink, options: { defer?: (
       if (!dims || call.status >= 300) return;
       const elapsed = call.elapsedMs;
       const timed = elapsed !== null && elapsed >= 0 && elapsed <= MAX_PLAUSIBLE_MS;
-      const increments: Record<string, number> = timed ? { count: 1, total_ms: elapsed, [hookDurationBucket(elapsed)]: 1, payloads_shortened: call.shortened ? 1 : 0 } : { payloads_shortened: call.shortened ? 1 : 0 };
+      const increments: Record<string, number> = timed
+        ? { count: 1, total_ms: elapsed, [hookDurationBucket(elapsed)]: 1, payloads_shortened: call.shortened ? 1 : 0 }
+        : { payloads_shortened: call.shortened ? 1 : 0 };
       if (!timed && !call.shortened) return;
       defer(() => sink.recordCounters('hook_rollup', dims, increments, call.nowMs));
     },
@@ -71,7 +82,8 @@ export function createHookAccounting(sink: HookCounterSink, options: { defer?: (
       if (entry.failure === 'timeout') stats.spooled_timeouts += 1;
       else if (entry.failure === 'unreachable') stats.spooled_unreachable += 1;
       const dims = dimsOf(kindOf(entry.event), entry.via, entry.host);
-      if (dims && (entry.failure === 'timeout' || entry.failure === 'unreachable')) sink.recordCounters('hook_rollup', dims, entry.failure === 'timeout' ? { timeouts: 1 } : { unreachable: 1 }, nowMs);
+      if (dims && (entry.failure === 'timeout' || entry.failure === 'unreachable'))
+        sink.recordCounters('hook_rollup', dims, entry.failure === 'timeout' ? { timeouts: 1 } : { unreachable: 1 }, nowMs);
     },
     unreadable(): void {
       stats.unreadable += 1;

@@ -10,7 +10,14 @@ import { readUptimeS } from './uptime.js';
  * What stands behind the hooks' socket: the host intake, and what happens to a payload that
  * cannot be stored now (spooled by the worker itself) or ever (kept aside, counted).
  */
-export function hookDoor(deps: { dataDir: string; intake: HostIntake; hooks: HookAccounting; log: Logger; now(): number; reportError(error: unknown): void }): HookAppServices {
+export function hookDoor(deps: {
+  dataDir: string;
+  intake: HostIntake;
+  hooks: HookAccounting;
+  log: Logger;
+  now(): number;
+  reportError(error: unknown): void;
+}): HookAppServices {
   return {
     now: deps.now,
     uptimeS: readUptimeS,

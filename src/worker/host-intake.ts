@@ -28,7 +28,16 @@ export interface HostIntakeDeps {
   /** What the host's adapter may read of its transcripts. */
   adapterDeps(host: HostName): AdapterDeps;
   /** Counts what a hook call cost and whether it was shortened (hook_rollup, /health). */
-  seen(call: { host: string; sessionId: string | null; kind: HookEventKind | null; via: string; status: number; shortened: boolean; elapsedMs: number | null; nowMs: number }): void;
+  seen(call: {
+    host: string;
+    sessionId: string | null;
+    kind: HookEventKind | null;
+    via: string;
+    status: number;
+    shortened: boolean;
+    elapsedMs: number | null;
+    nowMs: number;
+  }): void;
 }
 
 /**
@@ -36,7 +45,13 @@ export interface HostIntakeDeps {
  * Unix socket) and spooled ones alike, so both are mapped, shortened and validated the same way.
  */
 export function createHostIntake(deps: HostIntakeDeps) {
-  const failed = (status: 400 | 404, error: string, kind: HookEventKind | null, unreadable = false): HostCallResult => ({ status, output: '', kind, error, unreadable });
+  const failed = (status: 400 | 404, error: string, kind: HookEventKind | null, unreadable = false): HostCallResult => ({
+    status,
+    output: '',
+    kind,
+    error,
+    unreadable,
+  });
   const ignored = (reason: string): HostCallResult => ({ status: 200, output: '', kind: null, ignored: reason });
 
   /** `hook`: the event the hook that ran stands for (its cost is counted under it, whatever the payload turned out to be). */
@@ -46,7 +61,11 @@ export function createHostIntake(deps: HostIntakeDeps) {
     if (!adapter) return { result: failed(404, `no adapter for host '${call.host}'`, null), shortened: false };
     const kind = adapter.kindOf(call.event);
     if (!kind) return { result: ignored(`${call.host} hook '${call.event}' is not one memtrace handles`), shortened: false };
-    const failedAs = (status: 400 | 404, error: string, unreadable = false) => ({ result: failed(status, error, kind, unreadable), shortened: false, hook: kind });
+    const failedAs = (status: 400 | 404, error: string, unreadable = false) => ({
+      result: failed(status, error, kind, unreadable),
+      shortened: false,
+      hook: kind,
+    });
 
     let payload: unknown;
     if ('text' in call.body) {
@@ -72,13 +91,27 @@ export function createHostIntake(deps: HostIntakeDeps) {
       output = markdown.trim() === '' ? '' : adapter.contextOutput(markdown);
       if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output);
     }
-    return { result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted }, shortened: fitted.shortened || !('text' in call.body), sessionId: parsed.event.session_id, hook: kind };
+    return {
+      result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted },
+      shortened: fitted.shortened || !('text' in call.body),
+      sessionId: parsed.event.session_id,
+      hook: kind,
+    };
   }
 
   return {
     handle(call: HostCall, nowMs: number): HostCallResult {
       const { result, shortened, sessionId, hook } = map(call, nowMs);
-      deps.seen({ host: call.host, sessionId: sessionId ?? null, kind: hook ?? null, via: call.via, status: result.status, shortened, elapsedMs: call.hookElapsedMs(nowMs), nowMs });
+      deps.seen({
+        host: call.host,
+        sessionId: sessionId ?? null,
+        kind: hook ?? null,
+        via: call.via,
+        status: result.status,
+        shortened,
+        elapsedMs: call.hookElapsedMs(nowMs),
+        nowMs,
+      });
       return result;
     },
   };

@@ -149,11 +149,14 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     if (timer && timerAt <= atMs) return;
     timer?.cancel();
     timerAt = atMs;
-    timer = deps.timers.setTimeout(() => {
-      timer = null;
-      timerAt = Number.POSITIVE_INFINITY;
-      pump();
-    }, Math.max(0, atMs - clock.now()));
+    timer = deps.timers.setTimeout(
+      () => {
+        timer = null;
+        timerAt = Number.POSITIVE_INFINITY;
+        pump();
+      },
+      Math.max(0, atMs - clock.now()),
+    );
   }
 
   function start(message: LoopMessage, probe: boolean, startedMs: number): void {
@@ -254,7 +257,9 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
         observing,
         inFlight: [...busy.values()].map((b) => ({ messageId: b.messageId, ageMs: Math.max(0, nowMs - b.startedMs), probe: b.probe })),
         providerWait: gate.status(),
-        storeFault: storeFault ? { reason: storeFault.reason, since: new Date(storeFault.sinceMs).toISOString(), unreleased: failures.unreleasedCount() } : null,
+        storeFault: storeFault
+          ? { reason: storeFault.reason, since: new Date(storeFault.sinceMs).toISOString(), unreleased: failures.unreleasedCount() }
+          : null,
       };
     },
     async stop(deadlineMs) {

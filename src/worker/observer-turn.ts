@@ -51,7 +51,10 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     const event = claimed.payload;
     const prompt =
       event.kind === 'stop'
-        ? buildSummaryPrompt({ lastAssistantMessage: event.last_assistant_message ?? null, recentObservations: deps.store.observations.recentForSession(message.sessionId, 30) }, sessionInfo)
+        ? buildSummaryPrompt(
+            { lastAssistantMessage: event.last_assistant_message ?? null, recentObservations: deps.store.observations.recentForSession(message.sessionId, 30) },
+            sessionInfo,
+          )
         : buildObservationPrompt(
             {
               toolName: event.tool_name,

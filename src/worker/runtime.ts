@@ -15,7 +15,15 @@ import { adapterFor, isHostName } from '../hosts/index.js';
 import { createContextFiles } from './context-files.js';
 import { hookDoor } from './hook-door.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
-import { acquireWorkerLock, ensureAuthToken, preparePrivateDataDir, SOCKET_PATH_LIMIT, WORKER_SOCKET, writeContextFile, type WorkerLock } from '../data-dir/index.js';
+import {
+  acquireWorkerLock,
+  ensureAuthToken,
+  preparePrivateDataDir,
+  SOCKET_PATH_LIMIT,
+  WORKER_SOCKET,
+  writeContextFile,
+  type WorkerLock,
+} from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
 import { totalRedactions, type RedactionCounts } from '../memory/redact.js';
 import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
@@ -94,7 +102,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
   try {
-    if (enableIncrementalVacuum(store.db) === 'converted') log.info('the store was rewritten once so retention can return freed space (auto_vacuum=INCREMENTAL)');
+    if (enableIncrementalVacuum(store.db) === 'converted')
+      log.info('the store was rewritten once so retention can return freed space (auto_vacuum=INCREMENTAL)');
   } catch (error) {
     // Retention still prunes; the file just keeps its size until the conversion succeeds.
     log.warn('could not turn on incremental vacuum; freed space stays inside the file', { error: String(error) });
@@ -162,26 +171,31 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     }
   };
   const services = createWorkerServices({
-      store,
-      loop,
-      telemetry,
-      hooks,
-      projectOf,
-      clock,
-      log,
-      version: APP_VERSION,
-      providerName: options.provider.name,
-      port: () => port,
-      token,
-      onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
-      reportRedactions,
-      ...(options.redactBody ? { redactBody: options.redactBody } : {}),
-      storeHealth: () => ({ size: raw.size(), budgetBytes: config.maxDbMb * 1024 * 1024, retentionDays: config.rawRetentionDays, lastRetention: retention.last() }),
-      onSessionEnded: (sessionId, transcriptPath) => {
-        if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
-      },
-      onTurnEnded: (sessionId, transcriptPath) => void watcher.catchUp(sessionId, transcriptPath),
-      keepContext,
+    store,
+    loop,
+    telemetry,
+    hooks,
+    projectOf,
+    clock,
+    log,
+    version: APP_VERSION,
+    providerName: options.provider.name,
+    port: () => port,
+    token,
+    onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
+    reportRedactions,
+    ...(options.redactBody ? { redactBody: options.redactBody } : {}),
+    storeHealth: () => ({
+      size: raw.size(),
+      budgetBytes: config.maxDbMb * 1024 * 1024,
+      retentionDays: config.rawRetentionDays,
+      lastRetention: retention.last(),
+    }),
+    onSessionEnded: (sessionId, transcriptPath) => {
+      if (transcriptPath) void watcher.catchUp(sessionId, transcriptPath);
+    },
+    onTurnEnded: (sessionId, transcriptPath) => void watcher.catchUp(sessionId, transcriptPath),
+    keepContext,
   });
   const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, {
     store,
@@ -204,14 +218,29 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       token,
       log,
       nowMs: () => clock.now(),
-      replayed: (entry, nowMs) => hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
+      replayed: (entry, nowMs) =>
+        hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
       unreadable: () => hooks.unreadable(),
     }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
   await replay();
   const server = await listenLoopback(app, config.port);
   port = server.port;
   lock.update({ port });
-  const hookSocket = await listenUnixSocket(createHookApp(hookDoor({ dataDir: config.dataDir, intake: services.hostIntake, hooks, log, now: () => clock.now(), reportError: (error) => telemetry.captureException(error, 'server', clock.now()) })), config.dataDir, WORKER_SOCKET, { pathLimit: SOCKET_PATH_LIMIT });
+  const hookSocket = await listenUnixSocket(
+    createHookApp(
+      hookDoor({
+        dataDir: config.dataDir,
+        intake: services.hostIntake,
+        hooks,
+        log,
+        now: () => clock.now(),
+        reportError: (error) => telemetry.captureException(error, 'server', clock.now()),
+      }),
+    ),
+    config.dataDir,
+    WORKER_SOCKET,
+    { pathLimit: SOCKET_PATH_LIMIT },
+  );
   // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
   await replay();
   const refreshContextFiles = () => {
@@ -236,7 +265,16 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const noSummaries = cannotSummarize(options.provider);
   if (noSummaries !== null) log.info(`compaction is off: ${noSummaries}`);
   const compaction =
-    noSummaries === null ? startCompaction(compactionConfig.config, { db: store.db, provider: options.provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters }) : null;
+    noSummaries === null
+      ? startCompaction(compactionConfig.config, {
+          db: store.db,
+          provider: options.provider,
+          clock,
+          timers: nodeTimers,
+          log,
+          recordCounters: telemetry.recordCounters,
+        })
+      : null;
 
   let stopped: Promise<void> | null = null;
   return {
@@ -267,4 +305,3 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     },
   };
 }
-

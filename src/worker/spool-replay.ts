@@ -73,6 +73,7 @@ async function replayCall(deps: SpoolReplayDeps, call: Exclude<SpoolEntry, { v: 
     body: JSON.stringify(call.body),
   });
   if (response.status >= 500) return 'wait';
-  if (response.status >= 400) deps.log.warn('spooled hook call refused; dropped', { path: call.path, status: response.status, body: (await response.text()).slice(0, 300) });
+  if (response.status >= 400)
+    deps.log.warn('spooled hook call refused; dropped', { path: call.path, status: response.status, body: (await response.text()).slice(0, 300) });
   return 'done';
 }

@@ -103,10 +103,21 @@ export function processTurn(deps: TurnDeps, input: TurnInput): TurnRecord {
   })();
 
   if (decision.outcome === 'dropped') {
-    deps.log.warn('observer output dropped', { session_id: message.sessionId, message_id: message.id, class: decision.class, preview: previewOutput(reply.text, 200) });
+    deps.log.warn('observer output dropped', {
+      session_id: message.sessionId,
+      message_id: message.id,
+      class: decision.class,
+      preview: previewOutput(reply.text, 200),
+    });
   }
   if (checked.rejected > 0 || fileClaimsRemoved > 0) {
-    deps.log.warn('false claims removed before storing', { session_id: message.sessionId, message_id: message.id, commits_rejected: checked.rejected, observations_refused: checked.refused, file_claims_removed: fileClaimsRemoved });
+    deps.log.warn('false claims removed before storing', {
+      session_id: message.sessionId,
+      message_id: message.id,
+      commits_rejected: checked.rejected,
+      observations_refused: checked.refused,
+      file_claims_removed: fileClaimsRemoved,
+    });
   }
   return turn;
 }

@@ -105,7 +105,10 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       const key = project ?? deps.projectOf(cwd);
       try {
         const result = buildContext(contextQuery, { project: key, label: projectLabel(key), budgetTokens: budget, nowMs });
-        telemetry.recordInjection({ ok: true, tokensInjected: result.tokensInjected, observationsInjected: result.observationsInjected, tokensSavedVsNaive: result.tokensSavedVsNaive }, nowMs);
+        telemetry.recordInjection(
+          { ok: true, tokensInjected: result.tokensInjected, observationsInjected: result.observationsInjected, tokensSavedVsNaive: result.tokensSavedVsNaive },
+          nowMs,
+        );
         return { ok: true, markdown: result.markdown };
       } catch (error) {
         telemetry.recordInjection({ ok: false, tokensInjected: 0, observationsInjected: 0, tokensSavedVsNaive: null }, nowMs);

@@ -78,13 +78,17 @@ describe('memtrace dashboards review', () => {
     ['an unknown version', ['--baseline', '0.1.0', '--candidate', 'nightly'], 'unknown version "nightly" for --candidate: not a version number'],
     ['a version with no events', ['--baseline', '0.1.0', '--candidate', '0.9.0'], 'no events from version 0.9.0 in the collector store at'],
     ['the same version twice', ['--baseline', '0.2.0', '--candidate', '0.2.0'], '--baseline and --candidate are both 0.2.0'],
-  ])('refuses %s in one clear line, exit 2', async (_, args, message) => {
-    const r = await run('dashboards', 'review', '--db', db, ...args);
-    expect(r.code).toBe(2);
-    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain(message);
-    expect(r.stdout).toBe('');
-  }, 60_000);
+  ])(
+    'refuses %s in one clear line, exit 2',
+    async (_, args, message) => {
+      const r = await run('dashboards', 'review', '--db', db, ...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(message);
+      expect(r.stdout).toBe('');
+    },
+    60_000,
+  );
 
   it('names the versions it does hold when one has no events', async () => {
     const r = await run('dashboards', 'review', '--db', db, '--baseline', '0.9.0', '--candidate', '0.1.0');
@@ -120,7 +124,9 @@ describe('memtrace dashboards report --review', () => {
   beforeAll(async () => {
     temp = makeTempDir();
     db = path.join(temp.dir, 'collector.db');
-    expect(await main(['collector', '--simulate', '--exit', '--db', db, '--installs', '40', '--effect', 'hook_ms_per_call:+0.5@0.3.0'], captureIO().io)).toBe(0);
+    expect(await main(['collector', '--simulate', '--exit', '--db', db, '--installs', '40', '--effect', 'hook_ms_per_call:+0.5@0.3.0'], captureIO().io)).toBe(
+      0,
+    );
   }, 120_000);
   afterAll(() => temp?.cleanup());
 

@@ -10,7 +10,8 @@ import { makeTempDir } from '../support/temp-dir.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/memtrace.cjs');
 /** What a hook command runs: the forwarder for this host, falling back to this node. */
-const hookCommand = (host: string, event: string) => `sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} ${host} ${event} settings ${shellQuote(process.execPath)}`;
+const hookCommand = (host: string, event: string) =>
+  `sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} ${host} ${event} settings ${shellQuote(process.execPath)}`;
 const BACKUP = /\.memtrace-backup-\d{8}T\d{6}Z(-\d+)?$/;
 
 /** A user's Gemini settings: their own hooks, an MCP server, other keys, 4-space indent. */
@@ -72,7 +73,9 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     seed(file, GEMINI_USER);
     const first = await run(['install', '--host', 'gemini-cli', '--project', project]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`installed memtrace's hooks and MCP server in ${file} (added SessionStart, BeforeAgent, AfterTool, AfterAgent, SessionEnd, mcpServers.memtrace).`);
+    expect(first.stdout).toContain(
+      `installed memtrace's hooks and MCP server in ${file} (added SessionStart, BeforeAgent, AfterTool, AfterAgent, SessionEnd, mcpServers.memtrace).`,
+    );
     expect(first.stdout).toContain(`next: Gemini CLI runs a project's hooks only in a trusted folder: trust ${project} when Gemini CLI asks`);
     const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
     expect(settings.theme).toBe('GitHub');
@@ -106,9 +109,14 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`in ${path.join(dir, 'hooks.json')} (added SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd).`);
     expect(first.stdout).toContain(`in ${path.join(dir, 'config.toml')} (added [mcp_servers.memtrace]).`);
-    expect(first.stdout).toContain(`next: Codex runs new hooks only once you trust them: open codex in ${project}, trust the project, and approve memtrace's hooks in /hooks.`);
+    expect(first.stdout).toContain(
+      `next: Codex runs new hooks only once you trust them: open codex in ${project}, trust the project, and approve memtrace's hooks in /hooks.`,
+    );
     const hooks = JSON.parse(fs.readFileSync(path.join(dir, 'hooks.json'), 'utf8')).hooks;
-    expect(hooks.PostToolUse).toEqual([JSON.parse(CODEX_HOOKS).hooks.PostToolUse[0], { hooks: [{ type: 'command', command: hookCommand('codex', 'PostToolUse'), timeout: 10 }] }]);
+    expect(hooks.PostToolUse).toEqual([
+      JSON.parse(CODEX_HOOKS).hooks.PostToolUse[0],
+      { hooks: [{ type: 'command', command: hookCommand('codex', 'PostToolUse'), timeout: 10 }] },
+    ]);
     expect(hooks.SessionEnd[0].hooks[0].timeout).toBe(3);
     const toml = fs.readFileSync(path.join(dir, 'config.toml'), 'utf8');
     expect(toml.startsWith(CODEX_CONFIG)).toBe(true);

@@ -58,7 +58,9 @@ describe('memtrace install / uninstall', () => {
     const command: string = settings.hooks.SessionStart[0].hooks[0].command;
     expect(command).toBe(`sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} claude-code session-start settings ${shellQuote(process.execPath)}`);
     // The shell reads the command back as the intended argv.
-    const argv = spawnSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const argv = spawnSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n');
     expect(argv).toEqual(['sh', path.join(ROOT, 'bin/memtrace-hook'), 'claude-code', 'session-start', 'settings', process.execPath]);
   });
 
@@ -94,7 +96,9 @@ describe('memtrace install / uninstall', () => {
     for (const command of ['install', 'uninstall']) {
       const r = await run([command]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`memtrace ${command}: ${userFile} is not valid JSON: line 4, column 26: a trailing comma before ']'. Nothing was changed; fix the file (or move it aside) and run the command again.\n`);
+      expect(r.stderr).toBe(
+        `memtrace ${command}: ${userFile} is not valid JSON: line 4, column 26: a trailing comma before ']'. Nothing was changed; fix the file (or move it aside) and run the command again.\n`,
+      );
       expect(r.stdout).toBe('');
     }
     expect(fs.readFileSync(userFile, 'utf8')).toBe(broken);
@@ -172,7 +176,10 @@ describe('memtrace install / uninstall', () => {
   });
 
   it('warns about hooks pasted by hand and leaves them in place', async () => {
-    seed(userFile, '{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": [\n          {\n            "type": "command",\n            "command": "npx memtrace hook stop"\n          }\n        ]\n      }\n    ]\n  }\n}\n');
+    seed(
+      userFile,
+      '{\n  "hooks": {\n    "Stop": [\n      {\n        "hooks": [\n          {\n            "type": "command",\n            "command": "npx memtrace hook stop"\n          }\n        ]\n      }\n    ]\n  }\n}\n',
+    );
     const r = await run(['install']);
     expect(r.stderr).toContain('memtrace install: warning: hooks.Stop also runs `npx memtrace hook stop`, which memtrace install did not write');
     const u = await run(['uninstall']);

@@ -28,7 +28,14 @@ describe('memtrace search', () => {
     const r = await cli(['search', 'why', 'was', 'the', 'coupon', 'applied', 'after', 'VAT?', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const { results } = JSON.parse(r.stdout);
-    expect(results[0]).toMatchObject({ id: ids.discount, kind: 'observation', type: 'bugfix', session_id: 'session-a', project: '/work/shop', created_at: new Date(T0).toISOString() });
+    expect(results[0]).toMatchObject({
+      id: ids.discount,
+      kind: 'observation',
+      type: 'bugfix',
+      session_id: 'session-a',
+      project: '/work/shop',
+      created_at: new Date(T0).toISOString(),
+    });
     expect(typeof results[0].score).toBe('number');
   });
 
@@ -42,22 +49,28 @@ describe('memtrace search', () => {
     expect(fs.existsSync(path.join(temp.dir, 'none'))).toBe(false);
   });
 
-  it.each([['"'], ['('], ['*'], ['AND'], ['NEAR('], ['"unbalanced'], ['a', 'OR', 'NOT', 'b'], ['col:', 'x'], ['stripe*']])('takes %j as a query, never an error', async (...words) => {
-    const r = await cli(['search', ...words, '--json']);
-    if (words.join(' ').match(/[\p{L}\p{N}]/u)) {
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toHaveProperty('results');
-    } else {
-      expect(r.code).toBe(2);
-      expect(r.stderr.split('\n')[0]).toBe('memtrace search: the query has no words to search for (letters or digits)');
-    }
-  });
+  it.each([['"'], ['('], ['*'], ['AND'], ['NEAR('], ['"unbalanced'], ['a', 'OR', 'NOT', 'b'], ['col:', 'x'], ['stripe*']])(
+    'takes %j as a query, never an error',
+    async (...words) => {
+      const r = await cli(['search', ...words, '--json']);
+      if (words.join(' ').match(/[\p{L}\p{N}]/u)) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toHaveProperty('results');
+      } else {
+        expect(r.code).toBe(2);
+        expect(r.stderr.split('\n')[0]).toBe('memtrace search: the query has no words to search for (letters or digits)');
+      }
+    },
+  );
 
   it('exits 2 with one line for an empty query, a bad flag or a bad value', async () => {
     const cases: Array<[string[], string]> = [
       [['search'], 'memtrace search: give a query to search for'],
       [['search', '   '], 'memtrace search: give a query to search for'],
-      [['search', 'x', '--type', 'poem'], "memtrace search: --type must be one of bugfix, feature, refactor, change, discovery, decision, security, other, summary, got 'poem'"],
+      [
+        ['search', 'x', '--type', 'poem'],
+        "memtrace search: --type must be one of bugfix, feature, refactor, change, discovery, decision, security, other, summary, got 'poem'",
+      ],
       [['search', 'x', '--limit', '0'], 'memtrace search: --limit must be between 1 and 1000, got 0'],
       [['search', 'x', '--since', 'last week'], "memtrace search: --since takes an ISO 8601 date such as 2026-01-31 or 2026-01-31T12:00:00Z, got 'last week'"],
     ];
@@ -82,7 +95,8 @@ describe('memtrace search', () => {
   });
 
   it('filters with --project, --type, --since and --limit', async () => {
-    const ids_ = async (...args: string[]) => JSON.parse((await cli(['search', ...args, '--json'])).stdout).results.map((h: { id: number; kind: string }) => `${h.kind[0]}${h.id}`);
+    const ids_ = async (...args: string[]) =>
+      JSON.parse((await cli(['search', ...args, '--json'])).stdout).results.map((h: { id: number; kind: string }) => `${h.kind[0]}${h.id}`);
     expect(await ids_('feed', 'checkout', '--project', '/work/blog/')).toEqual([`o${ids.blog}`]);
     expect(await ids_('checkout', 'discount', '--type', 'summary')).toEqual([`s${ids.summary}`]);
     expect(await ids_('payment', 'refunds', 'retries', '--since', '2026-01-06T09:01:00Z')).toEqual([`o${ids.retry}`]);
@@ -107,7 +121,11 @@ describe('--help on every memory command', () => {
     expect(listed.stdout()).toMatch(new RegExp(`\\n  ${name} +\\S`));
   });
 
-  it.each([['mcp', '--port'], ['viewer', '--bogus'], ['viewer', '--port', 'http']])('memtrace %s refuses a wrong flag with exit 2', async (...args) => {
+  it.each([
+    ['mcp', '--port'],
+    ['viewer', '--bogus'],
+    ['viewer', '--port', 'http'],
+  ])('memtrace %s refuses a wrong flag with exit 2', async (...args) => {
     const c = captureIO();
     expect(await main(args, c.io)).toBe(2);
   });

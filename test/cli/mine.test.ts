@@ -76,7 +76,12 @@ describe('memtrace mine', () => {
   });
 
   it('refuses wrong arguments with the usage and exit code 2', async () => {
-    for (const args of [['mine', '--dir', projects, '--file', 'x.jsonl'], ['mine', '--file', 'notes.txt'], ['mine', '--bogus'], ['mine', 'extra']]) {
+    for (const args of [
+      ['mine', '--dir', projects, '--file', 'x.jsonl'],
+      ['mine', '--file', 'notes.txt'],
+      ['mine', '--bogus'],
+      ['mine', 'extra'],
+    ]) {
       const c = captureIO({ env });
       expect(await main(args, c.io)).toBe(2);
       expect(c.stderr()).toContain('usage: memtrace mine');

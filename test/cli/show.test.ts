@@ -17,9 +17,28 @@ describe('memtrace show', () => {
     temp = makeTempDir();
     repo = path.join(temp.dir, 'repo');
     [real] = makeGitRepo(repo) as [string];
-    const reply = observationXml({ type: 'bugfix', title: 'Cache key includes the locale', facts: [`fixed in commit ${real.slice(0, 8)}`, 'pushed as commit 0badc0de99'], filesModified: ['src/cache.ts', 'src/other.ts'] });
-    h = await startHarness(createReplayProvider({ lines: [JSON.stringify({ text: reply, model: 'claude-haiku-4-5' }), JSON.stringify({ text: summaryXml({ request: 'fix the cache', completed: 'locale added to the key' }) })] }));
-    await h.post('/api/sessions/observations', { session_id: 'sess-1', tool_use_id: 'toolu_edit', tool_name: 'Edit', tool_input: { file_path: path.join(repo, 'src/cache.ts'), old_string: 'a', new_string: 'b' }, tool_response: {}, cwd: repo });
+    const reply = observationXml({
+      type: 'bugfix',
+      title: 'Cache key includes the locale',
+      facts: [`fixed in commit ${real.slice(0, 8)}`, 'pushed as commit 0badc0de99'],
+      filesModified: ['src/cache.ts', 'src/other.ts'],
+    });
+    h = await startHarness(
+      createReplayProvider({
+        lines: [
+          JSON.stringify({ text: reply, model: 'claude-haiku-4-5' }),
+          JSON.stringify({ text: summaryXml({ request: 'fix the cache', completed: 'locale added to the key' }) }),
+        ],
+      }),
+    );
+    await h.post('/api/sessions/observations', {
+      session_id: 'sess-1',
+      tool_use_id: 'toolu_edit',
+      tool_name: 'Edit',
+      tool_input: { file_path: path.join(repo, 'src/cache.ts'), old_string: 'a', new_string: 'b' },
+      tool_response: {},
+      cwd: repo,
+    });
     await h.post('/api/sessions/summarize', { session_id: 'sess-1', last_assistant_message: 'done' });
     await h.drained();
   });
@@ -50,7 +69,11 @@ describe('memtrace show', () => {
   it('gives the same as JSON', async () => {
     const id = h.worker.store.observations.forSession('sess-1')[0]!.id;
     const view = JSON.parse((await show(String(id), '--json')).out);
-    expect(view).toMatchObject({ id, files_modified: ['src/cache.ts'], provenance: { session_id: 'sess-1', tool_events: [{ tool_name: 'Edit', tool_use_id: 'toolu_edit' }], provider: 'replay' } });
+    expect(view).toMatchObject({
+      id,
+      files_modified: ['src/cache.ts'],
+      provenance: { session_id: 'sess-1', tool_events: [{ tool_name: 'Edit', tool_use_id: 'toolu_edit' }], provider: 'replay' },
+    });
     expect(view.claims).toContainEqual({ kind: 'commit', value: '0badc0de99', verdict: 'rejected', in: 'fact' });
   });
 

@@ -21,7 +21,15 @@ describe('memtrace telemetry', () => {
     const r = await run(['status', '--json']);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.out);
-    expect(s).toMatchObject({ enabled: true, decided_by: 'default', sink: 'local only', outbox_depth: 0, pending_rollups: 0, error_capture: true, debug: false });
+    expect(s).toMatchObject({
+      enabled: true,
+      decided_by: 'default',
+      sink: 'local only',
+      outbox_depth: 0,
+      pending_rollups: 0,
+      error_capture: true,
+      debug: false,
+    });
     expect(s.config_path).toBe(path.join(temp.dir, 'telemetry.json'));
     expect(s.install_id).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -22,7 +22,14 @@ describe('memtrace worker start|stop|status', () => {
 
   it('starts one background worker, reports it, refuses to start a second, and stops it', async () => {
     temp = makeTempDir();
-    const env = { HOME: temp.dir, MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'), MEMTRACE_PORT: String(await freePort()), MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0', PATH: process.env.PATH ?? '' };
+    const env = {
+      HOME: temp.dir,
+      MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'),
+      MEMTRACE_PORT: String(await freePort()),
+      MEMTRACE_PROVIDER: 'none',
+      MEMTRACE_TELEMETRY: '0',
+      PATH: process.env.PATH ?? '',
+    };
     const run = async (...args: string[]) => {
       const c = captureIO({ env });
       const code = await main(['worker', ...args], c.io);
@@ -46,7 +53,18 @@ describe('memtrace worker start|stop|status', () => {
     const status = await run('status', '--json');
     expect(status.code).toBe(0);
     // Provider `none` is a mode, not a fault: status ok, and one line that says what it means.
-    expect(JSON.parse(status.out)).toMatchObject({ running: true, pid: info.pid, port: info.port, status: 'ok', degraded: [], health: { observing: false, hooks: { accepted: 0 }, store: { budget_bytes: 2048 * 1024 * 1024, over_budget: false, auto_vacuum: 'incremental', raw_retention_days: 30 } } });
+    expect(JSON.parse(status.out)).toMatchObject({
+      running: true,
+      pid: info.pid,
+      port: info.port,
+      status: 'ok',
+      degraded: [],
+      health: {
+        observing: false,
+        hooks: { accepted: 0 },
+        store: { budget_bytes: 2048 * 1024 * 1024, over_budget: false, auto_vacuum: 'incremental', raw_retention_days: 30 },
+      },
+    });
     const text = await run('status');
     expect(text.out).toContain('  status       ok\n');
     expect(text.out).toMatch(/ {2}observer {5}no observer provider \(none\): events are stored, not observed; set ANTHROPIC_API_KEY/);

@@ -30,14 +30,24 @@ describe('compaction_rollup', () => {
 
   it('counts a pass by kind and level and by skip reason, scrubbed with nothing dropped', async () => {
     const clock = fakeClock();
-    const telemetry = createTelemetry({ dataDir: temp.dir, env: { MEMTRACE_TELEMETRY: '1' }, appVersion: '0.2.0', provider: 'anthropic' }, { db: store.db, clock, log: silentLogger, stderr: { write: () => true }, sink: null });
+    const telemetry = createTelemetry(
+      { dataDir: temp.dir, env: { MEMTRACE_TELEMETRY: '1' }, appVersion: '0.2.0', provider: 'anthropic' },
+      { db: store.db, clock, log: silentLogger, stderr: { write: () => true }, sink: null },
+    );
     telemetry.start(clock.now());
     seedObservations(store, 'app', 40);
     seedObservations(store, 'other', 40);
     llm.push({ kind: 'text', text: 'Short summary of the retry path.' }, { kind: 'text', text: 'Another short summary.' });
     // After two summaries the provider fails: the pass stops with one overloaded skip.
     llm.setFallback({ kind: 'status', status: 529, errorType: 'overloaded_error' });
-    const compaction = startCompaction(SMALL_CONFIG, { db: store.db, provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }), clock, timers: recordingTimers(), log: silentLogger, recordCounters: telemetry.recordCounters });
+    const compaction = startCompaction(SMALL_CONFIG, {
+      db: store.db,
+      provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }),
+      clock,
+      timers: recordingTimers(),
+      log: silentLogger,
+      recordCounters: telemetry.recordCounters,
+    });
     await compaction.runPass();
     await compaction.stop();
     clock.advance(WINDOW + 1);
@@ -55,8 +65,28 @@ describe('compaction_rollup', () => {
       failed: 1,
       skipped: 1,
       entries: [
-        { id: 'a', kind: 'leaf', depth: 0, tokens: 1, scope: null, model: null, level: null, reasons: ['truncated_tail'], outcome: { status: 'failed', reason: 'marker' } },
-        { id: 'b', kind: 'condensed', depth: 1, tokens: 1, scope: null, model: null, level: null, reasons: ['truncated_tail'], outcome: { status: 'skipped', reason: 'source_unrepaired' } },
+        {
+          id: 'a',
+          kind: 'leaf',
+          depth: 0,
+          tokens: 1,
+          scope: null,
+          model: null,
+          level: null,
+          reasons: ['truncated_tail'],
+          outcome: { status: 'failed', reason: 'marker' },
+        },
+        {
+          id: 'b',
+          kind: 'condensed',
+          depth: 1,
+          tokens: 1,
+          scope: null,
+          model: null,
+          level: null,
+          reasons: ['truncated_tail'],
+          outcome: { status: 'skipped', reason: 'source_unrepaired' },
+        },
       ],
     });
     expect(counters).toEqual({ passes: 1, repaired: 1, repair_failed: 1, skipped_marker: 1, skipped_source_unrepaired: 1 });
@@ -66,7 +96,10 @@ describe('compaction_rollup', () => {
 
 describe('compaction config', () => {
   it('reads the budget and kept-recent count, and names a bad variable while keeping the default', () => {
-    expect(loadCompactionConfig({ MEMTRACE_COMPACTION_BUDGET_TOKENS: '50000', MEMTRACE_COMPACTION_KEEP_RECENT: '20' }).config).toMatchObject({ budgetTokens: 50_000, keepRecentObservations: 20 });
+    expect(loadCompactionConfig({ MEMTRACE_COMPACTION_BUDGET_TOKENS: '50000', MEMTRACE_COMPACTION_KEEP_RECENT: '20' }).config).toMatchObject({
+      budgetTokens: 50_000,
+      keepRecentObservations: 20,
+    });
     expect(loadCompactionConfig({ MEMTRACE_COMPACTION_BUDGET_TOKENS: '0' }).config.budgetTokens).toBe(0);
     const bad = loadCompactionConfig({ MEMTRACE_COMPACTION_BUDGET_TOKENS: 'lots', MEMTRACE_COMPACTION_KEEP_RECENT: '0' });
     expect(bad.config).toMatchObject({ budgetTokens: 20_000, keepRecentObservations: 50 });

@@ -58,7 +58,13 @@ describe('property: nothing stored is garbage', () => {
       const temp = makeTempDir();
       const store = openStore(path.join(temp.dir, 'memtrace.db'));
       const clock = fakeClock();
-      const compaction = startCompaction(SMALL_CONFIG, { db: store.db, provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }), clock, timers: recordingTimers(), log: silentLogger });
+      const compaction = startCompaction(SMALL_CONFIG, {
+        db: store.db,
+        provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }),
+        clock,
+        timers: recordingTimers(),
+        log: silentLogger,
+      });
       try {
         seedObservations(store, 'app', 40 + Math.floor(random() * 40));
         for (let pass = 0; pass < 25; pass += 1) {

@@ -8,23 +8,42 @@ const run = (n: number, tokens = 100) => Array.from({ length: n }, (_, i) => ({ 
 
 describe('planCompaction', () => {
   it('does nothing within budget, or when off', () => {
-    expect(planCompaction({ frontier: [top(1, 0)], rawTokens: 500, rawTokensComplete: true, leafRun: run(3) }, config)).toEqual({ action: 'none', reason: 'within_budget' });
-    expect(planCompaction({ frontier: [], rawTokens: 5_000, rawTokensComplete: false, leafRun: run(3) }, { ...config, budgetTokens: 0 })).toEqual({ action: 'none', reason: 'disabled' });
+    expect(planCompaction({ frontier: [top(1, 0)], rawTokens: 500, rawTokensComplete: true, leafRun: run(3) }, config)).toEqual({
+      action: 'none',
+      reason: 'within_budget',
+    });
+    expect(planCompaction({ frontier: [], rawTokens: 5_000, rawTokensComplete: false, leafRun: run(3) }, { ...config, budgetTokens: 0 })).toEqual({
+      action: 'none',
+      reason: 'disabled',
+    });
   });
 
   it('condenses the oldest full group of one depth before making a new leaf', () => {
     const frontier = [top(1, 1), top(2, 0), top(3, 0), top(4, 0), top(5, 0)];
-    expect(planCompaction({ frontier, rawTokens: 2_000, rawTokensComplete: false, leafRun: run(5) }, config)).toEqual({ action: 'condense', depth: 0, sourceIds: [2, 3, 4] });
+    expect(planCompaction({ frontier, rawTokens: 2_000, rawTokensComplete: false, leafRun: run(5) }, config)).toEqual({
+      action: 'condense',
+      depth: 0,
+      sourceIds: [2, 3, 4],
+    });
   });
 
   it('makes a leaf over the oldest raw run when no group is full', () => {
-    expect(planCompaction({ frontier: [top(1, 0)], rawTokens: 2_000, rawTokensComplete: false, leafRun: run(4) }, config)).toEqual({ action: 'leaf', observationIds: [1, 2, 3, 4] });
+    expect(planCompaction({ frontier: [top(1, 0)], rawTokens: 2_000, rawTokensComplete: false, leafRun: run(4) }, config)).toEqual({
+      action: 'leaf',
+      observationIds: [1, 2, 3, 4],
+    });
   });
 
   it('folds a partial group when no raw run is worth a call, else says nothing is left', () => {
     const frontier = [top(1, 1, 400), top(2, 0, 150), top(3, 0, 150)];
-    expect(planCompaction({ frontier, rawTokens: 900, rawTokensComplete: true, leafRun: run(1, 50) }, config)).toEqual({ action: 'condense', depth: 0, sourceIds: [2, 3] });
-    expect(planCompaction({ frontier: [top(1, 2, 600), top(2, 1, 300)], rawTokens: 900, rawTokensComplete: true, leafRun: [] }, config)).toEqual({ action: 'nothing_to_compact' });
+    expect(planCompaction({ frontier, rawTokens: 900, rawTokensComplete: true, leafRun: run(1, 50) }, config)).toEqual({
+      action: 'condense',
+      depth: 0,
+      sourceIds: [2, 3],
+    });
+    expect(planCompaction({ frontier: [top(1, 2, 600), top(2, 1, 300)], rawTokens: 900, rawTokensComplete: true, leafRun: [] }, config)).toEqual({
+      action: 'nothing_to_compact',
+    });
   });
 });
 

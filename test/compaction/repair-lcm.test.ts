@@ -27,7 +27,13 @@ describe('memtrace repair --lcm on a lossless-claw database', () => {
     file = path.join(temp.dir, 'lcm.db');
     seed(file);
     llm = await startFakeLlm('anthropic', topicsReply);
-    env = { MEMTRACE_DATA_DIR: path.join(temp.dir, 'memtrace'), MEMTRACE_TELEMETRY: '0', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.url, MEMTRACE_MODEL: 'claude-haiku-4-5' };
+    env = {
+      MEMTRACE_DATA_DIR: path.join(temp.dir, 'memtrace'),
+      MEMTRACE_TELEMETRY: '0',
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: llm.url,
+      MEMTRACE_MODEL: 'claude-haiku-4-5',
+    };
   });
   afterEach(async () => {
     await llm.close();
@@ -43,9 +49,21 @@ describe('memtrace repair --lcm on a lossless-claw database', () => {
     try {
       return {
         summaries: new Map((db.prepare('SELECT * FROM summaries').all() as Array<Record<string, any>>).map((r) => [r.summary_id as string, r])),
-        fts: new Map((db.prepare('SELECT summary_id, content FROM summaries_fts').all() as Array<{ summary_id: string; content: string }>).map((r) => [r.summary_id, r.content])),
-        ftsCjk: new Map((db.prepare('SELECT summary_id, content FROM summaries_fts_cjk').all() as Array<{ summary_id: string; content: string }>).map((r) => [r.summary_id, r.content])),
-        matches: (db.prepare("SELECT summary_id FROM summaries_fts WHERE summaries_fts MATCH 'repaired' ORDER BY summary_id").all() as Array<{ summary_id: string }>).map((r) => r.summary_id),
+        fts: new Map(
+          (db.prepare('SELECT summary_id, content FROM summaries_fts').all() as Array<{ summary_id: string; content: string }>).map((r) => [
+            r.summary_id,
+            r.content,
+          ]),
+        ),
+        ftsCjk: new Map(
+          (db.prepare('SELECT summary_id, content FROM summaries_fts_cjk').all() as Array<{ summary_id: string; content: string }>).map((r) => [
+            r.summary_id,
+            r.content,
+          ]),
+        ),
+        matches: (
+          db.prepare("SELECT summary_id FROM summaries_fts WHERE summaries_fts MATCH 'repaired' ORDER BY summary_id").all() as Array<{ summary_id: string }>
+        ).map((r) => r.summary_id),
         expected: expectedAggregates(db),
         integrity: db.pragma('integrity_check', { simple: true }),
         foreignKeys: db.pragma('foreign_key_check') as unknown[],
@@ -86,7 +104,9 @@ describe('memtrace repair --lcm on a lossless-claw database', () => {
     expect(fs.existsSync(report.backup)).toBe(true);
     expect(path.dirname(report.backup)).toBe(temp.dir);
     const backup = new Database(report.backup, { readonly: true });
-    expect((backup.prepare("SELECT content FROM summaries WHERE summary_id = 'sum_dddddddddddddddd'").get() as { content: string }).content).toContain('[LCM fallback summary;');
+    expect((backup.prepare("SELECT content FROM summaries WHERE summary_id = 'sum_dddddddddddddddd'").get() as { content: string }).content).toContain(
+      '[LCM fallback summary;',
+    );
     backup.close();
     expect(read().summaries.get('sum_bbbbbbbbbbbbbbbb')!.content).toBe(before.summaries.get('sum_bbbbbbbbbbbbbbbb')!.content);
 
@@ -119,7 +139,9 @@ describe('memtrace repair --lcm on a lossless-claw database', () => {
     expect(after.fts.size).toBe(after.summaries.size);
     expect(after.matches).toEqual(['sum_bbbbbbbbbbbbbbbb', 'sum_dddddddddddddddd', 'sum_xxxxxxxxxxxxxxxx']);
     // Z's totals moved with its repaired descendants.
-    expect(after.summaries.get('sum_zzzzzzzzzzzzzzzz')!.descendant_token_count).toBeLessThan(before.summaries.get('sum_zzzzzzzzzzzzzzzz')!.descendant_token_count);
+    expect(after.summaries.get('sum_zzzzzzzzzzzzzzzz')!.descendant_token_count).toBeLessThan(
+      before.summaries.get('sum_zzzzzzzzzzzzzzzz')!.descendant_token_count,
+    );
     expect(after.integrity).toBe('ok');
     expect(after.foreignKeys).toEqual([]);
 

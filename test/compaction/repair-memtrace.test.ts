@@ -12,7 +12,7 @@ import { fakeClock, longerThanPrompt, promptOf, recordingTimers, seedObservation
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
-describe('memtrace repair on memtrace\'s own store', () => {
+describe("memtrace repair on memtrace's own store", () => {
   let temp: ReturnType<typeof makeTempDir>;
   let llm: FakeLlm;
   let store: Store;
@@ -22,12 +22,21 @@ describe('memtrace repair on memtrace\'s own store', () => {
   beforeEach(async () => {
     temp = makeTempDir();
     counter = 0;
-    llm = await startFakeLlm('anthropic', { kind: 'dynamic', respond: () => ({ kind: 'text', text: `Compacted history part ${++counter}: retry path findings.` }) });
+    llm = await startFakeLlm('anthropic', {
+      kind: 'dynamic',
+      respond: () => ({ kind: 'text', text: `Compacted history part ${++counter}: retry path findings.` }),
+    });
     store = openStore(path.join(temp.dir, 'memtrace.db'));
     env = { MEMTRACE_DATA_DIR: temp.dir, MEMTRACE_TELEMETRY: '0', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: llm.url };
     // A real DAG built by the compactor, then legacy fallback rows at two depths imported over it.
     seedObservations(store, 'app', 60);
-    const compaction = startCompaction(SMALL_CONFIG, { db: store.db, provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }), clock: fakeClock(), timers: recordingTimers(), log: silentLogger });
+    const compaction = startCompaction(SMALL_CONFIG, {
+      db: store.db,
+      provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }),
+      clock: fakeClock(),
+      timers: recordingTimers(),
+      log: silentLogger,
+    });
     await compaction.runPass();
     await compaction.stop();
   });
@@ -46,10 +55,14 @@ describe('memtrace repair on memtrace\'s own store', () => {
 
   function importFallbacks() {
     const condensed = store.db.prepare("SELECT id FROM memory_summaries WHERE kind = 'condensed' ORDER BY id LIMIT 1").get() as { id: number };
-    const leaf = (store.db.prepare('SELECT source_summary_id AS id FROM summary_sources WHERE summary_id = ? ORDER BY ordinal LIMIT 1').get(condensed.id) as { id: number }).id;
+    const leaf = (
+      store.db.prepare('SELECT source_summary_id AS id FROM summary_sources WHERE summary_id = ? ORDER BY ordinal LIMIT 1').get(condensed.id) as { id: number }
+    ).id;
     const quoted = (store.db.prepare("SELECT id FROM memory_summaries WHERE kind = 'leaf' AND id <> ? ORDER BY id LIMIT 1").get(leaf) as { id: number }).id;
     const fallback = (id: number, text: string) =>
-      store.db.prepare("UPDATE memory_summaries SET level = 'fallback', content = ?, token_count = ?, model = 'unknown' WHERE id = ?").run(text, estimateTokens(text), id);
+      store.db
+        .prepare("UPDATE memory_summaries SET level = 'fallback', content = ?, token_count = ?, model = 'unknown' WHERE id = ?")
+        .run(text, estimateTokens(text), id);
     fallback(leaf, `[discovery] Finding 0 about the retry path — why the worker retried\nThe retry path 0 re-reads the queue row\n[Truncated from 700 tokens]`);
     fallback(condensed.id, `## Part 1\n[discovery] Finding 0 about the retry path\n[Truncated from 90 tokens]`);
     const text = 'Notes on lossless-claw: its fallbacks end with [Truncated from N tokens], which this project detects by position, not by substring.';

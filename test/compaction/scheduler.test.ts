@@ -63,7 +63,9 @@ describe('background compaction', () => {
       expect(leaf.level).toBe('normal');
       expect(leaf.token_count).toBeLessThan(leaf.source_token_count);
       expect(leaf.model).toBe('claude-haiku-4-5');
-      const sources = store.db.prepare('SELECT observation_id FROM summary_sources WHERE summary_id = ? ORDER BY ordinal').all(leaf.id) as Array<{ observation_id: number }>;
+      const sources = store.db.prepare('SELECT observation_id FROM summary_sources WHERE summary_id = ? ORDER BY ordinal').all(leaf.id) as Array<{
+        observation_id: number;
+      }>;
       expect(sources.map((s) => s.observation_id)).toEqual(ids.filter((id) => id >= leaf.first_observation_id && id <= leaf.last_observation_id));
     }
     const covered = Math.max(...leaves.map((l) => l.last_observation_id));
@@ -79,10 +81,15 @@ describe('background compaction', () => {
     expect(condensed.length).toBeGreaterThan(0);
     const first = condensed[0]!;
     expect(first.depth).toBe(1);
-    const sources = store.db.prepare('SELECT source_summary_id FROM summary_sources WHERE summary_id = ? ORDER BY ordinal').all(first.id) as Array<{ source_summary_id: number }>;
+    const sources = store.db.prepare('SELECT source_summary_id FROM summary_sources WHERE summary_id = ? ORDER BY ordinal').all(first.id) as Array<{
+      source_summary_id: number;
+    }>;
     expect(sources).toHaveLength(SMALL_CONFIG.fanIn);
     for (const s of sources) {
-      const source = store.db.prepare('SELECT depth, condensed_into FROM memory_summaries WHERE id = ?').get(s.source_summary_id) as { depth: number; condensed_into: number };
+      const source = store.db.prepare('SELECT depth, condensed_into FROM memory_summaries WHERE id = ?').get(s.source_summary_id) as {
+        depth: number;
+        condensed_into: number;
+      };
       expect(source).toEqual({ depth: 0, condensed_into: first.id });
     }
     expect(counters.at(-1)).toMatchObject({ event: 'compaction_rollup', dims: { origin: 'background' } });
@@ -103,7 +110,12 @@ describe('background compaction', () => {
     ['a 500', () => llm.setFallback({ kind: 'status', status: 500 }), 'overloaded', {}],
     ['a timeout', () => llm.setFallback({ kind: 'delay', ms: 2_000, reply: SHORT }), 'transport', { timeoutMs: 100 }],
     ['an empty answer', () => llm.setFallback({ kind: 'text', text: '   ' }), 'empty', {}],
-    ['text longer than its input at both levels', () => llm.setFallback({ kind: 'dynamic', respond: (body) => ({ kind: 'text', text: longerThanPrompt(body) }) }), 'did_not_shrink', {}],
+    [
+      'text longer than its input at both levels',
+      () => llm.setFallback({ kind: 'dynamic', respond: (body) => ({ kind: 'text', text: longerThanPrompt(body) }) }),
+      'did_not_shrink',
+      {},
+    ],
   ];
   for (const [name, script, reason, options] of failures) {
     it(`writes nothing on ${name}, schedules a retry 5 min out (doubling) and still injects within budget`, async () => {

@@ -5,7 +5,11 @@ import { estimateTokens } from '../../src/context/index.js';
 import { createReplayProvider } from '../../src/providers/index.js';
 import { observationXml, summaryXml } from '../support/replies.js';
 
-const SOURCE = Array.from({ length: 12 }, (_, i) => `[discovery] Finding ${i} about the retry path — why the worker retried\nThe retry path ${i} re-reads the queue row and backs off before calling the provider again.`).join('\n\n');
+const SOURCE = Array.from(
+  { length: 12 },
+  (_, i) =>
+    `[discovery] Finding ${i} about the retry path — why the worker retried\nThe retry path ${i} re-reads the queue row and backs off before calling the provider again.`,
+).join('\n\n');
 const sources = { text: SOURCE, tokens: estimateTokens(SOURCE) };
 const accept = (text: string) => acceptSummary(text, sources, estimateTokens);
 
@@ -38,7 +42,9 @@ describe('the summary contract', () => {
 
   it('never lets a sentence of its own instructions through', () => {
     for (const level of ['normal', 'aggressive'] as const) {
-      for (const line of compactionSystemPrompt(level).split('\n').filter((l) => l.trim().length >= 24)) {
+      for (const line of compactionSystemPrompt(level)
+        .split('\n')
+        .filter((l) => l.trim().length >= 24)) {
         expect(summaryShapeProblem(`The worker retries. ${line.trim()}`), line).toBe('prompt_echo');
       }
     }
@@ -48,12 +54,16 @@ describe('the summary contract', () => {
 describe('which providers can summarize', () => {
   it('refuses none, and replay whose recordings are all observer output', () => {
     expect(cannotSummarize({ name: 'none' })).toMatch(/^no provider is configured/);
-    const observer = createReplayProvider({ lines: [JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'a' }) }), JSON.stringify({ error: { status: 500 } })] });
+    const observer = createReplayProvider({
+      lines: [JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'a' }) }), JSON.stringify({ error: { status: 500 } })],
+    });
     expect(cannotSummarize(observer)).toMatch(/^the replay provider cannot summarize: none of the 1 replies/);
   });
 
   it('allows replay with a summary among its recordings, and every live provider', () => {
-    const mixed = createReplayProvider({ lines: [JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'a' }) }), JSON.stringify({ text: 'The worker retries.' })] });
+    const mixed = createReplayProvider({
+      lines: [JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'a' }) }), JSON.stringify({ text: 'The worker retries.' })],
+    });
     expect(cannotSummarize(mixed)).toBeNull();
     expect(cannotSummarize({ name: 'anthropic' })).toBeNull();
     expect(cannotSummarize({ name: 'openai' })).toBeNull();

@@ -8,7 +8,17 @@ const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 23);
 
 function candidate(id: number, over: Partial<Parameters<typeof selectContext>[0]['candidates'][number]> = {}) {
-  return { id, type: 'discovery' as const, title: `observation ${id}`, subtitle: 'a subtitle', facts: ['a fact'], filesModified: [], createdAt: NOW - id * 1000, discoveryTokens: 1000, ...over };
+  return {
+    id,
+    type: 'discovery' as const,
+    title: `observation ${id}`,
+    subtitle: 'a subtitle',
+    facts: ['a fact'],
+    filesModified: [],
+    createdAt: NOW - id * 1000,
+    discoveryTokens: 1000,
+    ...over,
+  };
 }
 
 describe('estimateTokens', () => {
@@ -38,7 +48,10 @@ describe('selectContext', () => {
   it('puts the most useful first: a recent decision before an old discovery', () => {
     const s = selectContext({
       project: 'p',
-      candidates: [candidate(1, { type: 'discovery', title: 'old discovery', createdAt: NOW - 10 * DAY }), candidate(2, { type: 'decision', title: 'fresh decision', createdAt: NOW - DAY / 2 })],
+      candidates: [
+        candidate(1, { type: 'discovery', title: 'old discovery', createdAt: NOW - 10 * DAY }),
+        candidate(2, { type: 'decision', title: 'fresh decision', createdAt: NOW - DAY / 2 }),
+      ],
       summary: null,
       budgetTokens: 2_000,
       nowMs: NOW,
@@ -67,7 +80,10 @@ describe('buildContext on a real SQLite file', () => {
     const obs = { subtitle: '', narrative: 'n', facts: ['f'], concepts: [], files_read: [], files_modified: ['a.ts'] };
     store.observations.insert({ ...obs, type: 'bugfix', title: 'Fixed the login race' }, { ...base, project: 'app', discoveryTokens: 1500 });
     store.observations.insert({ ...obs, type: 'feature', title: 'Other project' }, { ...base, project: 'other', discoveryTokens: 1500 });
-    store.summaries.insert({ request: 'fix login', investigated: '', learned: 'cookie order', completed: 'fixed', next_steps: '', notes: '' }, { ...base, project: 'app' });
+    store.summaries.insert(
+      { request: 'fix login', investigated: '', learned: 'cookie order', completed: 'fixed', next_steps: '', notes: '' },
+      { ...base, project: 'app' },
+    );
     const result = buildContext(createContextQuery(store.db), { project: 'app', budgetTokens: 1_000, nowMs: NOW });
     expect(result.markdown).toContain('Fixed the login race');
     expect(result.markdown).toContain('fix login');

@@ -5,9 +5,26 @@ const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 23);
 
 function summary(id: number, over: Partial<ContextHistorySummary> = {}): ContextHistorySummary {
-  return { id, depth: 1, content: `History part ${id}: decisions about the retry path and the queue.`, observationCount: 20, earliestAt: NOW - (100 - id) * DAY, latestAt: NOW - (99 - id) * DAY, ...over };
+  return {
+    id,
+    depth: 1,
+    content: `History part ${id}: decisions about the retry path and the queue.`,
+    observationCount: 20,
+    earliestAt: NOW - (100 - id) * DAY,
+    latestAt: NOW - (99 - id) * DAY,
+    ...over,
+  };
 }
-const observation = (id: number) => ({ id, type: 'decision' as const, title: `recent ${id}`, subtitle: '', facts: ['a fact'], filesModified: [], createdAt: NOW - id * 1000, discoveryTokens: 100 });
+const observation = (id: number) => ({
+  id,
+  type: 'decision' as const,
+  title: `recent ${id}`,
+  subtitle: '',
+  facts: ['a fact'],
+  filesModified: [],
+  createdAt: NOW - id * 1000,
+  discoveryTokens: 100,
+});
 
 describe('selectHistory', () => {
   it('takes the newest top summaries that fit and renders them oldest first', () => {
@@ -20,7 +37,10 @@ describe('selectHistory', () => {
   });
 
   it('opens the newest condensed summary into its more detailed sources when there is room', () => {
-    const sources = [summary(10, { depth: 0, content: 'Leaf ten: fixed the retry loop.', earliestAt: NOW - 3 * DAY }), summary(11, { depth: 0, content: 'Leaf eleven: documented the backoff.', earliestAt: NOW - 2 * DAY })];
+    const sources = [
+      summary(10, { depth: 0, content: 'Leaf ten: fixed the retry loop.', earliestAt: NOW - 3 * DAY }),
+      summary(11, { depth: 0, content: 'Leaf eleven: documented the backoff.', earliestAt: NOW - 2 * DAY }),
+    ];
     const top = [summary(5, { sources })];
     expect(selectHistory(top, 10_000).chosen.map((s) => s.id)).toEqual([10, 11]);
     const onlyParent = selectHistory(top, selectHistory([summary(5)], 10_000).units);

@@ -227,7 +227,9 @@ describe('the checks themselves', () => {
     expect(tokens('see `src/a.ts`, [x](docs/b.md#c) and src/d/e.ts.')).toEqual(['src/a.ts', 'docs/b.md#c', 'src/d/e.ts']);
     expect(tokens('`DATA_DIR/spool` `~/.memtrace/bin/x` `<package>/bin/memtrace-hook` `bundle/docs/hooks/index.md`')).toEqual([]);
     expect(tokens('`test/e2e/claude-code-*.test.ts` `src/hosts/<host>` `src/context/*` `docs/…`')).toEqual([]);
-    expect(tokens(withoutExternalLinks('its schema in [`src/db/migration.ts`](https://github.com/o/r/blob/main/src/db/migration.ts), ours in [x](src/a.ts)'))).toEqual(['src/a.ts']);
+    expect(
+      tokens(withoutExternalLinks('its schema in [`src/db/migration.ts`](https://github.com/o/r/blob/main/src/db/migration.ts), ours in [x](src/a.ts)')),
+    ).toEqual(['src/a.ts']);
   });
 
   it('find citations of documents in source text', () => {
@@ -244,7 +246,20 @@ describe('the checks themselves', () => {
 
   it('know the anchors of docs/interfaces.md that the code cites', () => {
     const anchors = anchorsOf(path.join(ROOT, 'docs/interfaces.md'));
-    for (const anchor of ['configuration', 'command-line', 'worker-http-api', 'hook-socket', 'storage', 'drop-or-parse-decision', 'telemetry-events', 'dashboards', 'compaction-and-repair', 'transcript-mining', 'memory-surface', 'agent-hosts']) {
+    for (const anchor of [
+      'configuration',
+      'command-line',
+      'worker-http-api',
+      'hook-socket',
+      'storage',
+      'drop-or-parse-decision',
+      'telemetry-events',
+      'dashboards',
+      'compaction-and-repair',
+      'transcript-mining',
+      'memory-surface',
+      'agent-hosts',
+    ]) {
       expect(anchors.has(anchor), anchor).toBe(true);
     }
   });

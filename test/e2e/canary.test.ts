@@ -34,7 +34,18 @@ describe('canary: nothing leaks through telemetry', () => {
     const cwd = `${CANARIES.home}/${CANARIES.project}`;
     const leaky = (extra: string) => `${CANARIES.narrative} ${CANARIES.email} ${CANARIES.apiKey} ${cwd} ${extra}`;
     const replies = [
-      { text: observationXml({ type: 'bugfix', title: leaky('title'), narrative: leaky('narrative'), facts: [leaky('fact')], concepts: [CANARIES.project], filesModified: [`${cwd}/a.ts`] }), usage: { input_tokens: 10, output_tokens: 5 }, model: CANARIES.model },
+      {
+        text: observationXml({
+          type: 'bugfix',
+          title: leaky('title'),
+          narrative: leaky('narrative'),
+          facts: [leaky('fact')],
+          concepts: [CANARIES.project],
+          filesModified: [`${cwd}/a.ts`],
+        }),
+        usage: { input_tokens: 10, output_tokens: 5 },
+        model: CANARIES.model,
+      },
       { text: `prose ${leaky('prose')}`, model: `claude-${CANARIES.home}` },
       { text: summaryXml({ request: leaky('request'), completed: leaky('completed') }), model: CANARIES.model },
       { error: { status: 400, type: CANARIES.toolOutput } },
@@ -64,7 +75,9 @@ describe('canary: nothing leaks through telemetry', () => {
     await h.stop();
     h = undefined;
 
-    expect(capture.events.map((e) => e.event)).toEqual(expect.arrayContaining(['worker_started', 'observer_turn_rollup', 'context_injected_rollup', 'worker_stopped', '$exception']));
+    expect(capture.events.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['worker_started', 'observer_turn_rollup', 'context_injected_rollup', 'worker_stopped', '$exception']),
+    );
     expect(otlp.received.some((r) => r.path === '/v1/metrics')).toBe(true);
     expect(otlp.received.some((r) => r.path === '/v1/traces')).toBe(true);
     const sent = Buffer.concat([...capture.raw, ...otlp.received.map((r) => r.body)]).toString('latin1');

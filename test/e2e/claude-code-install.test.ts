@@ -50,7 +50,13 @@ function stagePackage(dir: string, withPlugin: boolean): void {
 }
 
 const readCalls = (dir: string): Array<{ argv: string[]; event: string }> =>
-  fs.existsSync(path.join(dir, 'calls.jsonl')) ? fs.readFileSync(path.join(dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+  fs.existsSync(path.join(dir, 'calls.jsonl'))
+    ? fs
+        .readFileSync(path.join(dir, 'calls.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
 
 describe.skipIf(unavailable !== null)('memtrace plugin and settings hooks in the real Claude Code', () => {
   let temp: ReturnType<typeof makeTempDir>;
@@ -74,7 +80,14 @@ describe.skipIf(unavailable !== null)('memtrace plugin and settings hooks in the
     writeSettingsFile(snapshot, renderSettings(snapshot, merged.settings), new Date());
     const notes = writeBasicProject(projectDir);
     fake = await startFakeAnthropic({ script: basicScript(notes) });
-    result = await runClaudeCode({ projectDir, prompt: BASIC_PROMPT, apiUrl: fake.url, home: path.join(temp.dir, 'home'), extraArgs: ['--plugin-dir', pluginPkg], timeoutMs: 60_000 });
+    result = await runClaudeCode({
+      projectDir,
+      prompt: BASIC_PROMPT,
+      apiUrl: fake.url,
+      home: path.join(temp.dir, 'home'),
+      extraArgs: ['--plugin-dir', pluginPkg],
+      timeoutMs: 60_000,
+    });
   });
   afterAll(async () => {
     await fake?.close();
@@ -86,7 +99,10 @@ describe.skipIf(unavailable !== null)('memtrace plugin and settings hooks in the
     expect(result.json?.result).toBe(BASIC_FINAL_TEXT);
   });
 
-  it.each([['plugin', () => pluginPkg], ['settings', () => settingsPkg]] as const)('runs every %s hook through the forwarder, which falls back to `hook --host claude-code <name> --via <mode>` without a worker', (mode, dir) => {
+  it.each([
+    ['plugin', () => pluginPkg],
+    ['settings', () => settingsPkg],
+  ] as const)('runs every %s hook through the forwarder, which falls back to `hook --host claude-code <name> --via <mode>` without a worker', (mode, dir) => {
     const calls = readCalls(dir());
     const seen = (event: ClaudeHookEvent) => calls.filter((c) => c.event === event);
     for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'] as const) expect(seen(event), event).toHaveLength(1);

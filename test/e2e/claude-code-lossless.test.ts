@@ -36,7 +36,10 @@ describe.skipIf(unavailable !== null)('nothing the real Claude Code sends is los
     fs.mkdirSync(project);
     execFileSync('git', ['init', '-q', project]);
     // Stored events stay queued (the provider refuses), so each can be looked at.
-    h = await startHarness(refusing(), { dataDir: path.join(temp.dir, 'memtrace-data'), watch: { dirs: [], intervalMs: 1_000, idleMs: 2_000, firstPassDelayMs: 1_000, catchUpDelayMs: 500 } });
+    h = await startHarness(refusing(), {
+      dataDir: path.join(temp.dir, 'memtrace-data'),
+      watch: { dirs: [], intervalMs: 1_000, idleMs: 2_000, firstPassDelayMs: 1_000, catchUpDelayMs: 500 },
+    });
     env = { MEMTRACE_DATA_DIR: h.dataDir, MEMTRACE_TELEMETRY: '0' };
     const c = captureIO({ env: { ...env, HOME: temp.dir } });
     expect(await main(['install', '--project', project], c.io), c.stderr()).toBe(0);
@@ -45,13 +48,25 @@ describe.skipIf(unavailable !== null)('nothing the real Claude Code sends is los
     await h?.stop();
     temp?.cleanup();
   });
-  const seen = (sessionId: string) => (h.worker.store.db.prepare('SELECT tool_use_id FROM queue_seen WHERE session_id = ?').all(sessionId) as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
-  const payload = (toolUseId: string) => JSON.parse((h.worker.store.db.prepare('SELECT payload FROM queue WHERE tool_use_id = ?').get(toolUseId) as { payload: string }).payload);
+  const seen = (sessionId: string) =>
+    (h.worker.store.db.prepare('SELECT tool_use_id FROM queue_seen WHERE session_id = ?').all(sessionId) as Array<{ tool_use_id: string }>).map(
+      (r) => r.tool_use_id,
+    );
+  const payload = (toolUseId: string) =>
+    JSON.parse((h.worker.store.db.prepare('SELECT payload FROM queue WHERE tool_use_id = ?').get(toolUseId) as { payload: string }).payload);
 
   async function session(script: ScriptTurn[], prompt: string, home: string) {
     const api = await startFakeAnthropic({ script });
     try {
-      return await runClaudeCode({ projectDir: project, prompt, apiUrl: api.url, home, env, allowedTools: ['Bash', 'Read', 'Edit', 'Write'], timeoutMs: 180_000 });
+      return await runClaudeCode({
+        projectDir: project,
+        prompt,
+        apiUrl: api.url,
+        home,
+        env,
+        allowedTools: ['Bash', 'Read', 'Edit', 'Write'],
+        timeoutMs: 180_000,
+      });
     } finally {
       await api.close();
     }

@@ -43,11 +43,56 @@ describe.skipIf(unavailable !== null)('the memtrace MCP server in the real Claud
       watch: { dirs: [], intervalMs: 3_600_000, idleMs: 3_600_000, firstPassDelayMs: 3_600_000, catchUpDelayMs: 3_600_000 },
     });
     const store = h.worker.store;
-    const provenance = (at: number) => ({ sessionId: 'earlier-session', project: fs.realpathSync(project), sourceMessageIds: [], provider: 'anthropic', model: 'claude-haiku-4-5', promptVersion: 'v1', discoveryTokens: null, createdAt: at });
+    const provenance = (at: number) => ({
+      sessionId: 'earlier-session',
+      project: fs.realpathSync(project),
+      sourceMessageIds: [],
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      promptVersion: 'v1',
+      discoveryTokens: null,
+      createdAt: at,
+    });
     store.db.transaction(() => {
-      store.observations.insert({ type: 'discovery', title: 'Payments are confirmed by the Stripe webhook', subtitle: '', narrative: 'Refunds and captures arrive at webhooks/stripe.ts.', facts: [], concepts: ['payments'], files_read: ['src/webhooks/stripe.ts'], files_modified: [] }, provenance(1_760_000_000_000));
-      targetId = store.observations.insert({ type: 'bugfix', title: 'Checkout total ignored the discount code', subtitle: 'order of operations in computeTotal', narrative: NARRATIVE_MARKER, facts: ['applyDiscount now runs before tax'], concepts: ['checkout', 'pricing'], files_read: [], files_modified: ['src/cart/compute-total.ts'] }, provenance(1_760_000_100_000));
-      store.observations.insert({ type: 'change', title: 'Renamed the cart module', subtitle: '', narrative: 'cart.js became cart/index.ts.', facts: [], concepts: [], files_read: [], files_modified: ['src/cart/index.ts'] }, provenance(1_760_000_200_000));
+      store.observations.insert(
+        {
+          type: 'discovery',
+          title: 'Payments are confirmed by the Stripe webhook',
+          subtitle: '',
+          narrative: 'Refunds and captures arrive at webhooks/stripe.ts.',
+          facts: [],
+          concepts: ['payments'],
+          files_read: ['src/webhooks/stripe.ts'],
+          files_modified: [],
+        },
+        provenance(1_760_000_000_000),
+      );
+      targetId = store.observations.insert(
+        {
+          type: 'bugfix',
+          title: 'Checkout total ignored the discount code',
+          subtitle: 'order of operations in computeTotal',
+          narrative: NARRATIVE_MARKER,
+          facts: ['applyDiscount now runs before tax'],
+          concepts: ['checkout', 'pricing'],
+          files_read: [],
+          files_modified: ['src/cart/compute-total.ts'],
+        },
+        provenance(1_760_000_100_000),
+      );
+      store.observations.insert(
+        {
+          type: 'change',
+          title: 'Renamed the cart module',
+          subtitle: '',
+          narrative: 'cart.js became cart/index.ts.',
+          facts: [],
+          concepts: [],
+          files_read: [],
+          files_modified: ['src/cart/index.ts'],
+        },
+        provenance(1_760_000_200_000),
+      );
     })();
 
     const home = path.join(temp.dir, 'home');
@@ -88,7 +133,10 @@ describe.skipIf(unavailable !== null)('the memtrace MCP server in the real Claud
 
   it('offers the three memtrace tools to the model (Claude Code announces MCP tools once the server has connected)', () => {
     expect(run.exitCode, run.stderr).toBe(0);
-    const all = api.mainBodies().map((b) => JSON.stringify(b)).join('\n');
+    const all = api
+      .mainBodies()
+      .map((b) => JSON.stringify(b))
+      .join('\n');
     for (const tool of ['search', 'timeline', 'get_observations']) expect(all.includes(`mcp__memtrace__${tool}`), tool).toBe(true);
   });
 

@@ -37,7 +37,10 @@ describe.skipIf(unavailable !== null)('memtrace installed into the real Claude C
     project = path.join(temp.dir, 'shop api');
     fs.mkdirSync(project);
     execFileSync('git', ['init', '-q', project]);
-    observer = await startFakeLlm('anthropic', { kind: 'text', text: observationXml({ type: 'discovery', title: 'notes.txt lists alpha then gamma', narrative: 'The notes file was edited.' }) });
+    observer = await startFakeLlm('anthropic', {
+      kind: 'text',
+      text: observationXml({ type: 'discovery', title: 'notes.txt lists alpha then gamma', narrative: 'The notes file was edited.' }),
+    });
     h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: observer.url }), {
       dataDir: path.join(temp.dir, 'memtrace-data'),
       watch: { dirs: [], intervalMs: 3_600_000, idleMs: 3_600_000, firstPassDelayMs: 3_600_000, catchUpDelayMs: 300 },
@@ -60,7 +63,15 @@ describe.skipIf(unavailable !== null)('memtrace installed into the real Claude C
     const api = await startFakeAnthropic({ script: basicScript(notes) });
     if (withSummary) observer.push({ kind: 'text', text: summaryXml({ request: 'edit notes', completed: BASIC_FINAL_TEXT }) });
     try {
-      const run = await runClaudeCode({ projectDir: dir, prompt: BASIC_PROMPT, apiUrl: api.url, home, env, allowedTools: ['Bash', 'Read', 'Edit', 'Write'], forwardPorts: [h.worker.port] });
+      const run = await runClaudeCode({
+        projectDir: dir,
+        prompt: BASIC_PROMPT,
+        apiUrl: api.url,
+        home,
+        env,
+        allowedTools: ['Bash', 'Read', 'Edit', 'Write'],
+        forwardPorts: [h.worker.port],
+      });
       return { run, bodies: api.mainBodies() };
     } finally {
       await api.close();
@@ -74,9 +85,14 @@ describe.skipIf(unavailable !== null)('memtrace installed into the real Claude C
     const sessionId = first.run.json.session_id as string;
 
     // Background hooks may be cut off when `claude -p` exits; the worker's catch-up mines the rest.
-    await waitFor(() => (h.worker.store.db.prepare('SELECT count(*) AS n FROM queue_seen WHERE session_id = ?').get(sessionId) as { n: number }).n >= TOOL_IDS.length, 15_000);
+    await waitFor(
+      () => (h.worker.store.db.prepare('SELECT count(*) AS n FROM queue_seen WHERE session_id = ?').get(sessionId) as { n: number }).n >= TOOL_IDS.length,
+      15_000,
+    );
     await h.drained(20_000);
-    const seen = (h.worker.store.db.prepare('SELECT tool_use_id FROM queue_seen WHERE session_id = ? ORDER BY tool_use_id').all(sessionId) as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
+    const seen = (
+      h.worker.store.db.prepare('SELECT tool_use_id FROM queue_seen WHERE session_id = ? ORDER BY tool_use_id').all(sessionId) as Array<{ tool_use_id: string }>
+    ).map((r) => r.tool_use_id);
     expect(seen).toEqual(expect.arrayContaining(TOOL_IDS));
     const session1 = h.worker.store.sessions.get(sessionId)!;
     expect(session1).toMatchObject({ project: fs.realpathSync(project), status: 'ended', transcriptPath: expect.stringContaining(`${sessionId}.jsonl`) });

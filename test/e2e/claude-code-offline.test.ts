@@ -56,7 +56,10 @@ async function recordedSession(asyncToolHooks: boolean): Promise<Session> {
 /** A command hook that returns once `file` has `count` lines containing `text`, or after 10 s. */
 function waitForLinesHook(file: string, text: string, count: number): Record<string, unknown> {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  return { type: 'command', command: `i=0; while [ "$(grep -cF ${q(text)} ${q(file)} 2>/dev/null)" != ${count} ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done` };
+  return {
+    type: 'command',
+    command: `i=0; while [ "$(grep -cF ${q(text)} ${q(file)} 2>/dev/null)" != ${count} ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done`,
+  };
 }
 
 const byEvent = (hooks: any[], event: string) => hooks.filter((h) => h.hook_event_name === event);
@@ -95,7 +98,16 @@ describe.skipIf(unavailable !== null)('the real Claude Code CLI offline against 
   });
 
   it('fires each hook event once per occurrence, in order', () => {
-    expect(s.hooks.map((h) => h.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'SessionEnd']);
+    expect(s.hooks.map((h) => h.hook_event_name)).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PostToolUse',
+      'PostToolUse',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'Stop',
+      'SessionEnd',
+    ]);
   });
 
   it('gives every hook the session id, cwd and transcript path', () => {
@@ -110,12 +122,31 @@ describe.skipIf(unavailable !== null)('the real Claude Code CLI offline against 
     expect(byEvent(s.hooks, 'SessionStart')[0]).toMatchObject({ source: 'startup' });
     expect(byEvent(s.hooks, 'UserPromptSubmit')[0]).toMatchObject({ prompt: BASIC_PROMPT, permission_mode: 'default' });
     const [bash, read, edit] = byEvent(s.hooks, 'PostToolUse');
-    expect(bash).toMatchObject({ tool_name: 'Bash', tool_use_id: 'toolu_e2e_bash_ok', tool_input: { command: 'echo hi' }, tool_response: { stdout: 'hi', stderr: '', interrupted: false } });
-    expect(read).toMatchObject({ tool_name: 'Read', tool_use_id: 'toolu_e2e_read', tool_response: { type: 'text', file: { filePath: s.notes, content: 'alpha\nbeta\n' } } });
-    expect(edit).toMatchObject({ tool_name: 'Edit', tool_use_id: 'toolu_e2e_edit', tool_response: { filePath: s.notes, originalFile: 'alpha\nbeta\n', oldString: 'beta', newString: 'gamma' } });
+    expect(bash).toMatchObject({
+      tool_name: 'Bash',
+      tool_use_id: 'toolu_e2e_bash_ok',
+      tool_input: { command: 'echo hi' },
+      tool_response: { stdout: 'hi', stderr: '', interrupted: false },
+    });
+    expect(read).toMatchObject({
+      tool_name: 'Read',
+      tool_use_id: 'toolu_e2e_read',
+      tool_response: { type: 'text', file: { filePath: s.notes, content: 'alpha\nbeta\n' } },
+    });
+    expect(edit).toMatchObject({
+      tool_name: 'Edit',
+      tool_use_id: 'toolu_e2e_edit',
+      tool_response: { filePath: s.notes, originalFile: 'alpha\nbeta\n', oldString: 'beta', newString: 'gamma' },
+    });
     for (const h of [bash, read, edit]) expect(h.duration_ms).toEqual(expect.any(Number));
     const failure = byEvent(s.hooks, 'PostToolUseFailure')[0];
-    expect(failure).toMatchObject({ tool_name: 'Bash', tool_use_id: 'toolu_e2e_bash_fail', error: 'Exit code 3', is_interrupt: false, tool_input: { command: 'exit 3' } });
+    expect(failure).toMatchObject({
+      tool_name: 'Bash',
+      tool_use_id: 'toolu_e2e_bash_fail',
+      error: 'Exit code 3',
+      is_interrupt: false,
+      tool_input: { command: 'exit 3' },
+    });
     expect(failure).not.toHaveProperty('tool_response');
     expect(byEvent(s.hooks, 'Stop')[0]).toMatchObject({ stop_hook_active: false, last_assistant_message: BASIC_FINAL_TEXT });
     expect(byEvent(s.hooks, 'SessionEnd')[0]).toMatchObject({ reason: 'other' });
@@ -155,7 +186,14 @@ describe.skipIf(unavailable !== null)('the real Claude Code CLI offline against 
     const hookLog = path.join(s.temp.dir, 'hooks.jsonl');
     const before = readRecordedHooks(hookLog).length;
     const fake = await startFakeAnthropic({ script: [], compactSummary: 'SUMMARY-OF-THE-SCRIPTED-SESSION' });
-    const compact = await runClaudeCode({ projectDir: s.projectDir, prompt: '/compact', apiUrl: fake.url, home: s.result.home, extraArgs: ['--resume', sessionId], timeoutMs: 60_000 });
+    const compact = await runClaudeCode({
+      projectDir: s.projectDir,
+      prompt: '/compact',
+      apiUrl: fake.url,
+      home: s.result.home,
+      extraArgs: ['--resume', sessionId],
+      timeoutMs: 60_000,
+    });
     await fake.close();
     expect(compact.exitCode, compact.stderr).toBe(0);
     expect(fake.requests.filter((r) => r.kind === 'compact')).toHaveLength(1);
@@ -165,7 +203,9 @@ describe.skipIf(unavailable !== null)('the real Claude Code CLI offline against 
     expect(lines[boundary]).toMatchObject({ parentUuid: null, sessionId, compactMetadata: { trigger: 'manual' } });
     expect(lines[boundary + 1]).toMatchObject({ type: 'user', isCompactSummary: true });
     expect(JSON.stringify(lines[boundary + 1].message)).toContain('SUMMARY-OF-THE-SCRIPTED-SESSION');
-    const events = readRecordedHooks(hookLog).slice(before).map((h) => `${h.payload.hook_event_name}:${h.payload.source ?? h.payload.trigger ?? h.payload.reason ?? ''}`);
+    const events = readRecordedHooks(hookLog)
+      .slice(before)
+      .map((h) => `${h.payload.hook_event_name}:${h.payload.source ?? h.payload.trigger ?? h.payload.reason ?? ''}`);
     expect(events).toEqual(['SessionStart:resume', 'PreCompact:manual', 'SessionStart:compact', 'PostCompact:manual', 'SessionEnd:other']);
   }, 90_000);
 });
@@ -216,7 +256,6 @@ describe.skipIf(unavailable !== null)('Claude Code hooks variants', () => {
       temp.cleanup();
     }
   }, 90_000);
-
 });
 
 describe.skipIf(unavailable !== null)('claude plugin validate, offline', () => {
@@ -231,13 +270,31 @@ describe.skipIf(unavailable !== null)('claude plugin validate, offline', () => {
     const dir = path.join(temp.dir, name);
     fs.mkdirSync(path.join(dir, '.claude-plugin'), { recursive: true });
     fs.mkdirSync(path.join(dir, 'hooks'));
-    fs.writeFileSync(path.join(dir, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'memtrace', version: '0.1.0', description: 'Durable memory for coding sessions', author: { name: 'memtrace' }, license: 'MIT', ...manifest }));
+    fs.writeFileSync(
+      path.join(dir, '.claude-plugin', 'plugin.json'),
+      JSON.stringify({
+        name: 'memtrace',
+        version: '0.1.0',
+        description: 'Durable memory for coding sessions',
+        author: { name: 'memtrace' },
+        license: 'MIT',
+        ...manifest,
+      }),
+    );
     const hook = (arg: string) => ({ type: 'command', command: `node "\${CLAUDE_PLUGIN_ROOT}/bin/hook.mjs" ${arg}` });
-    fs.writeFileSync(path.join(dir, 'hooks', 'hooks.json'), JSON.stringify({ hooks: { SessionStart: [{ hooks: [hook('session-start')] }], PostToolUse: [{ matcher: '*', hooks: [{ ...hook('post-tool-use'), async: true }] }] } }));
+    fs.writeFileSync(
+      path.join(dir, 'hooks', 'hooks.json'),
+      JSON.stringify({
+        hooks: { SessionStart: [{ hooks: [hook('session-start')] }], PostToolUse: [{ matcher: '*', hooks: [{ ...hook('post-tool-use'), async: true }] }] },
+      }),
+    );
     return dir;
   }
   function validate(dir: string, ...flags: string[]): { status: number | null; report: any } {
-    const run = spawnSync(CLAUDE_BIN, ['plugin', 'validate', '--json', ...flags, dir], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: temp.dir, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } });
+    const run = spawnSync(CLAUDE_BIN, ['plugin', 'validate', '--json', ...flags, dir], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: temp.dir, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+    });
     return { status: run.status, report: JSON.parse(run.stdout) };
   }
 
@@ -259,6 +316,9 @@ describe.skipIf(unavailable !== null)('claude plugin validate, offline', () => {
   it('fails a wrong-typed manifest field with exit 1', () => {
     const { status, report } = validate(plugin('wrong-type', { version: 42 }));
     expect(status).toBe(1);
-    expect(report).toMatchObject({ success: false, manifest: { errors: [expect.objectContaining({ path: 'version', message: expect.stringContaining('expected string') })] } });
+    expect(report).toMatchObject({
+      success: false,
+      manifest: { errors: [expect.objectContaining({ path: 'version', message: expect.stringContaining('expected string') })] },
+    });
   });
 });

@@ -9,7 +9,6 @@ import { makeTempDir } from '../support/temp-dir.js';
 import { toolEvent } from '../support/worker-harness.js';
 import { waitFor } from '../support/wait-for.js';
 
-
 const post = (worker: ChildWorker, route: string, body: unknown) =>
   fetch(`${worker.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...worker.auth }, body: JSON.stringify(body) });
 
@@ -67,7 +66,9 @@ describe('kill -9 while messages are claimed', () => {
     worker = undefined;
 
     const check = new Database(path.join(temp.dir, 'memtrace.db'), { readonly: true });
-    const sources = (check.prepare('SELECT source_message_ids FROM observations').all() as Array<{ source_message_ids: string }>).flatMap((r) => JSON.parse(r.source_message_ids) as number[]);
+    const sources = (check.prepare('SELECT source_message_ids FROM observations').all() as Array<{ source_message_ids: string }>).flatMap(
+      (r) => JSON.parse(r.source_message_ids) as number[],
+    );
     check.close();
     expect(sources.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 

@@ -33,7 +33,10 @@ export function hostSessionTests(host: AgentHost, facts: { shellTool: string; fa
     project = path.join(temp.dir, 'shop api');
     fs.mkdirSync(project);
     execFileSync('git', ['init', '-q', project]);
-    observer = await startFakeLlm('anthropic', { kind: 'text', text: observationXml({ type: 'discovery', title: MEMORY_TITLE, narrative: 'out.txt was written, then edited to say hello world.' }) });
+    observer = await startFakeLlm('anthropic', {
+      kind: 'text',
+      text: observationXml({ type: 'discovery', title: MEMORY_TITLE, narrative: 'out.txt was written, then edited to say hello world.' }),
+    });
     h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: observer.url }), {
       dataDir: path.join(temp.dir, 'memtrace-data'),
       watch: { dirs: [], intervalMs: 3_600_000, idleMs: 3_600_000, firstPassDelayMs: 3_600_000, catchUpDelayMs: 300 },
@@ -57,7 +60,9 @@ export function hostSessionTests(host: AgentHost, facts: { shellTool: string; fa
       const before = new Set((h.worker.store.db.prepare('SELECT session_id FROM sessions').all() as Array<{ session_id: string }>).map((r) => r.session_id));
       const run = await runHostCli(host, { projectDir: project, home, apiPort: api.port, env, forwardPorts: [h.worker.port] });
       expect(run.exitCode, run.stderr.slice(-2000)).toBe(0);
-      const ids = (h.worker.store.db.prepare('SELECT session_id FROM sessions').all() as Array<{ session_id: string }>).map((r) => r.session_id).filter((id) => !before.has(id));
+      const ids = (h.worker.store.db.prepare('SELECT session_id FROM sessions').all() as Array<{ session_id: string }>)
+        .map((r) => r.session_id)
+        .filter((id) => !before.has(id));
       expect(ids).toHaveLength(1);
       return { run, sessionId: ids[0]!, requests: api.requests() };
     } finally {
@@ -82,7 +87,15 @@ export function hostSessionTests(host: AgentHost, facts: { shellTool: string; fa
     expect(await main(['show', '--session', sessionId, '--json'], c.io), c.stderr()).toBe(0);
     const shown = JSON.parse(c.stdout());
     expect(shown.session.platform).toBe(host);
-    const tools = shown.tool_events as Array<{ tool_name: string; tool_use_id: string; failed: boolean; exit_code?: number; error?: string; input: string; payload_chars: number }>;
+    const tools = shown.tool_events as Array<{
+      tool_name: string;
+      tool_use_id: string;
+      failed: boolean;
+      exit_code?: number;
+      error?: string;
+      input: string;
+      payload_chars: number;
+    }>;
     expect(tools).toHaveLength(facts.toolCalls);
     expect(new Set(tools.map((t) => t.tool_use_id)).size).toBe(facts.toolCalls);
     const failing = tools.find((t) => t.tool_name === facts.shellTool && t.input.includes(facts.failingInput))!;
@@ -100,7 +113,9 @@ export function hostSessionTests(host: AgentHost, facts: { shellTool: string; fa
     const stored = hooks.accepted - hooksBefore.accepted + (hooks.replayed_from_spool - hooksBefore.replayed_from_spool);
     expect(stored).toBe(fired);
     expect(hooks).toMatchObject({ rejected: 0, failed: 0 });
-    console.log(`${host}: events stored ${stored} / fired ${fired}; largest tool payload stored ${Math.max(...tools.map((t) => t.payload_chars))} chars; shortened by the hook: ${hooks.shortened - hooksBefore.shortened}`);
+    console.log(
+      `${host}: events stored ${stored} / fired ${fired}; largest tool payload stored ${Math.max(...tools.map((t) => t.payload_chars))} chars; shortened by the hook: ${hooks.shortened - hooksBefore.shortened}`,
+    );
     if (host === 'gemini-cli') expect(hooks.shortened - hooksBefore.shortened).toBe(1);
   }, 240_000);
 

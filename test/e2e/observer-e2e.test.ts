@@ -7,7 +7,6 @@ import { waitFor } from '../support/wait-for.js';
 
 const FAST_LOOP = { concurrency: 2, backoff: { baseMs: 150, capMs: 600 }, authProbe: { baseMs: 200, capMs: 400 } };
 
-
 describe.each(['anthropic', 'openai'] as const)('worker end to end against a fake %s server', (wire) => {
   let fake: FakeLlm;
   let h: Harness;

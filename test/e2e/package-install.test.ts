@@ -20,7 +20,13 @@ const FULL = process.env.MEMTRACE_PACK_FULL === '1';
 const fixture = fs.readFileSync(path.join(ROOT, 'test/fixtures/claude-code/hooks/post-tool-use-read.json'), 'utf8');
 
 function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error', ...(FULL ? [] : ['--ignore-scripts', '--prefer-offline'])], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error', ...(FULL ? [] : ['--ignore-scripts', '--prefer-offline'])], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 600_000,
+  });
 }
 
 /** The addon npm ci built here, for an install that skipped scripts. */
@@ -34,7 +40,14 @@ function provideNativeAddon(packageDir: string): void {
 
 function run(file: string, args: string[], options: { cwd: string; env: Record<string, string>; input?: string }) {
   try {
-    const stdout = execFileSync(file, args, { cwd: options.cwd, env: options.env, input: options.input ?? '', encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 });
+    const stdout = execFileSync(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      input: options.input ?? '',
+      encoding: 'utf8',
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr: '' };
   } catch (error) {
     const e = error as { status: number; stdout: string; stderr: string };
@@ -49,15 +62,34 @@ describe('the packed package, installed', () => {
   let env: Record<string, string>;
   beforeAll(() => {
     temp = makeTempDir('memtrace-pack-');
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', temp.dir], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', temp.dir], { cwd: ROOT, encoding: 'utf8' }),
+    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = path.join(temp.dir, packed[0]!.filename);
     const files = packed[0]!.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['bin/memtrace.cjs', 'bin/telemetry.mjs', 'dist/hook/hook.cjs', 'dist/cli/main.js', '.claude-plugin/plugin.json', 'hooks/hooks.json', 'demo/replay.jsonl', 'LICENSE', 'README.md']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bin/memtrace.cjs',
+        'bin/telemetry.mjs',
+        'dist/hook/hook.cjs',
+        'dist/cli/main.js',
+        '.claude-plugin/plugin.json',
+        'hooks/hooks.json',
+        'demo/replay.jsonl',
+        'LICENSE',
+        'README.md',
+      ]),
+    );
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.ts'))).toEqual([]);
     prefix = path.join(temp.dir, 'prefix');
     npm(['install', '--global', '--prefix', prefix, tarball], temp.dir);
     provideNativeAddon(path.join(prefix, 'lib/node_modules/memtrace'));
-    env = { PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: path.join(temp.dir, 'home'), MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'), MEMTRACE_TELEMETRY: '0' };
+    env = {
+      PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: path.join(temp.dir, 'home'),
+      MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'),
+      MEMTRACE_TELEMETRY: '0',
+    };
     fs.mkdirSync(env.HOME!);
   }, 600_000);
   afterAll(() => temp?.cleanup());
@@ -71,14 +103,22 @@ describe('the packed package, installed', () => {
   });
 
   it('runs a worker, takes a hook event round trip, and reports telemetry status', async () => {
-    const worker = spawn(path.join(prefix, 'bin/memtrace'), ['worker', '--port', '0'], { cwd: env.HOME!, env: { ...env, MEMTRACE_PROVIDER: 'none' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const worker = spawn(path.join(prefix, 'bin/memtrace'), ['worker', '--port', '0'], {
+      cwd: env.HOME!,
+      env: { ...env, MEMTRACE_PROVIDER: 'none' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     worker.stdout.on('data', (c: Buffer) => (output += c.toString()));
     worker.stderr.on('data', (c: Buffer) => (output += c.toString()));
     try {
       await waitFor(() => /listening on http:\/\/127\.0\.0\.1:(\d+)/.test(output), 20_000);
       const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1]!;
-      const hook = run(path.join(prefix, 'bin/memtrace'), ['hook', 'post-tool-use', '--via', 'settings'], { cwd: temp.dir, env: { ...env, MEMTRACE_PORT: port }, input: fixture });
+      const hook = run(path.join(prefix, 'bin/memtrace'), ['hook', 'post-tool-use', '--via', 'settings'], {
+        cwd: temp.dir,
+        env: { ...env, MEMTRACE_PORT: port },
+        input: fixture,
+      });
       expect(hook).toMatchObject({ code: 0, stdout: '' });
       const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { queue_depth: number; hooks: { accepted: number } };
       expect(health).toMatchObject({ queue_depth: 1, hooks: { accepted: 1 } });

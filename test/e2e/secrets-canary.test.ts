@@ -27,12 +27,16 @@ const canaries = (seed: number) => secretSamples(seed);
 
 /** The secret and its two ends, so a value SQLite split across pages is still found. */
 function needles(samples: readonly SecretSample[]): Array<{ kind: string; needle: Buffer }> {
-  return samples.flatMap((s) => [s.secret, ...(s.secret.length >= 40 ? [s.secret.slice(0, 24), s.secret.slice(-24)] : [])].map((n) => ({ kind: s.kind, needle: Buffer.from(n) })));
+  return samples.flatMap((s) =>
+    [s.secret, ...(s.secret.length >= 40 ? [s.secret.slice(0, 24), s.secret.slice(-24)] : [])].map((n) => ({ kind: s.kind, needle: Buffer.from(n) })),
+  );
 }
 
 function filesUnder(dir: string): string[] {
   // Every file that holds bytes: the worker's socket is an address, not content.
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
 }
 
 function leaks(dataDir: string, samples: readonly SecretSample[]): string[] {
@@ -72,8 +76,21 @@ describe('canaries of every kind through every edge', () => {
     const groups = [0, 8, 16, 24].map((at) => viaSpool.slice(at, at + 8));
     for (const [i, group] of groups.entries()) {
       const text = group.map((s) => s.text).join('\n');
-      const input = { session_id: 'spooled', transcript_path: '/nonexistent.jsonl', cwd: '/work/app', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `toolu_spool_${i}`, tool_input: { command: text }, tool_response: { stdout: text, stderr: '' } };
-      const run = spawnSync(process.execPath, [MEMTRACE_BIN, 'hook', 'post-tool-use', '--via', 'settings'], { input: JSON.stringify(input), env: { ...process.env, MEMTRACE_PORT: String(closed), MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir }, encoding: 'utf8' });
+      const input = {
+        session_id: 'spooled',
+        transcript_path: '/nonexistent.jsonl',
+        cwd: '/work/app',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_use_id: `toolu_spool_${i}`,
+        tool_input: { command: text },
+        tool_response: { stdout: text, stderr: '' },
+      };
+      const run = spawnSync(process.execPath, [MEMTRACE_BIN, 'hook', 'post-tool-use', '--via', 'settings'], {
+        input: JSON.stringify(input),
+        env: { ...process.env, MEMTRACE_PORT: String(closed), MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir },
+        encoding: 'utf8',
+      });
       expect(run.status).toBe(0);
     }
     expect(listSpool(dataDir)).toHaveLength(groups.length);
@@ -86,37 +103,61 @@ describe('canaries of every kind through every edge', () => {
     const loaded = loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/nonexistent', { dataDir });
     if (!loaded.ok) throw new Error(loaded.errors.join());
     let stderr = '';
-    const log = createFileLogger(dataDir, { write: (s: string) => {
-      stderr += s;
-      return true;
-    } });
+    const log = createFileLogger(dataDir, {
+      write: (s: string) => {
+        stderr += s;
+        return true;
+      },
+    });
     worker = await startWorker({
       config: loaded.config,
       env: { MEMTRACE_TELEMETRY: '1' },
       provider: createAnthropicProvider({ apiKey: 'test-key', baseUrl: fake.url, timeoutMs: 5_000 }),
       log,
-      stderr: { write: (s: string) => {
-      stderr += s;
-      return true;
-    } },
+      stderr: {
+        write: (s: string) => {
+          stderr += s;
+          return true;
+        },
+      },
       loop: { concurrency: 1, backoff: { baseMs: 20, capMs: 40 }, authProbe: { baseMs: 20, capMs: 40 } },
       watch: { dirs: [path.dirname(projects)], intervalMs: 3_600_000, idleMs: 0, firstPassDelayMs: 3_600_000, catchUpDelayMs: 3_600_000 },
     });
     const auth = { authorization: `Bearer ${readAuthToken(dataDir)}`, 'content-type': 'application/json' };
-    const post = async (route: string, body: unknown) => (await fetch(`${worker!.url}${route}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).status;
+    const post = async (route: string, body: unknown) =>
+      (await fetch(`${worker!.url}${route}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).status;
 
     // 3. The hook API: prompts, tool events, the last assistant message.
     expect(await post('/api/sessions/init', { session_id: 'api', prompt: viaApi.map((s) => s.text).join('\n'), cwd: '/work/app' })).toBe(200);
     for (const [i, s] of viaApi.entries()) {
-      expect(await post('/api/sessions/observations', { session_id: 'api', tool_use_id: `toolu_api_${i}`, tool_name: 'Bash', tool_input: { command: s.text, headers: { Authorization: `Bearer ${s.secret}` } }, tool_response: { stdout: s.text }, cwd: '/work/app' })).toBe(202);
+      expect(
+        await post('/api/sessions/observations', {
+          session_id: 'api',
+          tool_use_id: `toolu_api_${i}`,
+          tool_name: 'Bash',
+          tool_input: { command: s.text, headers: { Authorization: `Bearer ${s.secret}` } },
+          tool_response: { stdout: s.text },
+          cwd: '/work/app',
+        }),
+      ).toBe(202);
     }
     expect(await post('/api/sessions/summarize', { session_id: 'api', last_assistant_message: viaApi.map((s) => s.text).join('\n') })).toBe(202);
 
     // 3b. The hooks' own door: the shell forwarder `memtrace install` writes, over the data dir's socket.
     for (const [i, s] of viaForwarder.entries()) {
-      const input = { session_id: 'forwarded', cwd: '/work/app', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `toolu_fwd_${i}`, tool_input: { command: s.text }, tool_response: { stdout: s.text, stderr: '' } };
+      const input = {
+        session_id: 'forwarded',
+        cwd: '/work/app',
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_use_id: `toolu_fwd_${i}`,
+        tool_input: { command: s.text },
+        tool_response: { stdout: s.text, stderr: '' },
+      };
       // Not spawnSync: the worker answering the socket runs in this process.
-      const run = await runHookProcess(hookCommand('forwarder', 'claude-code', 'post-tool-use'), Buffer.from(JSON.stringify(input)), { env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
+      const run = await runHookProcess(hookCommand('forwarder', 'claude-code', 'post-tool-use'), Buffer.from(JSON.stringify(input)), {
+        env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir },
+      });
       expect(run.code).toBe(0);
     }
 
@@ -135,12 +176,20 @@ describe('canaries of every kind through every edge', () => {
     expect(fs.existsSync(path.join(dataDir, 'logs', 'worker.log'))).toBe(true);
     expect(leaks(dataDir, everything)).toEqual([]);
     const sent = JSON.stringify(fake.requests.map((r) => r.body));
-    expect(needles(everything).filter(({ needle }) => sent.includes(needle.toString())).map((n) => n.kind)).toEqual([]);
+    expect(
+      needles(everything)
+        .filter(({ needle }) => sent.includes(needle.toString()))
+        .map((n) => n.kind),
+    ).toEqual([]);
     expect(sent).toContain('[REDACTED:github_token]');
     expect(stderr).not.toContain(viaApi[0]!.secret);
 
     // Counted, by edge and kind, as telemetry: counts only.
-    const windows = (worker.store.db.prepare("SELECT state FROM telemetry_accumulators WHERE event = 'redaction_rollup' AND state IS NOT NULL").all() as Array<{ state: string }>).map((r) => JSON.parse(r.state) as { dims: { edge: string }; counters: Record<string, number> });
+    const windows = (
+      worker.store.db.prepare("SELECT state FROM telemetry_accumulators WHERE event = 'redaction_rollup' AND state IS NOT NULL").all() as Array<{
+        state: string;
+      }>
+    ).map((r) => JSON.parse(r.state) as { dims: { edge: string }; counters: Record<string, number> });
     const byEdge = Object.fromEntries(windows.map((w) => [w.dims.edge, w.counters]));
     expect(Object.keys(byEdge).sort()).toEqual(['hook_api', 'transcript']);
     for (const s of [...viaApi, ...viaForwarder]) expect(byEdge.hook_api![s.kind]).toBeGreaterThan(0);
@@ -167,9 +216,22 @@ describe('false positives through the hook API', () => {
     h = await startHarness(createReplayProvider({ lines: ['{"error":{"status":401,"type":"authentication_error"}}'] }));
     const cases = nonSecrets();
     for (const [i, c] of cases.entries()) {
-      expect((await h.post('/api/sessions/observations', { session_id: 'fp', tool_use_id: `toolu_fp_${i}`, tool_name: 'Bash', tool_input: { command: 'git log' }, tool_response: { stdout: c.text }, cwd: '/work/app' })).status).toBe(202);
+      expect(
+        (
+          await h.post('/api/sessions/observations', {
+            session_id: 'fp',
+            tool_use_id: `toolu_fp_${i}`,
+            tool_name: 'Bash',
+            tool_input: { command: 'git log' },
+            tool_response: { stdout: c.text },
+            cwd: '/work/app',
+          })
+        ).status,
+      ).toBe(202);
     }
-    const stored = (h.worker.store.db.prepare("SELECT payload FROM queue WHERE session_id = 'fp' ORDER BY id").all() as Array<{ payload: string }>).map((r) => (JSON.parse(r.payload) as { tool_response: { stdout: string } }).tool_response.stdout);
+    const stored = (h.worker.store.db.prepare("SELECT payload FROM queue WHERE session_id = 'fp' ORDER BY id").all() as Array<{ payload: string }>).map(
+      (r) => (JSON.parse(r.payload) as { tool_response: { stdout: string } }).tool_response.stdout,
+    );
     expect(stored).toEqual(cases.map((c) => c.text));
   });
 });
@@ -183,4 +245,3 @@ async function waitDrained(worker: RunningWorker, timeoutMs = 15_000): Promise<v
   }
   throw new Error(`queue not drained within ${timeoutMs} ms`);
 }
-

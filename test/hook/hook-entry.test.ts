@@ -36,9 +36,20 @@ describe('memtrace hook against a real worker', () => {
     temp?.cleanup();
   });
   // A loaded machine can take seconds for a 3 MB event: these tests are about what is stored, not how fast.
-  const envFor = (harness: Harness) => ({ MEMTRACE_PORT: String(harness.worker.port), MEMTRACE_DATA_DIR: harness.dataDir, HOME: temp.dir, MEMTRACE_HOOK_TIMEOUT_MS: '60000' });
+  const envFor = (harness: Harness) => ({
+    MEMTRACE_PORT: String(harness.worker.port),
+    MEMTRACE_DATA_DIR: harness.dataDir,
+    HOME: temp.dir,
+    MEMTRACE_HOOK_TIMEOUT_MS: '60000',
+  });
   const payloads = (harness: Harness) =>
-    (harness.worker.store.db.prepare('SELECT kind, tool_use_id, payload FROM queue ORDER BY id').all() as Array<{ kind: string; tool_use_id: string | null; payload: string }>).map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
+    (
+      harness.worker.store.db.prepare('SELECT kind, tool_use_id, payload FROM queue ORDER BY id').all() as Array<{
+        kind: string;
+        tool_use_id: string | null;
+        payload: string;
+      }>
+    ).map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
 
   it('stores every event Claude Code sends with its fields: prompts, tools, a failure, stop and end', async () => {
     temp = makeTempDir();
@@ -56,7 +67,14 @@ describe('memtrace hook against a real worker', () => {
     await hook('session-end', fixture('session-end'), env);
 
     const session = h.worker.store.sessions.get(sid)!;
-    expect(session).toMatchObject({ cwd: '/home/user/project', project: '/home/user/project', source: 'startup', status: 'ended', endReason: 'other', transcriptPath: expect.stringContaining(`${sid}.jsonl`) });
+    expect(session).toMatchObject({
+      cwd: '/home/user/project',
+      project: '/home/user/project',
+      source: 'startup',
+      status: 'ended',
+      endReason: 'other',
+      transcriptPath: expect.stringContaining(`${sid}.jsonl`),
+    });
     expect(h.worker.store.sessions.prompts(sid).map((p) => p.prompt)).toEqual([fixture('user-prompt-submit').prompt, 'and now the second prompt']);
     const queued = payloads(h);
     expect(queued.map((q) => [q.kind, q.tool_use_id])).toEqual([
@@ -66,7 +84,13 @@ describe('memtrace hook against a real worker', () => {
       ['observation', 'toolu_e2e_bash_fail'],
       ['summary', expect.stringMatching(/^summary:/)],
     ]);
-    expect(queued[1]!.payload).toMatchObject({ tool_name: 'Read', duration_ms: 6, prompt_id: expect.any(String), transcript_path: expect.any(String), tool_response: { file: { content: 'alpha\nbeta\n' } } });
+    expect(queued[1]!.payload).toMatchObject({
+      tool_name: 'Read',
+      duration_ms: 6,
+      prompt_id: expect.any(String),
+      transcript_path: expect.any(String),
+      tool_response: { file: { content: 'alpha\nbeta\n' } },
+    });
     expect(queued[3]!.payload).toMatchObject({ tool_name: 'Bash', error: 'Exit code 3', is_interrupt: false });
     expect(queued[3]!.payload).not.toHaveProperty('tool_response');
     expect(queued[4]!.payload.last_assistant_message).toBe(fixture('stop').last_assistant_message);
@@ -89,7 +113,11 @@ describe('memtrace hook against a real worker', () => {
   it('stores a 3 MB tool_response shortened, not lost, and counts it', async () => {
     temp = makeTempDir();
     h = await startHarness(refusing());
-    const big = { ...fixture('post-tool-use-bash'), tool_use_id: 'toolu_big', tool_response: { stdout: `BEGIN${'z'.repeat(3 * 1024 * 1024)}END`, stderr: '', interrupted: false } };
+    const big = {
+      ...fixture('post-tool-use-bash'),
+      tool_use_id: 'toolu_big',
+      tool_response: { stdout: `BEGIN${'z'.repeat(3 * 1024 * 1024)}END`, stderr: '', interrupted: false },
+    };
     const r = await hook('post-tool-use', big, envFor(h));
     expect(r.stderr).toBe('');
     const [row] = payloads(h);
@@ -109,7 +137,8 @@ describe('memtrace hook against a real worker', () => {
       fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
       execFileSync('git', ['init', '-q', repo]);
     }
-    for (const [i, repo] of repos.entries()) await hook('post-tool-use', { ...fixture('post-tool-use-read'), session_id: `s-${i}`, tool_use_id: `t-${i}`, cwd: path.join(repo, 'src') }, envFor(h));
+    for (const [i, repo] of repos.entries())
+      await hook('post-tool-use', { ...fixture('post-tool-use-read'), session_id: `s-${i}`, tool_use_id: `t-${i}`, cwd: path.join(repo, 'src') }, envFor(h));
     expect([0, 1].map((i) => h!.worker.store.sessions.get(`s-${i}`)?.project)).toEqual(repos);
   });
 
@@ -131,12 +160,25 @@ describe('memtrace hook against a real worker', () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     const port = await freePort();
-    const env = { MEMTRACE_PORT: String(port), MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0', PATH: process.env.PATH ?? '' };
+    const env = {
+      MEMTRACE_PORT: String(port),
+      MEMTRACE_DATA_DIR: dataDir,
+      HOME: temp.dir,
+      MEMTRACE_PROVIDER: 'none',
+      MEMTRACE_TELEMETRY: '0',
+      PATH: process.env.PATH ?? '',
+    };
     const first = await hook('session-start', fixture('session-start'), env);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).then((res) => res.ok).catch(() => false)), 15_000);
+      await waitFor(
+        async () =>
+          await fetch(`http://127.0.0.1:${port}/health`)
+            .then((res) => res.ok)
+            .catch(() => false),
+        15_000,
+      );
       const second = await hook('session-start', { ...fixture('session-start'), session_id: 'next-session' }, env);
       expect(JSON.parse(second.stdout).hookSpecificOutput.additionalContext).toContain('memtrace context');
       // The first session's start was spooled and replayed by the worker it started.

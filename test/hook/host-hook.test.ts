@@ -35,7 +35,13 @@ describe('memtrace hook --host', () => {
   });
   const envFor = (harness: Harness) => ({ MEMTRACE_PORT: String(harness.worker.port), MEMTRACE_DATA_DIR: harness.dataDir, HOME: temp.dir });
   const queued = (harness: Harness) =>
-    (harness.worker.store.db.prepare('SELECT kind, tool_use_id, payload FROM queue ORDER BY id').all() as Array<{ kind: string; tool_use_id: string | null; payload: string }>).map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
+    (
+      harness.worker.store.db.prepare('SELECT kind, tool_use_id, payload FROM queue ORDER BY id').all() as Array<{
+        kind: string;
+        tool_use_id: string | null;
+        payload: string;
+      }>
+    ).map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
 
   it('stores a whole Gemini CLI session: prompt, five tool calls with ids, two failures, the final answer, the end', async () => {
     temp = makeTempDir();
@@ -53,9 +59,21 @@ describe('memtrace hook --host', () => {
     expect(session).toMatchObject({ platform: 'gemini-cli', status: 'ended', endReason: 'exit', cwd: '/tmp/hr-gem3/proj', transcriptPath: chat });
     expect(h.worker.store.sessions.prompts(sessionId).map((p) => p.prompt)).toEqual(['Create out.txt, read it, edit it, then cat a missing file.']);
     const events = queued(h);
-    expect(events.map((e) => e.payload.kind)).toEqual(['post_tool_use', 'post_tool_use', 'post_tool_use', 'post_tool_use_failure', 'post_tool_use_failure', 'stop']);
+    expect(events.map((e) => e.payload.kind)).toEqual([
+      'post_tool_use',
+      'post_tool_use',
+      'post_tool_use',
+      'post_tool_use_failure',
+      'post_tool_use_failure',
+      'stop',
+    ]);
     expect(new Set(events.slice(0, 5).map((e) => e.tool_use_id)).size).toBe(5);
-    expect(events[3]!.payload).toMatchObject({ tool_name: 'run_shell_command', exit_code: 1, error: expect.stringContaining('No such file'), platform: 'gemini-cli' });
+    expect(events[3]!.payload).toMatchObject({
+      tool_name: 'run_shell_command',
+      exit_code: 1,
+      error: expect.stringContaining('No such file'),
+      platform: 'gemini-cli',
+    });
     expect(events[5]!.payload.last_assistant_message).toContain('All steps done');
     const tools = h.worker.store.toolEvents.forSession(sessionId);
     expect(tools.map((t) => [t.toolName, t.failed, t.exitCode])).toEqual([
@@ -67,7 +85,10 @@ describe('memtrace hook --host', () => {
     ]);
     // Only session start prints, as the JSON Gemini reads as model context.
     expect(outputs.filter((o) => o !== '')).toHaveLength(1);
-    expect(JSON.parse(outputs[0]!).hookSpecificOutput).toMatchObject({ hookEventName: 'SessionStart', additionalContext: expect.stringContaining('memtrace context') });
+    expect(JSON.parse(outputs[0]!).hookSpecificOutput).toMatchObject({
+      hookEventName: 'SessionStart',
+      additionalContext: expect.stringContaining('memtrace context'),
+    });
     // One call per hook: SessionStart's context comes back in the same answer.
     expect(JSON.parse((await h.get('/health')).text).hooks).toMatchObject({ accepted: 9, rejected: 0, failed: 0 });
   });
@@ -87,7 +108,11 @@ describe('memtrace hook --host', () => {
     expect(session).toMatchObject({ platform: 'codex', status: 'ended', source: 'startup' });
     const events = queued(h);
     expect(events.map((e) => e.payload.kind)).toEqual(['post_tool_use', 'post_tool_use', 'post_tool_use', 'post_tool_use_failure', 'stop']);
-    expect(events.slice(0, 4).map((e) => e.tool_use_id)).toEqual(hostPayloads('codex', 'session').filter((p) => p.event === 'PostToolUse').map((p) => p.payload.tool_use_id));
+    expect(events.slice(0, 4).map((e) => e.tool_use_id)).toEqual(
+      hostPayloads('codex', 'session')
+        .filter((p) => p.event === 'PostToolUse')
+        .map((p) => p.payload.tool_use_id),
+    );
     expect(events[3]!.payload).toMatchObject({ tool_name: 'Bash', exit_code: 1, error: 'Exit code 1\ncat: does-not-exist.txt: No such file or directory' });
     // The turn id is the prompt id: the Stop's summary is queued once per prompt.
     expect(h.worker.store.queue.hasSeen(first.session_id as string, `summary:${events[4]!.payload.prompt_id}`)).toBe(true);
@@ -113,10 +138,16 @@ describe('memtrace hook --host', () => {
     const env = { MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'), HOME: temp.dir, MEMTRACE_PORT: String(await freePort()) };
     expect(await hook(['--host', 'codex', 'PreToolUse'], { session_id: 's' }, env)).toMatchObject({ code: 0, stdout: '' });
     expect(await hook(['--host', 'codex', 'Stop'], 'not json', env)).toMatchObject({ code: 0, stderr: expect.stringContaining('not valid JSON') });
-    expect(await hook(['--host', 'cursor', 'Stop'], {}, env)).toMatchObject({ code: 0, stderr: expect.stringContaining('--host takes claude-code, gemini-cli or codex') });
+    expect(await hook(['--host', 'cursor', 'Stop'], {}, env)).toMatchObject({
+      code: 0,
+      stderr: expect.stringContaining('--host takes claude-code, gemini-cli or codex'),
+    });
     expect(await hook(['--host', 'gemini-cli'], {}, env)).toMatchObject({ code: 0, stderr: '' });
     // Claude Code too: a wrong hook line is reported, never a blocking exit code; its own event names are accepted.
     expect(await hook(['nope'], {}, env)).toMatchObject({ code: 0, stderr: expect.stringContaining("unknown hook 'nope'") });
-    expect(await hook(['--host', 'claude-code', 'PostToolUse'], { session_id: 's', tool_name: 'Read', tool_input: {}, tool_response: {} }, env)).toMatchObject({ code: 0, stderr: expect.stringContaining('event kept in') });
+    expect(await hook(['--host', 'claude-code', 'PostToolUse'], { session_id: 's', tool_name: 'Read', tool_input: {}, tool_response: {} }, env)).toMatchObject({
+      code: 0,
+      stderr: expect.stringContaining('event kept in'),
+    });
   });
 });

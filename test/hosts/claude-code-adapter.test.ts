@@ -18,7 +18,13 @@ describe('the Claude Code adapter on payloads the real Claude Code sent', () => 
     ['session-end', 'session-end', 'session_end'],
   ] as const)('%s (%s.json) becomes a valid %s event', (name, file, kind) => {
     const adapted = adapt(name, fixture(file));
-    expect(adapted.ok && adapted.event).toMatchObject({ kind, session_id: '11111111-2222-4333-8444-555555555555', transcript_path: expect.stringContaining('.jsonl'), cwd: '/home/user/project', platform: 'claude-code' });
+    expect(adapted.ok && adapted.event).toMatchObject({
+      kind,
+      session_id: '11111111-2222-4333-8444-555555555555',
+      transcript_path: expect.stringContaining('.jsonl'),
+      cwd: '/home/user/project',
+      platform: 'claude-code',
+    });
     if (!adapted.ok || !adapted.event) return;
     expect(parseEvent(kind, adapted.event)).toMatchObject({ ok: true, event: { kind } });
   });
@@ -43,7 +49,10 @@ describe('the Claude Code adapter on payloads the real Claude Code sent', () => 
   });
 
   it('keeps every prompt with its prompt_id, SessionStart’s source and SessionEnd’s reason', () => {
-    expect(adapt('user-prompt-submit', fixture('user-prompt-submit'))).toMatchObject({ ok: true, event: { prompt: expect.any(String), prompt_id: expect.any(String) } });
+    expect(adapt('user-prompt-submit', fixture('user-prompt-submit'))).toMatchObject({
+      ok: true,
+      event: { prompt: expect.any(String), prompt_id: expect.any(String) },
+    });
     expect(adapt('session-start', fixture('session-start-resume'))).toMatchObject({ ok: true, event: { source: 'resume' } });
     expect(adapt('session-end', fixture('session-end'))).toMatchObject({ ok: true, event: { reason: 'other' } });
   });
@@ -62,6 +71,8 @@ describe('the Claude Code adapter on payloads the real Claude Code sent', () => 
   });
 
   it('prints session-start context as the JSON Claude Code reads', () => {
-    expect(JSON.parse(claudeCodeAdapter.contextOutput('# memory'))).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# memory' } });
+    expect(JSON.parse(claudeCodeAdapter.contextOutput('# memory'))).toEqual({
+      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# memory' },
+    });
   });
 });

@@ -6,7 +6,8 @@ import { readLastAssistantText } from '../../src/hosts/claude-code/transcript-ta
 import { makeTempDir } from '../support/temp-dir.js';
 
 const line = (o: unknown) => JSON.stringify(o);
-const assistant = (id: string, content: unknown[], extra: Record<string, unknown> = {}) => line({ type: 'assistant', message: { id, role: 'assistant', content }, ...extra });
+const assistant = (id: string, content: unknown[], extra: Record<string, unknown> = {}) =>
+  line({ type: 'assistant', message: { id, role: 'assistant', content }, ...extra });
 const user = (text: string) => line({ type: 'user', message: { role: 'user', content: text } });
 
 describe('the last assistant message of a transcript', () => {
@@ -25,14 +26,22 @@ describe('the last assistant message of a transcript', () => {
   });
 
   it('skips sidechain (subagent) lines and the cut first line of the tail', () => {
-    const tail = ['{"type":"assistant","message":{"id":"cut', user('go'), assistant('msg_2', [{ type: 'text', text: 'Main answer.' }]), assistant('msg_side', [{ type: 'text', text: 'subagent chatter' }], { isSidechain: true })].join('\n');
+    const tail = [
+      '{"type":"assistant","message":{"id":"cut',
+      user('go'),
+      assistant('msg_2', [{ type: 'text', text: 'Main answer.' }]),
+      assistant('msg_side', [{ type: 'text', text: 'subagent chatter' }], { isSidechain: true }),
+    ].join('\n');
     expect(lastAssistantText(tail)?.text).toBe('Main answer.');
   });
 
   it('reads a larger tail when a long reply does not fit the first window', () => {
     const long = 'x'.repeat(600 * 1024);
     const file = path.join(temp.dir, 't.jsonl');
-    fs.writeFileSync(file, `${[user('write a lot'), assistant('msg_a', [{ type: 'text', text: `${long}START` }]), assistant('msg_a', [{ type: 'text', text: 'END' }])].join('\n')}\n`);
+    fs.writeFileSync(
+      file,
+      `${[user('write a lot'), assistant('msg_a', [{ type: 'text', text: `${long}START` }]), assistant('msg_a', [{ type: 'text', text: 'END' }])].join('\n')}\n`,
+    );
     const text = readLastAssistantText(file);
     expect(text?.startsWith('x')).toBe(true);
     expect(text?.endsWith('START\nEND')).toBe(true);

@@ -14,14 +14,35 @@ const adapt = (event: string, payload: Record<string, unknown>, deps = {}) => {
 
 describe('the Codex adapter on captured payloads', () => {
   it('maps the session’s events with the turn id as prompt id, the model and the platform', () => {
-    expect(adapt('SessionStart', hostPayload('codex', 'captured', '01-SessionStart'))).toMatchObject({ kind: 'session_start', session_id: '01a212b7-b01d-77d1-9913-45ef779feaa1', source: 'startup', model: 'gpt-5.5', platform: 'codex', cwd: '/home/dev/run/proj' });
-    expect(adapt('UserPromptSubmit', hostPayload('codex', 'captured', '02-UserPromptSubmit'))).toMatchObject({ kind: 'user_prompt_submit', prompt: 'Create out.txt, read it, edit it, then cat a missing file.', prompt_id: '01a212b7-b044-7ba0-9d54-f242a4522893' });
-    expect(adapt('Stop', hostPayload('codex', 'captured', '11-Stop'))).toMatchObject({ kind: 'stop', last_assistant_message: 'All steps done: out.txt now says hello world; does-not-exist.txt is missing.', prompt_id: '01a212b7-b044-7ba0-9d54-f242a4522893' });
+    expect(adapt('SessionStart', hostPayload('codex', 'captured', '01-SessionStart'))).toMatchObject({
+      kind: 'session_start',
+      session_id: '01a212b7-b01d-77d1-9913-45ef779feaa1',
+      source: 'startup',
+      model: 'gpt-5.5',
+      platform: 'codex',
+      cwd: '/home/dev/run/proj',
+    });
+    expect(adapt('UserPromptSubmit', hostPayload('codex', 'captured', '02-UserPromptSubmit'))).toMatchObject({
+      kind: 'user_prompt_submit',
+      prompt: 'Create out.txt, read it, edit it, then cat a missing file.',
+      prompt_id: '01a212b7-b044-7ba0-9d54-f242a4522893',
+    });
+    expect(adapt('Stop', hostPayload('codex', 'captured', '11-Stop'))).toMatchObject({
+      kind: 'stop',
+      last_assistant_message: 'All steps done: out.txt now says hello world; does-not-exist.txt is missing.',
+      prompt_id: '01a212b7-b044-7ba0-9d54-f242a4522893',
+    });
     expect(adapt('SessionEnd', hostPayload('codex', 'captured', '12-SessionEnd'))).toMatchObject({ kind: 'session_end', reason: 'other' });
   });
 
   it('keeps each tool call with its tool_use_id, input and response', () => {
-    expect(adapt('PostToolUse', hostPayload('codex', 'captured', '06-PostToolUse'))).toMatchObject({ kind: 'post_tool_use', tool_use_id: 'call_7aff6369160b49f1', tool_name: 'Bash', tool_input: { command: 'cat out.txt' }, tool_response: 'hello\n' });
+    expect(adapt('PostToolUse', hostPayload('codex', 'captured', '06-PostToolUse'))).toMatchObject({
+      kind: 'post_tool_use',
+      tool_use_id: 'call_7aff6369160b49f1',
+      tool_name: 'Bash',
+      tool_input: { command: 'cat out.txt' },
+      tool_response: 'hello\n',
+    });
     expect(adapt('PostToolUse', hostPayload('codex', 'captured', '08-PostToolUse'))).toMatchObject({ kind: 'post_tool_use', tool_name: 'apply_patch' });
   });
 
@@ -59,7 +80,11 @@ describe('Codex failures from the rollout, as the hook reads it', () => {
 
   it('reads the last agent message for a Stop that carries none', () => {
     expect(readLastAgentMessage(hostTranscript('codex', 'rollout.jsonl'))).toBe('All steps done: out.txt now says hello world; does-not-exist.txt is missing.');
-    const stop = adapt('Stop', { ...session[6]!.payload, last_assistant_message: null, transcript_path: hostTranscript('codex', 'rollout.jsonl') }, adapterDepsFor('codex'));
+    const stop = adapt(
+      'Stop',
+      { ...session[6]!.payload, last_assistant_message: null, transcript_path: hostTranscript('codex', 'rollout.jsonl') },
+      adapterDepsFor('codex'),
+    );
     expect(stop).toMatchObject({ last_assistant_message: 'All steps done: out.txt now says hello world; does-not-exist.txt is missing.' });
   });
 });

@@ -11,7 +11,11 @@ describe('fitting a mined event to the hooks’ body limit', () => {
   it('shortens only the longest strings, keeping head and tail, until the event fits', () => {
     const head = 'H'.repeat(50_000);
     const tail = 'T'.repeat(50_000);
-    const payload = { tool_name: 'Read', tool_input: { file_path: 'big.log' }, tool_response: { stdout: `${head}${'m'.repeat(2_000_000)}${tail}`, stderr: 'warning' } };
+    const payload = {
+      tool_name: 'Read',
+      tool_input: { file_path: 'big.log' },
+      tool_response: { stdout: `${head}${'m'.repeat(2_000_000)}${tail}`, stderr: 'warning' },
+    };
     const { value, shortened } = fitPayload(payload, 200_000);
     expect(shortened).toBe(true);
     expect(JSON.stringify(value).length).toBeLessThanOrEqual(200_000);
@@ -46,7 +50,13 @@ describe('fitting an event to the stored size', () => {
   it('counts JSON escapes: a stored row of newline-heavy output stays within the bound', async () => {
     const { fitEvent } = await import('../../src/hosts/fit-event.js');
     const output = Array.from({ length: 300_000 }, (_, i) => String(i)).join('\n');
-    const event = { kind: 'post_tool_use' as const, session_id: 's', tool_name: 'Bash', tool_input: { command: 'seq' }, tool_response: { stdout: output, again: output } };
+    const event = {
+      kind: 'post_tool_use' as const,
+      session_id: 's',
+      tool_name: 'Bash',
+      tool_input: { command: 'seq' },
+      tool_response: { stdout: output, again: output },
+    };
     const { event: fitted, shortened } = fitEvent(event, 1024 * 1024);
     expect(shortened).toBe(true);
     expect(JSON.stringify(fitted).length).toBeLessThanOrEqual(1024 * 1024);

@@ -19,9 +19,18 @@ const adapt = (event: string, payload: Record<string, unknown>, deps = noTranscr
 describe('the Gemini CLI adapter on captured payloads', () => {
   it('maps SessionStart, BeforeAgent, AfterAgent and SessionEnd to memtrace events with the session, cwd, transcript and platform', () => {
     const start = adapt('SessionStart', hostPayload('gemini-cli', 'captured', '01-SessionStart'));
-    expect(start).toMatchObject({ kind: 'session_start', session_id: '09886496-564b-4f32-8073-96b5f2a4c1a2', cwd: '/home/dev/run/proj', platform: 'gemini-cli', source: 'startup' });
+    expect(start).toMatchObject({
+      kind: 'session_start',
+      session_id: '09886496-564b-4f32-8073-96b5f2a4c1a2',
+      cwd: '/home/dev/run/proj',
+      platform: 'gemini-cli',
+      source: 'startup',
+    });
     expect(start.transcript_path).toMatch(/chats\/session-2026-11-25T12-39-09886496\.jsonl$/);
-    expect(adapt('BeforeAgent', hostPayload('gemini-cli', 'captured', '02-BeforeAgent'))).toMatchObject({ kind: 'user_prompt_submit', prompt: 'Create out.txt, read it, edit it, then cat a missing file.' });
+    expect(adapt('BeforeAgent', hostPayload('gemini-cli', 'captured', '02-BeforeAgent'))).toMatchObject({
+      kind: 'user_prompt_submit',
+      prompt: 'Create out.txt, read it, edit it, then cat a missing file.',
+    });
     expect(adapt('AfterAgent', hostPayload('gemini-cli', 'captured', '37-AfterAgent'))).toMatchObject({
       kind: 'stop',
       last_assistant_message: 'All steps done: out.txt now says hello world; does-not-exist.txt is missing.',
@@ -30,7 +39,10 @@ describe('the Gemini CLI adapter on captured payloads', () => {
   });
 
   it('keeps the user’s prompt without the session-start context Gemini prepends to it', () => {
-    const payload = { ...hostPayload('gemini-cli', 'captured', '02-BeforeAgent'), prompt: '<hook_context># memtrace context\n- a</hook_context>\n\nCreate out.txt, read it.' };
+    const payload = {
+      ...hostPayload('gemini-cli', 'captured', '02-BeforeAgent'),
+      prompt: '<hook_context># memtrace context\n- a</hook_context>\n\nCreate out.txt, read it.',
+    };
     expect(adapt('BeforeAgent', payload)).toMatchObject({ prompt: 'Create out.txt, read it.' });
   });
 
@@ -43,7 +55,12 @@ describe('the Gemini CLI adapter on captured payloads', () => {
 
   it('makes a shell command that exits non-zero a failure with its exit code', () => {
     const event = adapt('AfterTool', hostPayload('gemini-cli', 'captured', '26-AfterTool'));
-    expect(event).toMatchObject({ kind: 'post_tool_use_failure', tool_name: 'run_shell_command', exit_code: 1, error: 'Exit code 1\ncat: does-not-exist.txt: No such file or directory' });
+    expect(event).toMatchObject({
+      kind: 'post_tool_use_failure',
+      tool_name: 'run_shell_command',
+      exit_code: 1,
+      error: 'Exit code 1\ncat: does-not-exist.txt: No such file or directory',
+    });
     expect(adapt('AfterTool', hostPayload('gemini-cli', 'captured', '08-AfterTool')).kind).toBe('post_tool_use');
   });
 
@@ -57,7 +74,10 @@ describe('the Gemini CLI adapter on captured payloads', () => {
 
   it('accepts memtrace’s own event names too, and ignores Gemini events it does not handle', () => {
     expect(adapt('post-tool-use', hostPayload('gemini-cli', 'captured', '14-AfterTool')).kind).toBe('post_tool_use');
-    expect(geminiCliAdapter.toEvent('BeforeTool', hostPayload('gemini-cli', 'captured', '07-BeforeTool'), noTranscript)).toMatchObject({ ok: true, event: null });
+    expect(geminiCliAdapter.toEvent('BeforeTool', hostPayload('gemini-cli', 'captured', '07-BeforeTool'), noTranscript)).toMatchObject({
+      ok: true,
+      event: null,
+    });
     expect(geminiCliAdapter.kindOf('AfterTool')).toBe('post_tool_use');
     expect(geminiCliAdapter.kindOf('BeforeModel')).toBeNull();
   });
@@ -67,7 +87,9 @@ describe('the Gemini CLI adapter on captured payloads', () => {
   });
 
   it('prints session-start context as the hookSpecificOutput JSON Gemini reads', () => {
-    expect(JSON.parse(geminiCliAdapter.contextOutput('# memtrace context\n- a'))).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# memtrace context\n- a' } });
+    expect(JSON.parse(geminiCliAdapter.contextOutput('# memtrace context\n- a'))).toEqual({
+      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# memtrace context\n- a' },
+    });
   });
 });
 
@@ -88,28 +110,52 @@ describe('Gemini tool ids, from the chat file the hook can read', () => {
     const record = finished.records.find((r) => r.id === '9136a771-bfb8-440a-b0d8-2789af5da94e')!;
     const call = record.toolCalls[0]!;
     expect(call.name).toBe('run_shell_command');
-    expect(geminiToolUseId({ sessionId: failing.payload.session_id as string, turnId: record.id, time: record.timestamp, toolName: call.name, toolInput: call.args })).toBe(event.tool_use_id);
+    expect(
+      geminiToolUseId({
+        sessionId: failing.payload.session_id as string,
+        turnId: record.id,
+        time: record.timestamp,
+        toolName: call.name,
+        toolInput: call.args,
+      }),
+    ).toBe(event.tool_use_id);
   });
 
   it('takes the transcript’s own call id when the turn already lists the call', () => {
     const finished = hostTranscript('gemini-cli', 'chat.jsonl');
     const last = lastModelRecord(readChatLines(fs.readFileSync(finished, 'utf8').split('\n')))!;
     expect(last.toolCalls).toEqual([]); // the final answer
-    const withCalls = { id: 't1', timestamp: 'x', toolCalls: [{ id: 'run_shell_command__run_shell_command_1_0', name: 'run_shell_command', args: { description: 'read a missing file', command: 'cat does-not-exist.txt' } }] };
+    const withCalls = {
+      id: 't1',
+      timestamp: 'x',
+      toolCalls: [
+        {
+          id: 'run_shell_command__run_shell_command_1_0',
+          name: 'run_shell_command',
+          args: { description: 'read a missing file', command: 'cat does-not-exist.txt' },
+        },
+      ],
+    };
     const event = adapt('AfterTool', failing.payload, { lastModelTurn: () => withCalls }) as { tool_use_id: string };
     expect(event.tool_use_id).toBe('run_shell_command__run_shell_command_1_0');
   });
 
   it('gives distinct ids to the calls of a session and the same id to the same call', () => {
     const deps = adapterDepsFor('gemini-cli');
-    const ids = session.filter((s) => s.event === 'AfterTool').map((s) => (adapt('AfterTool', { ...s.payload, transcript_path: '/nonexistent/chat.jsonl' }, deps) as { tool_use_id: string }).tool_use_id);
+    const ids = session
+      .filter((s) => s.event === 'AfterTool')
+      .map((s) => (adapt('AfterTool', { ...s.payload, transcript_path: '/nonexistent/chat.jsonl' }, deps) as { tool_use_id: string }).tool_use_id);
     expect(new Set(ids).size).toBe(5);
     expect((adapt('AfterTool', { ...failing.payload, transcript_path: '/nonexistent/chat.jsonl' }, deps) as { tool_use_id: string }).tool_use_id).toBe(ids[3]);
   });
 
   it('reads the final answer from the chat file when AfterAgent has none', () => {
     expect(readLastModelText(hostTranscript('gemini-cli', 'chat.jsonl'))).toBe('All steps done: out.txt now says hello world; does-not-exist.txt is missing.');
-    const stop = adapt('AfterAgent', { ...session[7]!.payload, prompt_response: '', transcript_path: hostTranscript('gemini-cli', 'chat.jsonl') }, adapterDepsFor('gemini-cli'));
+    const stop = adapt(
+      'AfterAgent',
+      { ...session[7]!.payload, prompt_response: '', transcript_path: hostTranscript('gemini-cli', 'chat.jsonl') },
+      adapterDepsFor('gemini-cli'),
+    );
     expect(stop).toMatchObject({ kind: 'stop', last_assistant_message: 'All steps done: out.txt now says hello world; does-not-exist.txt is missing.' });
   });
 });

@@ -7,7 +7,11 @@ describe('memtraceHooks', () => {
     const hooks = memtraceHooks(PLUGIN_FORWARDER, 'plugin');
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     const only = (event: keyof typeof hooks) => hooks[event]![0]!.hooks[0]!;
-    expect(only('SessionStart')).toEqual({ type: 'command', command: 'sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code session-start plugin node', timeout: 15 });
+    expect(only('SessionStart')).toEqual({
+      type: 'command',
+      command: 'sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code session-start plugin node',
+      timeout: 15,
+    });
     for (const event of ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure'] as const) expect(only(event).async).toBe(true);
     expect(hooks.PostToolUse![0]!.matcher).toBe('*');
   });

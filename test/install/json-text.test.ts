@@ -31,7 +31,7 @@ describe('parseJsonText', () => {
   });
 });
 
-describe('renderJson in the file\'s own layout', () => {
+describe("renderJson in the file's own layout", () => {
   it.each([
     ['2 spaces, final newline', '{\n  "a": [\n    1\n  ]\n}\n'],
     ['4 spaces, no final newline', '{\n    "a": {\n        "b": true\n    }\n}'],

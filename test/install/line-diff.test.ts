@@ -12,7 +12,9 @@ describe('unifiedDiff', () => {
     const before = lines(10);
     const after = before.replace('line 5\n', 'line five\nline 5b\n');
     expect(unifiedDiff(before, after, { from: 'a', to: 'b' })).toBe(
-      ['--- a', '+++ b', '@@ -2,7 +2,8 @@', ' line 2', ' line 3', ' line 4', '-line 5', '+line five', '+line 5b', ' line 6', ' line 7', ' line 8', ''].join('\n'),
+      ['--- a', '+++ b', '@@ -2,7 +2,8 @@', ' line 2', ' line 3', ' line 4', '-line 5', '+line five', '+line 5b', ' line 6', ' line 7', ' line 8', ''].join(
+        '\n',
+      ),
     );
   });
 

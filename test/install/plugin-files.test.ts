@@ -18,14 +18,18 @@ describe('the committed plugin files', () => {
 
   it("carry package.json's name and version", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_MANIFEST_PATH), 'utf8'));
-    expect({ name: manifest.name, version: manifest.version }, `plugin.json must follow package.json: run \`${REGENERATE_PLUGIN_COMMAND}\``).toEqual({ name: pkg.name, version: pkg.version });
+    expect({ name: manifest.name, version: manifest.version }, `plugin.json must follow package.json: run \`${REGENERATE_PLUGIN_COMMAND}\``).toEqual({
+      name: pkg.name,
+      version: pkg.version,
+    });
   });
 
   it("run the package's bin through ${CLAUDE_PLUGIN_ROOT}, SessionStart in the foreground, tool hooks async", () => {
     const { hooks } = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_HOOKS_PATH), 'utf8'));
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     for (const event of CLAUDE_HOOK_EVENTS) {
-      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(/^sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace-hook" claude-code [a-z-]+ plugin node$/);
+      for (const group of hooks[event])
+        for (const hook of group.hooks) expect(hook.command).toMatch(/^sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace-hook" claude-code [a-z-]+ plugin node$/);
     }
     expect(hooks.SessionStart[0].hooks[0]).not.toHaveProperty('async');
     expect(hooks.PostToolUse[0].hooks[0].async).toBe(true);

@@ -40,14 +40,19 @@ describe.skipIf(unavailable !== null)('claude plugin validate --strict', () => {
     expect(run.stdout).not.toContain('with warnings');
   });
 
-  it.each([['the package root', () => ROOT], ['what the package ships', () => staged]])('reports no error and no warning for %s, all six hooks and the MCP server', (_name, dir) => {
+  it.each([
+    ['the package root', () => ROOT],
+    ['what the package ships', () => staged],
+  ])('reports no error and no warning for %s, all six hooks and the MCP server', (_name, dir) => {
     const run = validate(dir(), '--json');
     expect(run.status, run.stdout + run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report).toMatchObject({ success: true, strict: true, manifest: { errors: [], warnings: [] } });
     expect(report.contents.flatMap((c: any) => [...(c.errors ?? []), ...(c.warnings ?? [])])).toEqual([]);
     expect(report.provides.hooks.map((h: any) => h.event)).toEqual([...CLAUDE_HOOK_EVENTS]);
-    expect(report.provides.hooks.every((h: any) => h.type === 'command' && h.command.startsWith('sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code '))).toBe(true);
+    expect(
+      report.provides.hooks.every((h: any) => h.type === 'command' && h.command.startsWith('sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code ')),
+    ).toBe(true);
     expect(report.provides.mcpServers).toEqual([{ name: 'memtrace', type: 'stdio', target: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs', 'mcp'] }]);
   });
 });

@@ -40,7 +40,9 @@ describe('settings.json on disk', () => {
     })();
     expect(error).toBeInstanceOf(SettingsFileError);
     expect(error).toMatchObject({ kind: 'malformed', file });
-    expect((error as Error).message).toBe(`${file} is not valid JSON: line 5, column 1: expected ',' or '}' after a property value, found the end of the file. Nothing was changed; fix the file (or move it aside) and run the command again.`);
+    expect((error as Error).message).toBe(
+      `${file} is not valid JSON: line 5, column 1: expected ',' or '}' after a property value, found the end of the file. Nothing was changed; fix the file (or move it aside) and run the command again.`,
+    );
     expect(fs.readFileSync(file, 'utf8')).toBe('{\n  "model": "opus",\n  "hooks": {\n}\n');
   });
 

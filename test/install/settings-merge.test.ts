@@ -146,7 +146,10 @@ describe('uninstallHooks', () => {
     const installed = install(clone(USER_SETTINGS)).settings as any;
     installed.hooks.PostToolUse[1].hooks.unshift({ type: 'command', command: 'echo mine' });
     const after = uninstall(installed).settings as any;
-    expect(after.hooks.PostToolUse).toEqual([{ matcher: 'Edit|Write', hooks: [userHook] }, { matcher: '*', hooks: [{ type: 'command', command: 'echo mine' }] }]);
+    expect(after.hooks.PostToolUse).toEqual([
+      { matcher: 'Edit|Write', hooks: [userHook] },
+      { matcher: '*', hooks: [{ type: 'command', command: 'echo mine' }] },
+    ]);
   });
 
   it('leaves empty containers it did not empty itself', () => {

@@ -36,7 +36,9 @@ describe('a TOML table written as text', () => {
     const out = edit(setTomlTable(USER, PATH, ENTRY));
     expect(out.action).toBe('added');
     expect(out.text.startsWith(USER)).toBe(true);
-    expect(out.text.slice(USER.length)).toBe('\n[mcp_servers.memtrace]\ncommand = "/usr/bin/node"\nargs = ["/opt/memtrace/bin/memtrace.cjs","mcp"]\n\n[mcp_servers.memtrace.env]\nMEMTRACE_PORT = "37877"\n');
+    expect(out.text.slice(USER.length)).toBe(
+      '\n[mcp_servers.memtrace]\ncommand = "/usr/bin/node"\nargs = ["/opt/memtrace/bin/memtrace.cjs","mcp"]\n\n[mcp_servers.memtrace.env]\nMEMTRACE_PORT = "37877"\n',
+    );
     expect((parse(out.text) as any).mcp_servers).toEqual({ docs: { command: 'docs-mcp', args: ['--stdio'] }, memtrace: ENTRY });
   });
 
@@ -63,7 +65,10 @@ describe('a TOML table written as text', () => {
   });
 
   it('refuses to edit a table written inline or as dotted keys rather than damage it', () => {
-    expect(setTomlTable('mcp_servers = { memtrace = { command = "x" } }\n', PATH, ENTRY)).toMatchObject({ ok: false, error: expect.stringContaining('change it by hand') });
+    expect(setTomlTable('mcp_servers = { memtrace = { command = "x" } }\n', PATH, ENTRY)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('change it by hand'),
+    });
     expect(setTomlTable('[mcp_servers]\nmemtrace.command = "x"\n', PATH, ENTRY)).toMatchObject({ ok: false });
     expect(removeTomlTable('mcp_servers.memtrace.command = "x"\n', PATH)).toMatchObject({ ok: false, error: expect.stringContaining('remove it by hand') });
   });

@@ -22,7 +22,10 @@ describe('the MCP server (in process, through the official SDK client)', () => {
   beforeAll(async () => {
     store = openStore(path.join(temp.dir, 'memtrace.db'));
     ids = seedShop(store);
-    const server = createMemtraceMcpServer({ memory: () => ({ store, access: { record: (via, access) => accesses.push({ via, access }) } }), clock: { now: () => 0 } });
+    const server = createMemtraceMcpServer({
+      memory: () => ({ store, access: { record: (via, access) => accesses.push({ via, access }) } }),
+      clock: { now: () => 0 },
+    });
     const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     client = new Client({ name: 'test', version: '1.0.0' });
@@ -48,13 +51,19 @@ describe('the MCP server (in process, through the official SDK client)', () => {
     expect(r.isError).toBeUndefined();
     const lines = r.content[0]!.text.split('\n');
     expect(lines[0]).toMatch(/^\d+ result\(s\) for "why was VAT charged before the coupon\?", best first:$/);
-    expect(lines[1]).toBe(`#${ids.discount} [bugfix] 2026-01-05 Checkout total ignored the discount code — computeTotal added VAT before the coupon came off; the call moved so the discount is applied first.`);
+    expect(lines[1]).toBe(
+      `#${ids.discount} [bugfix] 2026-01-05 Checkout total ignored the discount code — computeTotal added VAT before the coupon came off; the call moved so the discount is applied first.`,
+    );
     expect(r.content[0]!.text).toContain('get_observations');
     expect(accesses.at(-1)).toMatchObject({ via: 'mcp', access: { kind: 'search', results: lines.filter((l) => /^(#|summary )\d/.test(l)).length } });
   });
 
   it('search takes limit, project and type, and reports a query with no words as a tool error', async () => {
-    expect((await call('search', { query: 'checkout discount payments', limit: 1 })).content[0]!.text.split('\n').filter((l) => l.startsWith('#') || l.startsWith('summary'))).toHaveLength(1);
+    expect(
+      (await call('search', { query: 'checkout discount payments', limit: 1 })).content[0]!.text.split('\n').filter(
+        (l) => l.startsWith('#') || l.startsWith('summary'),
+      ),
+    ).toHaveLength(1);
     expect((await call('search', { query: 'feed', project: '/work/blog/' })).content[0]!.text).toContain(`#${ids.blog} [feature]`);
     expect((await call('search', { query: 'discount', type: 'summary' })).content[0]!.text).toContain(`summary ${ids.summary} [session summary]`);
     const bad = await call('search', { query: '"()' });
@@ -72,7 +81,9 @@ describe('the MCP server (in process, through the official SDK client)', () => {
     const r = await call('timeline', { observation_id: ids.webhook, before: 1, after: 1 });
     const lines = r.content[0]!.text.split('\n');
     expect(lines[1]).toContain(`summary ${ids.summary} [session summary] fix the checkout discount (session session-a)`);
-    expect(lines[2]).toMatch(new RegExp(`^→ 2026-01-06 09:00 #${ids.webhook} \\[discovery\\] Refunds arrive through the Stripe webhook \\(session session-b\\)$`));
+    expect(lines[2]).toMatch(
+      new RegExp(`^→ 2026-01-06 09:00 #${ids.webhook} \\[discovery\\] Refunds arrive through the Stripe webhook \\(session session-b\\)$`),
+    );
     expect(lines[3]).toContain(`#${ids.retry} [decision]`);
     expect(r.content[0]!.text).not.toContain('RSS');
   });

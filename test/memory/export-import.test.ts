@@ -19,8 +19,29 @@ describe('memtrace export / import', () => {
     source = path.join(temp.dir, 'source');
     const store = openStore(path.join(source, 'memtrace.db'));
     seedShop(store);
-    addObservation(store, { type: 'security', title: 'Ünïcödé, "quotes", \\ backslashes and\nnewlines', narrative: 'tab\there 🙂', facts: ['a', 'b'], concepts: ['c'], files_read: ['r.ts'], files_modified: ['m.ts'], project: null, sessionId: 'session-d', createdAt: T0 + 123 });
-    addSummary(store, { request: 'r', investigated: 'i', learned: 'l', completed: 'c', next_steps: 'n', notes: 'notes', sessionId: 'session-d', project: null, createdAt: T0 + 456 });
+    addObservation(store, {
+      type: 'security',
+      title: 'Ünïcödé, "quotes", \\ backslashes and\nnewlines',
+      narrative: 'tab\there 🙂',
+      facts: ['a', 'b'],
+      concepts: ['c'],
+      files_read: ['r.ts'],
+      files_modified: ['m.ts'],
+      project: null,
+      sessionId: 'session-d',
+      createdAt: T0 + 123,
+    });
+    addSummary(store, {
+      request: 'r',
+      investigated: 'i',
+      learned: 'l',
+      completed: 'c',
+      next_steps: 'n',
+      notes: 'notes',
+      sessionId: 'session-d',
+      project: null,
+      createdAt: T0 + 456,
+    });
     store.close();
   });
   afterEach(() => temp.cleanup());
@@ -35,7 +56,9 @@ describe('memtrace export / import', () => {
     const cols = 'id, session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified, created_at';
     const out = {
       observations: store.db.prepare(`SELECT ${cols} FROM observations ORDER BY id`).all(),
-      summaries: store.db.prepare('SELECT id, session_id, project, request, investigated, learned, completed, next_steps, notes, created_at FROM summaries ORDER BY id').all(),
+      summaries: store.db
+        .prepare('SELECT id, session_id, project, request, investigated, learned, completed, next_steps, notes, created_at FROM summaries ORDER BY id')
+        .all(),
     };
     store.close();
     return out;
@@ -66,11 +89,39 @@ describe('memtrace export / import', () => {
   });
 
   it('exports the SPEC shape: observations with every field, summaries with kind "summary"', async () => {
-    const lines = (await cli(source, ['export', '--project', '/work/shop/'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(Object.keys(lines[0])).toEqual(['id', 'session_id', 'project', 'type', 'title', 'subtitle', 'narrative', 'facts', 'concepts', 'files_read', 'files_modified', 'created_at']);
+    const lines = (await cli(source, ['export', '--project', '/work/shop/'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(Object.keys(lines[0])).toEqual([
+      'id',
+      'session_id',
+      'project',
+      'type',
+      'title',
+      'subtitle',
+      'narrative',
+      'facts',
+      'concepts',
+      'files_read',
+      'files_modified',
+      'created_at',
+    ]);
     expect(lines[0].created_at).toBe(new Date(T0).toISOString());
     const summary = lines.find((l) => l.kind === 'summary');
-    expect(Object.keys(summary)).toEqual(['kind', 'id', 'session_id', 'project', 'request', 'investigated', 'learned', 'completed', 'next_steps', 'notes', 'created_at']);
+    expect(Object.keys(summary)).toEqual([
+      'kind',
+      'id',
+      'session_id',
+      'project',
+      'request',
+      'investigated',
+      'learned',
+      'completed',
+      'next_steps',
+      'notes',
+      'created_at',
+    ]);
     expect(lines.every((l) => l.project === '/work/shop')).toBe(true);
     const session = (await cli(source, ['export', '--session', 'session-d'])).stdout.trim().split('\n');
     expect(session).toHaveLength(2);
@@ -91,7 +142,17 @@ describe('memtrace export / import', () => {
         JSON.stringify({ ...good, id: 7, facts: 'not a list' }),
         '[1, 2]',
         '',
-        JSON.stringify({ kind: 'summary', session_id: 's1', project: null, request: 'q', investigated: '', learned: '', completed: '', next_steps: '', created_at: '2026-02-01' }),
+        JSON.stringify({
+          kind: 'summary',
+          session_id: 's1',
+          project: null,
+          request: 'q',
+          investigated: '',
+          learned: '',
+          completed: '',
+          next_steps: '',
+          created_at: '2026-02-01',
+        }),
       ].join('\n'),
     );
     const target = path.join(temp.dir, 'target');
@@ -115,7 +176,8 @@ describe('memtrace export / import', () => {
 
   it('keeps a given id, skips a taken one, and gives lines without an id new ones', async () => {
     const file = path.join(temp.dir, 'ids.jsonl');
-    const line = (id: number | undefined, title: string) => JSON.stringify({ ...(id === undefined ? {} : { id }), session_id: 's', project: null, type: 'other', title, narrative: '', created_at: '2026-03-01' });
+    const line = (id: number | undefined, title: string) =>
+      JSON.stringify({ ...(id === undefined ? {} : { id }), session_id: 's', project: null, type: 'other', title, narrative: '', created_at: '2026-03-01' });
     fs.writeFileSync(file, `${[line(500, 'five hundred'), line(1, 'taken'), line(undefined, 'fresh')].join('\n')}\n`);
     const r = await cli(source, ['import', file]);
     expect(r.code, r.stderr).toBe(0);

@@ -42,13 +42,42 @@ describe('memtrace forget', () => {
     // The raw event the marked observation came from, as the worker handles it: queued, claimed, then confirmed with the observation.
     const marked = queuedToolUse('session-a', { tool_name: 'Bash', tool_input: { command: `echo ${MARKER}` }, tool_response: { stdout: `${MARKER}\n` } });
     const read = queuedToolUse('session-a', { tool_name: 'Read', tool_input: { file_path: '/work/shop/README.md' } });
-    const queued = store.queue.enqueue({ sessionId: 'session-a', kind: 'observation', toolUseId: 'toolu_1', payload: marked, toolEvent: toolEventRecord(marked), nowMs: T0 });
-    const other = store.queue.enqueue({ sessionId: 'session-a', kind: 'observation', toolUseId: 'toolu_2', payload: read, toolEvent: toolEventRecord(read), nowMs: T0 });
+    const queued = store.queue.enqueue({
+      sessionId: 'session-a',
+      kind: 'observation',
+      toolUseId: 'toolu_1',
+      payload: marked,
+      toolEvent: toolEventRecord(marked),
+      nowMs: T0,
+    });
+    const other = store.queue.enqueue({
+      sessionId: 'session-a',
+      kind: 'observation',
+      toolUseId: 'toolu_2',
+      payload: read,
+      toolEvent: toolEventRecord(read),
+      nowMs: T0,
+    });
     store.queue.claimNext('session-a', T0);
     store.queue.claimNext('session-a', T0);
     ids = store.db.transaction(() => {
-      const marked = addObservation(store, { type: 'discovery', title: `The ${MARKER} credential lives in .env`, narrative: `Found ${MARKER} in the env file; facts below.`, facts: [`key ${MARKER}`], concepts: [MARKER], files_read: [`/work/shop/${MARKER}.env`], sourceMessageIds: [queued.id], createdAt: T0 + 1 });
-      const kept = addObservation(store, { type: 'discovery', title: 'The README explains the build', narrative: 'npm run build', sourceMessageIds: [other.id], createdAt: T0 + 2 });
+      const marked = addObservation(store, {
+        type: 'discovery',
+        title: `The ${MARKER} credential lives in .env`,
+        narrative: `Found ${MARKER} in the env file; facts below.`,
+        facts: [`key ${MARKER}`],
+        concepts: [MARKER],
+        files_read: [`/work/shop/${MARKER}.env`],
+        sourceMessageIds: [queued.id],
+        createdAt: T0 + 1,
+      });
+      const kept = addObservation(store, {
+        type: 'discovery',
+        title: 'The README explains the build',
+        narrative: 'npm run build',
+        sourceMessageIds: [other.id],
+        createdAt: T0 + 2,
+      });
       const summary = addSummary(store, { request: 'tidy the env file', learned: 'secrets belong in the vault', createdAt: T0 + 3 });
       store.queue.confirm(queued.id);
       store.queue.confirm(other.id);
@@ -119,7 +148,7 @@ describe('memtrace forget', () => {
     expect(store.observations.get(ids.marked)).toBeNull();
     expect(store.observations.get(ids.kept)).not.toBeNull();
     expect(createMemorySearch(store.db).search(MARKER)).toEqual([]);
-    expect(store.db.prepare("SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH ?").get(`"${MARKER}"`)).toEqual({ n: 0 });
+    expect(store.db.prepare('SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH ?').get(`"${MARKER}"`)).toEqual({ n: 0 });
     expect(store.db.prepare('SELECT content FROM memory_summaries').all()).toEqual([{ content: 'Earlier: the README' }]);
     expect(store.db.prepare('SELECT condensed_into FROM memory_summaries').get()).toEqual({ condensed_into: null });
     expect(store.toolEvents.byQueueIds([ids.queueId])).toEqual([]);

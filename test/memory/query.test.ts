@@ -13,7 +13,24 @@ const run = (text: string) => {
 };
 
 describe('buildSearchQuery', () => {
-  it.each(['AND', 'OR', 'NOT', 'NEAR(', 'near(parser loop, 2)', 'parser AND', '"unbalanced', 'parse*', 'a:b', '(observer', 'observer)', '^loop', 'col:umn', '{a b}', 'x + y - z', "it's"])('searches %j as words, never as FTS5 syntax', (text) => {
+  it.each([
+    'AND',
+    'OR',
+    'NOT',
+    'NEAR(',
+    'near(parser loop, 2)',
+    'parser AND',
+    '"unbalanced',
+    'parse*',
+    'a:b',
+    '(observer',
+    'observer)',
+    '^loop',
+    'col:umn',
+    '{a b}',
+    'x + y - z',
+    "it's",
+  ])('searches %j as words, never as FTS5 syntax', (text) => {
     expect(() => run(text)).not.toThrow();
   });
 

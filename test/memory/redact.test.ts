@@ -131,7 +131,17 @@ describe('redactImportLine', () => {
 describe('against secretlint (a maintained scanner) as an oracle', () => {
   it('flags the samples of the kinds its recommended rules cover', () => {
     const flagged = samples.filter((s) => secretlintFindings(s.text).length > 0).map((s) => s.kind);
-    for (const kind of ['github_token', 'anthropic_api_key', 'openai_api_key', 'slack_token', 'slack_webhook', 'private_key', 'url_password', 'aws_secret_access_key', 'npm_token'] as const) {
+    for (const kind of [
+      'github_token',
+      'anthropic_api_key',
+      'openai_api_key',
+      'slack_token',
+      'slack_webhook',
+      'private_key',
+      'url_password',
+      'aws_secret_access_key',
+      'npm_token',
+    ] as const) {
       expect(flagged).toContain(kind);
     }
   });
@@ -140,7 +150,11 @@ describe('against secretlint (a maintained scanner) as an oracle', () => {
     const all = [...secretSamples(1), ...secretSamples(2), ...secretSamples(3)];
     // secretlint calls a connection string with any password a finding, our marker included:
     // a finding is a leftover only when no marker stands in it.
-    const leftovers = all.flatMap((s) => secretlintFindings(redactText(s.text).text).filter((f) => !f.text.includes('[REDACTED:')).map((f) => `${s.kind}: ${f.ruleId}`));
+    const leftovers = all.flatMap((s) =>
+      secretlintFindings(redactText(s.text).text)
+        .filter((f) => !f.text.includes('[REDACTED:'))
+        .map((f) => `${s.kind}: ${f.ruleId}`),
+    );
     expect(leftovers).toEqual([]);
   });
 

@@ -15,8 +15,22 @@ const T0 = Date.UTC(2026, 0, 1);
 const MB = 1024 * 1024;
 
 function observe(store: Store, sessionId: string, nowMs: number, payloadChars = 200): number {
-  const payload: QueuedEvent = { kind: 'post_tool_use', session_id: sessionId, tool_name: 'Bash', tool_input: { command: `echo ${'x'.repeat(payloadChars)}` }, tool_response: 'ok', at: nowMs };
-  const { id } = store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `tu-${sessionId}-${nowMs}-${Math.random()}`, payload, toolEvent: toolEventRecord(payload), nowMs });
+  const payload: QueuedEvent = {
+    kind: 'post_tool_use',
+    session_id: sessionId,
+    tool_name: 'Bash',
+    tool_input: { command: `echo ${'x'.repeat(payloadChars)}` },
+    tool_response: 'ok',
+    at: nowMs,
+  };
+  const { id } = store.queue.enqueue({
+    sessionId,
+    kind: 'observation',
+    toolUseId: `tu-${sessionId}-${nowMs}-${Math.random()}`,
+    payload,
+    toolEvent: toolEventRecord(payload),
+    nowMs,
+  });
   return id;
 }
 
@@ -51,18 +65,30 @@ describe('retention over a fake clock', () => {
     // A payload that was never an event (kept aside for the user), and an event still waiting for
     // the worker: only the first is raw data past its time; the second is not processed yet.
     keepUnreadable(temp.dir, { v: 2, host: 'claude-code', event: 'post-tool-use', via: 'x', failure: 'unreadable', at: T0, raw: '{"cut short' });
-    spoolCall(temp.dir, { method: 'POST', path: '/api/sessions/init', body: { session_id: 'x' }, hook_event: 'session_start', via: 'x', failure: 'unreachable', at: T0 });
+    spoolCall(temp.dir, {
+      method: 'POST',
+      path: '/api/sessions/init',
+      body: { session_id: 'x' },
+      hook_event: 'session_start',
+      via: 'x',
+      failure: 'unreachable',
+      at: T0,
+    });
 
     const reports: RetentionReport[] = [];
-    const task = startRetention({ rawRetentionDays: 30, maxDbBytes: 1024 * MB, batch: 100 }, { firstDelayMs: 1_000, intervalMs: DAY_MS }, {
-      raw: createRawData(store.db),
-      pruneSpool: (cutoff) => pruneSpool(temp!.dir, cutoff),
-      clock: time.clock,
-      timers: time.timers,
-      log: silentLogger,
-      pause: async () => undefined,
-      onReport: (r) => reports.push(r),
-    });
+    const task = startRetention(
+      { rawRetentionDays: 30, maxDbBytes: 1024 * MB, batch: 100 },
+      { firstDelayMs: 1_000, intervalMs: DAY_MS },
+      {
+        raw: createRawData(store.db),
+        pruneSpool: (cutoff) => pruneSpool(temp!.dir, cutoff),
+        clock: time.clock,
+        timers: time.timers,
+        log: silentLogger,
+        pause: async () => undefined,
+        onReport: (r) => reports.push(r),
+      },
+    );
     const settle = async () => {
       await task.runNow();
     };
@@ -117,7 +143,11 @@ describe('the size budget on a real file', () => {
 
     const raw = createRawData(store.db);
     const time = manualTime(now);
-    const task = startRetention({ rawRetentionDays: 30, maxDbBytes: 3 * MB, batch: 100 }, { firstDelayMs: 1, intervalMs: DAY_MS }, { raw, pruneSpool: () => 0, clock: time.clock, timers: time.timers, log: silentLogger, pause: async () => undefined });
+    const task = startRetention(
+      { rawRetentionDays: 30, maxDbBytes: 3 * MB, batch: 100 },
+      { firstDelayMs: 1, intervalMs: DAY_MS },
+      { raw, pruneSpool: () => 0, clock: time.clock, timers: time.timers, log: silentLogger, pause: async () => undefined },
+    );
     const report = (await task.runNow())!;
     await task.stop();
 
@@ -140,7 +170,11 @@ describe('the size budget on a real file', () => {
     for (let i = 0; i < 400; i += 1) addObservation(store, 's', T0 + i, 'n'.repeat(4_000));
     const raw = createRawData(store.db);
     const time = manualTime(T0);
-    const task = startRetention({ rawRetentionDays: 30, maxDbBytes: 1 * MB, batch: 100 }, { firstDelayMs: 1, intervalMs: DAY_MS }, { raw, pruneSpool: () => 0, clock: time.clock, timers: time.timers, log: silentLogger, pause: async () => undefined });
+    const task = startRetention(
+      { rawRetentionDays: 30, maxDbBytes: 1 * MB, batch: 100 },
+      { firstDelayMs: 1, intervalMs: DAY_MS },
+      { raw, pruneSpool: () => 0, clock: time.clock, timers: time.timers, log: silentLogger, pause: async () => undefined },
+    );
     const report = (await task.runNow())!;
     await task.stop();
     expect(report.overBudget).toBe(true);

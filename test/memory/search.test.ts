@@ -22,7 +22,14 @@ describe('memory search', () => {
 
   it('finds an observation asked about in other words than its title', () => {
     const hits = search('why was VAT charged on the full price before the coupon?');
-    expect(hits[0]).toMatchObject({ id: ids.discount, kind: 'observation', type: 'bugfix', title: 'Checkout total ignored the discount code', session_id: 'session-a', project: '/work/shop' });
+    expect(hits[0]).toMatchObject({
+      id: ids.discount,
+      kind: 'observation',
+      type: 'bugfix',
+      title: 'Checkout total ignored the discount code',
+      session_id: 'session-a',
+      project: '/work/shop',
+    });
   });
 
   it('matches a module by its file name and an identifier by its camelCase parts', () => {
@@ -37,7 +44,12 @@ describe('memory search', () => {
     for (const h of hits) expect(Object.keys(h)).toEqual(['id', 'kind', 'type', 'title', 'snippet', 'session_id', 'project', 'created_at', 'score']);
     const scores = hits.map((h) => h.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    expect(hits.find((h) => h.kind === 'summary')).toMatchObject({ id: ids.summary, type: 'summary', title: 'fix the checkout discount', created_at: new Date(T0 + 3_600_000).toISOString() });
+    expect(hits.find((h) => h.kind === 'summary')).toMatchObject({
+      id: ids.summary,
+      type: 'summary',
+      title: 'fix the checkout discount',
+      created_at: new Date(T0 + 3_600_000).toISOString(),
+    });
     expect(hits.find((h) => h.id === ids.discount && h.kind === 'observation')!.snippet).toContain('coupon came off');
   });
 
@@ -83,14 +95,23 @@ describe('the search index on upgrade', () => {
       const before = MIGRATIONS.filter((m) => m.id !== '0500_memory_search');
       const old = { db: openDatabase(file, { migrations: before }) };
       // An older memtrace wrote these rows: no index table existed, so insert them as it did.
-      old.db.prepare(`INSERT INTO observations (session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified, source_message_ids, provider, prompt_version, created_at)
-        VALUES ('s', '/p', 'bugfix', 'Legacy lockfile race', '', 'two workers raced for the lock', '[]', '[]', '[]', '["src/data-dir/worker-lock.ts"]', '[]', 'replay', 'v0', ?)`).run(T0);
-      old.db.prepare(`INSERT INTO summaries (session_id, project, request, investigated, learned, completed, next_steps, notes, source_message_ids, provider, prompt_version, created_at)
-        VALUES ('s', '/p', 'make the worker single', '', 'an OS lock is released on crash', '', '', '', '[]', 'replay', 'v0', ?)`).run(T0);
+      old.db
+        .prepare(`INSERT INTO observations (session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified, source_message_ids, provider, prompt_version, created_at)
+        VALUES ('s', '/p', 'bugfix', 'Legacy lockfile race', '', 'two workers raced for the lock', '[]', '[]', '[]', '["src/data-dir/worker-lock.ts"]', '[]', 'replay', 'v0', ?)`)
+        .run(T0);
+      old.db
+        .prepare(`INSERT INTO summaries (session_id, project, request, investigated, learned, completed, next_steps, notes, source_message_ids, provider, prompt_version, created_at)
+        VALUES ('s', '/p', 'make the worker single', '', 'an OS lock is released on crash', '', '', '', '[]', 'replay', 'v0', ?)`)
+        .run(T0);
       old.db.close();
       const upgraded = openStore(file);
       const search = createMemorySearch(upgraded.db);
-      expect(search.search('worker lock').map((h) => h.kind).sort()).toEqual(['observation', 'summary']);
+      expect(
+        search
+          .search('worker lock')
+          .map((h) => h.kind)
+          .sort(),
+      ).toEqual(['observation', 'summary']);
       expect(search.search('crash released')[0]!.kind).toBe('summary');
       addObservation(upgraded, { title: 'New after upgrade' });
       expect(search.search('upgrade')).toHaveLength(1);

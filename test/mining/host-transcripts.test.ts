@@ -40,12 +40,22 @@ describe('mining Gemini CLI and Codex transcripts', () => {
     return { path: file, sessionId, size: stat.size, mtimeMs: stat.mtimeMs, host };
   };
   const queued = () =>
-    (store.db.prepare('SELECT tool_use_id, payload FROM queue ORDER BY id').all() as Array<{ tool_use_id: string | null; payload: string }>).map((r) => ({ id: r.tool_use_id, ...JSON.parse(r.payload) }));
+    (store.db.prepare('SELECT tool_use_id, payload FROM queue ORDER BY id').all() as Array<{ tool_use_id: string | null; payload: string }>).map((r) => ({
+      id: r.tool_use_id,
+      ...JSON.parse(r.payload),
+    }));
   /** A hook event delivered as the worker takes it. */
   const deliver = (event: HookEvent) => {
     if (!isToolEvent(event)) throw new Error('not a tool event');
     store.sessions.init({ sessionId: event.session_id, platform: event.platform ?? null, nowMs: T0 });
-    store.queue.enqueue({ sessionId: event.session_id, kind: 'observation', toolUseId: event.tool_use_id ?? null, payload: { ...event, at: T0 }, toolEvent: toolEventRecord(event), nowMs: T0 });
+    store.queue.enqueue({
+      sessionId: event.session_id,
+      kind: 'observation',
+      toolUseId: event.tool_use_id ?? null,
+      payload: { ...event, at: T0 },
+      toolEvent: toolEventRecord(event),
+      nowMs: T0,
+    });
   };
 
   it('tells the hosts’ transcripts apart by their paths', () => {
@@ -59,11 +69,20 @@ describe('mining Gemini CLI and Codex transcripts', () => {
     expect(report).toMatchObject({ outcome: 'mined', eventsQueued: 4, eventsDuplicate: 0, summaryQueued: true });
     const tools = queued().filter((e) => e.kind !== 'stop');
     const hooked = codexSession.filter((s) => s.event === 'PostToolUse').map((s) => s.payload);
-    expect(tools.map((e) => [e.id, e.tool_name, e.tool_input, e.tool_response])).toEqual(hooked.map((p) => [p.tool_use_id, p.tool_name, p.tool_input, p.tool_response]));
+    expect(tools.map((e) => [e.id, e.tool_name, e.tool_input, e.tool_response])).toEqual(
+      hooked.map((p) => [p.tool_use_id, p.tool_name, p.tool_input, p.tool_response]),
+    );
     expect(tools.map((e) => e.kind)).toEqual(['post_tool_use', 'post_tool_use', 'post_tool_use', 'post_tool_use_failure']);
     expect(tools[3]).toMatchObject({ exit_code: 1, platform: 'codex', source: 'transcript' });
-    expect(store.sessions.get(CODEX_ID)).toMatchObject({ platform: 'codex', cwd: '/tmp/hr-codex3/proj', prompt: 'Create out.txt, read it, edit it, then cat a missing file.' });
-    expect(queued().at(-1)).toMatchObject({ kind: 'stop', last_assistant_message: 'All steps done: out.txt now says hello world; does-not-exist.txt is missing.' });
+    expect(store.sessions.get(CODEX_ID)).toMatchObject({
+      platform: 'codex',
+      cwd: '/tmp/hr-codex3/proj',
+      prompt: 'Create out.txt, read it, edit it, then cat a missing file.',
+    });
+    expect(queued().at(-1)).toMatchObject({
+      kind: 'stop',
+      last_assistant_message: 'All steps done: out.txt now says hello world; does-not-exist.txt is missing.',
+    });
   });
 
   it('queues only the Codex calls the hooks missed', async () => {
@@ -77,7 +96,11 @@ describe('mining Gemini CLI and Codex transcripts', () => {
     }
     const report = await miner().mineFile(target(rollout, CODEX_ID, 'codex'));
     expect(report).toMatchObject({ eventsQueued: 1, eventsDuplicate: 3 });
-    expect(queued().filter((e) => e.source === 'transcript' && e.kind !== 'stop').map((e) => e.id)).toEqual([posts[1]!.payload.tool_use_id]);
+    expect(
+      queued()
+        .filter((e) => e.source === 'transcript' && e.kind !== 'stop')
+        .map((e) => e.id),
+    ).toEqual([posts[1]!.payload.tool_use_id]);
     // Unchanged since: one stat, nothing read.
     expect((await miner().mineFile(target(rollout, CODEX_ID, 'codex'))).outcome).toBe('unchanged');
   });
@@ -97,12 +120,20 @@ describe('mining Gemini CLI and Codex transcripts', () => {
 
   it('recognises a Gemini call its AfterTool hook delivered, by the id the hook derived from the chat file then', async () => {
     const failing = geminiSession[5]!;
-    const result = geminiCliAdapter.toEvent('AfterTool', { ...failing.payload, transcript_path: hostTranscript('gemini-cli', 'chat-at-06-AfterTool.jsonl') }, adapterDepsFor('gemini-cli'));
+    const result = geminiCliAdapter.toEvent(
+      'AfterTool',
+      { ...failing.payload, transcript_path: hostTranscript('gemini-cli', 'chat-at-06-AfterTool.jsonl') },
+      adapterDepsFor('gemini-cli'),
+    );
     if (!result.ok || !result.event) throw new Error('no event');
     deliver(result.event);
     const report = await miner().mineFile(target(hostTranscript('gemini-cli', 'chat.jsonl'), GEMINI_ID, 'gemini-cli'));
     expect(report).toMatchObject({ eventsQueued: 4, eventsDuplicate: 1 });
-    expect(queued().filter((e) => e.source === 'transcript' && e.kind !== 'stop').map((e) => e.tool_input.command ?? e.tool_input.file_path)).not.toContain('cat does-not-exist.txt');
+    expect(
+      queued()
+        .filter((e) => e.source === 'transcript' && e.kind !== 'stop')
+        .map((e) => e.tool_input.command ?? e.tool_input.file_path),
+    ).not.toContain('cat does-not-exist.txt');
   });
 
   it('finds the hosts’ transcripts in their folders, with their session ids', async () => {
@@ -120,6 +151,8 @@ describe('mining Gemini CLI and Codex transcripts', () => {
     const report = await miner().pass([...g.targets, ...c.targets]);
     expect(report).toMatchObject({ files: 2, eventsQueued: 9 });
     expect(store.sessions.get(GEMINI_ID)?.cwd).toBe('/tmp/hr-gem3/proj');
-    expect((await discoverHostTranscripts('codex', path.join(temp.dir, 'nope'))).problems).toEqual([{ path: path.join(temp.dir, 'nope'), error: 'no such directory' }]);
+    expect((await discoverHostTranscripts('codex', path.join(temp.dir, 'nope'))).problems).toEqual([
+      { path: path.join(temp.dir, 'nope'), error: 'no such directory' },
+    ]);
   });
 });

@@ -65,19 +65,33 @@ describe('mining Claude Code transcripts', () => {
   }
   const fileOf = (t: TranscriptBuilder) => path.join(temp.dir, `${t.sessionId}.jsonl`);
   const queued = (sessionId: string) =>
-    (store.db.prepare('SELECT kind, tool_use_id, payload FROM queue WHERE session_id = ? ORDER BY id').all(sessionId) as Array<{ kind: string; tool_use_id: string | null; payload: string }>).map((r) => ({
+    (
+      store.db.prepare('SELECT kind, tool_use_id, payload FROM queue WHERE session_id = ? ORDER BY id').all(sessionId) as Array<{
+        kind: string;
+        tool_use_id: string | null;
+        payload: string;
+      }>
+    ).map((r) => ({
       kind: r.kind,
       toolUseId: r.tool_use_id,
       payload: JSON.parse(r.payload) as Record<string, any>,
     }));
-  const observed = (sessionId: string) => queued(sessionId).filter((q) => q.kind === 'observation').map((q) => q.toolUseId);
-  const keys = (sessionId: string) => (store.db.prepare('SELECT key FROM mined_transcript_keys WHERE session_id = ? ORDER BY key').all(sessionId) as Array<{ key: string }>).map((r) => r.key);
+  const observed = (sessionId: string) =>
+    queued(sessionId)
+      .filter((q) => q.kind === 'observation')
+      .map((q) => q.toolUseId);
+  const keys = (sessionId: string) =>
+    (store.db.prepare('SELECT key FROM mined_transcript_keys WHERE session_id = ? ORDER BY key').all(sessionId) as Array<{ key: string }>).map((r) => r.key);
 
   it('mines both segments of a compacted transcript, then only the third when the file grows', async () => {
     const t = new TranscriptBuilder();
     t.snapshot();
     t.prompt('fix the login redirect');
-    const a = t.call('Read', { file_path: '/work/app/src/login.ts' }, { type: 'text', file: { filePath: '/work/app/src/login.ts', content: 'export {}', numLines: 1, startLine: 1, totalLines: 1 } });
+    const a = t.call(
+      'Read',
+      { file_path: '/work/app/src/login.ts' },
+      { type: 'text', file: { filePath: '/work/app/src/login.ts', content: 'export {}', numLines: 1, startLine: 1, totalLines: 1 } },
+    );
     t.text('The redirect happens before the cookie is set.');
     t.compact();
     const b = t.call('Bash', { command: 'npm test' });

@@ -40,7 +40,12 @@ describe.skipIf(!present)('mining real Claude Code transcripts', () => {
   const hook = (name: string) => JSON.parse(fs.readFileSync(path.join(FIXTURES, 'hooks', name), 'utf8')) as Record<string, any>;
   const payloads = () =>
     new Map(
-      (store.db.prepare("SELECT tool_use_id, payload FROM queue WHERE kind = 'observation' ORDER BY id").all() as Array<{ tool_use_id: string; payload: string }>).map((r) => [r.tool_use_id, JSON.parse(r.payload)]),
+      (
+        store.db.prepare("SELECT tool_use_id, payload FROM queue WHERE kind = 'observation' ORDER BY id").all() as Array<{
+          tool_use_id: string;
+          payload: string;
+        }>
+      ).map((r) => [r.tool_use_id, JSON.parse(r.payload)]),
     );
 
   it('queues every tool call with the tool_response its PostToolUse hook received', async () => {
@@ -51,7 +56,13 @@ describe.skipIf(!present)('mining real Claude Code transcripts', () => {
     const mined = payloads();
     for (const name of ['post-tool-use-bash.json', 'post-tool-use-read.json', 'post-tool-use-edit.json']) {
       const h = hook(name);
-      expect(mined.get(h.tool_use_id)).toMatchObject({ tool_name: h.tool_name, tool_input: h.tool_input, tool_response: h.tool_response, cwd: h.cwd, source: 'transcript' });
+      expect(mined.get(h.tool_use_id)).toMatchObject({
+        tool_name: h.tool_name,
+        tool_input: h.tool_input,
+        tool_response: h.tool_response,
+        cwd: h.cwd,
+        source: 'transcript',
+      });
     }
     const failure = hook('post-tool-use-failure-bash.json');
     expect(mined.get(failure.tool_use_id)).toMatchObject({ kind: 'post_tool_use_failure', tool_name: 'Bash', tool_input: failure.tool_input });

@@ -35,7 +35,15 @@ describe('catch-up after a session ends', () => {
     t.text('Released.');
     const transcript = path.join(temp.dir, `${t.sessionId}.jsonl`);
     t.writeTo(transcript);
-    await h.post('/api/sessions/observations', { session_id: t.sessionId, tool_use_id: delivered, tool_name: 'Read', tool_input: { file_path: '/work/app/CHANGELOG.md' }, tool_response: {}, cwd: '/work/app', transcript_path: transcript });
+    await h.post('/api/sessions/observations', {
+      session_id: t.sessionId,
+      tool_use_id: delivered,
+      tool_name: 'Read',
+      tool_input: { file_path: '/work/app/CHANGELOG.md' },
+      tool_response: {},
+      cwd: '/work/app',
+      transcript_path: transcript,
+    });
     await h.drained();
     expect(fake.requests).toHaveLength(1);
 

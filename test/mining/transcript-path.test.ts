@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { defaultProjectsDir, legacyKey, parseMinedKey, segmentKey, sessionIdOfListedFile, sessionIdOfNamedFile, transcriptPathFor } from '../../src/mining/index.js';
+import {
+  defaultProjectsDir,
+  legacyKey,
+  parseMinedKey,
+  segmentKey,
+  sessionIdOfListedFile,
+  sessionIdOfNamedFile,
+  transcriptPathFor,
+} from '../../src/mining/index.js';
 
 const ID = '3f2a9c1e-7b4d-4e8a-9c2b-1d5e6f7a8b9c';
 
 describe('where transcripts are and what they are called', () => {
   it('prefers the transcript_path the hooks reported over a guess from the cwd', () => {
-    expect(transcriptPathFor({ sessionId: ID, transcriptPath: `/custom/config/projects/x/${ID}.jsonl`, cwd: '/work/app', projectsDir: '/home/u/.claude/projects' })).toBe(`/custom/config/projects/x/${ID}.jsonl`);
-    expect(transcriptPathFor({ sessionId: ID, cwd: '/work/my_app.v2', projectsDir: '/home/u/.claude/projects' })).toBe(`/home/u/.claude/projects/-work-my-app-v2/${ID}.jsonl`);
+    expect(
+      transcriptPathFor({ sessionId: ID, transcriptPath: `/custom/config/projects/x/${ID}.jsonl`, cwd: '/work/app', projectsDir: '/home/u/.claude/projects' }),
+    ).toBe(`/custom/config/projects/x/${ID}.jsonl`);
+    expect(transcriptPathFor({ sessionId: ID, cwd: '/work/my_app.v2', projectsDir: '/home/u/.claude/projects' })).toBe(
+      `/home/u/.claude/projects/-work-my-app-v2/${ID}.jsonl`,
+    );
     expect(transcriptPathFor({ sessionId: ID, cwd: `/${'a'.repeat(250)}`, projectsDir: '/p' })).toBeNull();
     expect(transcriptPathFor({ sessionId: ID, projectsDir: '/p' })).toBeNull();
   });

@@ -53,7 +53,10 @@ describe('worker --watch end to end', () => {
     });
     expect(posted.status).toBe(202);
     await h.drained();
-    fake.push({ kind: 'text', text: observationXml({ type: 'bugfix', title: 'Build script fixed', narrative: 'n' }) }, { kind: 'text', text: summaryXml({ request: 'fix the build', completed: 'done' }) });
+    fake.push(
+      { kind: 'text', text: observationXml({ type: 'bugfix', title: 'Build script fixed', narrative: 'n' }) },
+      { kind: 'text', text: summaryXml({ request: 'fix the build', completed: 'done' }) },
+    );
     t.writeTo(path.join(dir, `${t.sessionId}.jsonl`));
 
     const report = await h.worker.watcher!.runPass();
@@ -85,7 +88,14 @@ describe('worker --watch end to end', () => {
       passDone = true;
       return r;
     });
-    const hook = await h.post('/api/sessions/observations', { session_id: 'other', tool_use_id: 'x1', tool_name: 'Bash', tool_input: {}, tool_response: {}, cwd: '/w' });
+    const hook = await h.post('/api/sessions/observations', {
+      session_id: 'other',
+      tool_use_id: 'x1',
+      tool_name: 'Bash',
+      tool_input: {},
+      tool_response: {},
+      cwd: '/w',
+    });
     expect(hook.status).toBe(202);
     expect(passDone).toBe(false); // the hook was answered in the middle of the pass
     expect((await pass)?.eventsQueued).toBe(60);

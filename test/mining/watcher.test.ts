@@ -33,7 +33,10 @@ describe('transcript watcher', () => {
     scheduled = [];
     woke = [];
     watcher = null;
-    telemetry = createTelemetry({ dataDir: temp.dir, env: { MEMTRACE_TELEMETRY: '1' }, appVersion: '0.2.0', provider: 'none' }, { db: store.db, clock: { now: () => now }, log: silentLogger, stderr: { write: () => true }, sink: null });
+    telemetry = createTelemetry(
+      { dataDir: temp.dir, env: { MEMTRACE_TELEMETRY: '1' }, appVersion: '0.2.0', provider: 'none' },
+      { db: store.db, clock: { now: () => now }, log: silentLogger, stderr: { write: () => true }, sink: null },
+    );
     projects = path.join(temp.dir, 'projects');
     fs.mkdirSync(path.join(projects, '-work-app'), { recursive: true });
   });
@@ -98,7 +101,15 @@ describe('transcript watcher', () => {
     telemetry.tick(now + COUNTER_WINDOW_MS);
     const rollups = telemetry.preview(50).filter((e) => e.event === 'mining_rollup');
     expect(rollups).toHaveLength(1);
-    expect(rollups[0]!.properties).toMatchObject({ trigger: 'watch', files_mined: 2, segments_mined: 2, events_queued: 2, segments_failed: 0, backoff_skips: 0, corrupt_lines: 0 });
+    expect(rollups[0]!.properties).toMatchObject({
+      trigger: 'watch',
+      files_mined: 2,
+      segments_mined: 2,
+      events_queued: 2,
+      segments_failed: 0,
+      backoff_skips: 0,
+      corrupt_lines: 0,
+    });
     expect(rollups[0]!.properties).not.toHaveProperty('path');
 
     // Nothing changed: the pass sends nothing.

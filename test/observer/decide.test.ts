@@ -83,7 +83,9 @@ describe('decideObserverOutput', () => {
   });
 
   it('drops and counts ghosts: no title, narrative, facts or concepts', () => {
-    const d = decideObserverOutput(`${observationXml({ type: 'feature', subtitle: 'only a subtitle', filesRead: ['a.ts'] })}${observationXml({ type: 'feature', title: 'real' })}`);
+    const d = decideObserverOutput(
+      `${observationXml({ type: 'feature', subtitle: 'only a subtitle', filesRead: ['a.ts'] })}${observationXml({ type: 'feature', title: 'real' })}`,
+    );
     expect(d.observations.map((o) => o.title)).toEqual(['real']);
     expect(d.counts.ghost).toBe(1);
   });
@@ -107,7 +109,9 @@ describe('decideObserverOutput', () => {
   });
 
   it('trims concepts, cuts prefix: text at the colon, drops one equal to the type', () => {
-    const d = decideObserverOutput(observationXml({ type: 'bugfix', title: 't', concepts: ['  pattern  ', 'how-it-works: cache layer', 'BugFix', '', 'pattern'] }));
+    const d = decideObserverOutput(
+      observationXml({ type: 'bugfix', title: 't', concepts: ['  pattern  ', 'how-it-works: cache layer', 'BugFix', '', 'pattern'] }),
+    );
     expect(d.observations[0]?.concepts).toEqual(['pattern', 'how-it-works']);
   });
 

@@ -20,10 +20,11 @@ function expectSameDecision(reply: string): void {
  * value is in the test's name, which a failure prints; MEMTRACE_FUZZ_SEED=<n> replays it.
  */
 const FRESH_SEED = Number(process.env.MEMTRACE_FUZZ_SEED) || randomInt(1, 2 ** 31);
-const seeds = (fixed: number) => [
-  [`seed ${fixed}`, fixed],
-  [`seed ${FRESH_SEED} (random this run; replay with MEMTRACE_FUZZ_SEED=${FRESH_SEED})`, FRESH_SEED],
-] as const;
+const seeds = (fixed: number) =>
+  [
+    [`seed ${fixed}`, fixed],
+    [`seed ${FRESH_SEED} (random this run; replay with MEMTRACE_FUZZ_SEED=${FRESH_SEED})`, FRESH_SEED],
+  ] as const;
 
 describe('fast path vs full path: identical decisions', () => {
   it.each(seeds(21))('on generated common replies, most of which take the fast path (%s)', (_name, seed) => {
@@ -64,7 +65,7 @@ describe('fast path vs full path: identical decisions', () => {
     expect(fast).toBeGreaterThan(100);
   });
 
-  it('reads the prompt\'s own reply shape on the fast path', () => {
+  it("reads the prompt's own reply shape on the fast path", () => {
     expect(takesFastPath(VALID_REPLY.replace(' type="bugfix"', ''))).toBe(true);
     const typed = '<observation type="bugfix">\n<title>t</title>\n<facts><fact>a</fact></facts>\n</observation>';
     expect(takesFastPath(typed)).toBe(true);

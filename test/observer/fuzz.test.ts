@@ -4,7 +4,37 @@ import type { ParseDecision } from '../../src/observer/index.js';
 import { VALID_REPLY, seededRandom, summaryXml } from '../support/replies.js';
 import { countWork } from '../support/work-counter.js';
 
-const PIECES = ['<observation', '<observation type="bugfix">', '</observation>', '<summary>', '</summary>', '<skip_summary/>', '<title>', '</title>', '<facts>', '<fact>', '</fact>', '<![CDATA[', ']]>', '&amp;', '&', '<', '>', '"', "'", '=', ' ', '\n', 'text', '```', '<!DOCTYPE x [<!ENTITY a "b">]>', '&a;', '<__proto__>', '日本語', '🙂'];
+const PIECES = [
+  '<observation',
+  '<observation type="bugfix">',
+  '</observation>',
+  '<summary>',
+  '</summary>',
+  '<skip_summary/>',
+  '<title>',
+  '</title>',
+  '<facts>',
+  '<fact>',
+  '</fact>',
+  '<![CDATA[',
+  ']]>',
+  '&amp;',
+  '&',
+  '<',
+  '>',
+  '"',
+  "'",
+  '=',
+  ' ',
+  '\n',
+  'text',
+  '```',
+  '<!DOCTYPE x [<!ENTITY a "b">]>',
+  '&a;',
+  '<__proto__>',
+  '日本語',
+  '🙂',
+];
 
 /**
  * Any reply gets a decision in work proportional to its length, counted rather than timed: at most

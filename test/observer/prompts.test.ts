@@ -34,7 +34,10 @@ describe('observer prompts', () => {
   });
 
   it('asks for a summary or a skip', () => {
-    const prompt = buildSummaryPrompt({ lastAssistantMessage: 'done', recentObservations: [{ type: 'bugfix', title: 'Fixed login' }] }, { project: 'p', userPrompt: null });
+    const prompt = buildSummaryPrompt(
+      { lastAssistantMessage: 'done', recentObservations: [{ type: 'bugfix', title: 'Fixed login' }] },
+      { project: 'p', userPrompt: null },
+    );
     expect(prompt.system).toContain('<skip_summary');
     expect(prompt.messages[0]!.content).toContain('[bugfix] Fixed login');
   });

@@ -19,7 +19,9 @@ describe('auth pause', () => {
 
   it('holds every message of every session until the probe, then sends one call', async () => {
     fake = await startFakeLlm('anthropic', { kind: 'status', status: 401, errorType: 'authentication_error' });
-    h = await startHarness(createAnthropicProvider({ apiKey: 'bad', baseUrl: fake.url }), { loop: { concurrency: 2, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 60_000, capMs: 60_000 } } });
+    h = await startHarness(createAnthropicProvider({ apiKey: 'bad', baseUrl: fake.url }), {
+      loop: { concurrency: 2, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 60_000, capMs: 60_000 } },
+    });
     for (let i = 1; i <= 5; i += 1) await h.post('/api/sessions/observations', toolEvent(i % 2 === 0 ? 'paused' : 'other', i));
     await waitFor(async () => JSON.parse((await h.get('/health')).text).degraded.some((d: { reason: string }) => d.reason === 'auth'));
     await new Promise((r) => setTimeout(r, 200));

@@ -44,7 +44,10 @@ describe('a web page cannot write or read memory', () => {
   });
 
   it('grants no CORS preflight', async () => {
-    const res = await send({ origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' }, 'OPTIONS');
+    const res = await send(
+      { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      'OPTIONS',
+    );
     expect(res.status).toBe(403);
     expect(Object.keys(res.headers).filter((k) => k.startsWith('access-control'))).toEqual([]);
   });
@@ -60,10 +63,12 @@ describe('a web page cannot write or read memory', () => {
   // On CI the browser must be there (.ci/run installs it); locally a missing browser skips.
   const withBrowser = fs.existsSync(CHROMIUM) || process.env.CI ? it : it.skip;
 
-  withBrowser('stores nothing when a real page in Chromium posts to it (fetch no-cors, sendBeacon, a form)', async () => {
-    const target = `${h.worker.url}/api/sessions/observations`;
-    const event = JSON.stringify(toolEvent('web', 7, { tool_response: planted }));
-    const attack = `<!doctype html><html><body>
+  withBrowser(
+    'stores nothing when a real page in Chromium posts to it (fetch no-cors, sendBeacon, a form)',
+    async () => {
+      const target = `${h.worker.url}/api/sessions/observations`;
+      const event = JSON.stringify(toolEvent('web', 7, { tool_response: planted }));
+      const attack = `<!doctype html><html><body>
       <form id="f" method="POST" action="${target}" enctype="text/plain" target="sink"><input name='${event.slice(0, -1)},"x":"' value='"}'></form>
       <iframe name="sink"></iframe>
       <script>
@@ -73,32 +78,49 @@ describe('a web page cannot write or read memory', () => {
         ]).then((r) => r.map((x) => x.status));
         document.getElementById('f').submit();
       </script></body></html>`;
-    const site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(attack));
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    const refused: number[] = [];
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-    try {
-      const page = await browser.newPage();
-      page.on('response', (r) => {
-        if (r.url().startsWith(target)) refused.push(r.status());
+      const site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(attack));
+      await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+      const refused: number[] = [];
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
-      const answered = page.waitForResponse((r) => r.url().startsWith(target) && r.request().method() === 'POST');
-      await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
-      await page.evaluate('window.attempts');
-      await answered;
-    } finally {
-      await browser.close();
-      await new Promise<void>((resolve) => site.close(() => resolve()));
-    }
-    expect(refused.length).toBeGreaterThan(0);
-    expect(refused.every((status) => status === 403)).toBe(true);
-    expect(h.worker.store.queue.depth()).toBe(0);
-    expect(h.worker.store.sessions.get('web')).toBeNull();
-  }, 60_000);
+      try {
+        const page = await browser.newPage();
+        page.on('response', (r) => {
+          if (r.url().startsWith(target)) refused.push(r.status());
+        });
+        const answered = page.waitForResponse((r) => r.url().startsWith(target) && r.request().method() === 'POST');
+        await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+        await page.evaluate('window.attempts');
+        await answered;
+      } finally {
+        await browser.close();
+        await new Promise<void>((resolve) => site.close(() => resolve()));
+      }
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.every((status) => status === 403)).toBe(true);
+      expect(h.worker.store.queue.depth()).toBe(0);
+      expect(h.worker.store.sessions.get('web')).toBeNull();
+    },
+    60_000,
+  );
 
   it('still serves hooks and curl, which send no Origin, and never injects what pages tried to plant', async () => {
     const hookEvent = JSON.stringify(toolEvent('hook', 2, { tool_response: 'ordinary tool output' }));
-    const res = await rawRequest(`${h.worker.url}/api/sessions/observations`, { method: 'POST', headers: { host, 'content-type': 'application/json', authorization: `Bearer ${h.token}`, 'sec-fetch-site': 'none' }, body: hookEvent });
+    const res = await rawRequest(`${h.worker.url}/api/sessions/observations`, {
+      method: 'POST',
+      headers: { host, 'content-type': 'application/json', authorization: `Bearer ${h.token}`, 'sec-fetch-site': 'none' },
+      body: hookEvent,
+    });
     expect(res.status).toBe(202);
     await h.drained();
     const context = await h.get(`/api/context/inject?project=${encodeURIComponent('/work/app')}&budget_tokens=2000`);

@@ -38,7 +38,10 @@ describe('failures at start say what is wrong in one line', () => {
     // A directory where the file should be fails to read for root and users alike.
     fs.mkdirSync(path.join(temp.dir, 'telemetry.json'));
     child = await startChildWorker({ MEMTRACE_DATA_DIR: temp.dir, MEMTRACE_PROVIDER: 'none' });
-    const line = child.output().split('\n').find((l) => l.includes('telemetry is off'));
+    const line = child
+      .output()
+      .split('\n')
+      .find((l) => l.includes('telemetry is off'));
     expect(line).toBeDefined();
     expect(line).toContain(path.join(temp.dir, 'telemetry.json'));
     expect(line).toMatch(/cannot be read \(EISDIR\)/);

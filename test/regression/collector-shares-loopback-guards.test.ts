@@ -21,10 +21,21 @@ describe('the local collector behind the shared loopback guards', () => {
     temp = makeTempDir();
     collector = await startCollector({ dbFile: path.join(temp.dir, 'collector.db'), port: 0 });
     const host = `127.0.0.1:${collector.port}`;
-    const body = JSON.stringify({ api_key: 'k', batch: [{ event: 'observer_turn_rollup', distinct_id: 'x', uuid: '11111111-1111-4111-8111-111111111111', properties: { count: 1 } }] });
-    const fromPage = await rawRequest(`${collector.url}/batch/`, { method: 'POST', headers: { host, 'content-type': 'text/plain', origin: 'https://evil.example' }, body });
+    const body = JSON.stringify({
+      api_key: 'k',
+      batch: [{ event: 'observer_turn_rollup', distinct_id: 'x', uuid: '11111111-1111-4111-8111-111111111111', properties: { count: 1 } }],
+    });
+    const fromPage = await rawRequest(`${collector.url}/batch/`, {
+      method: 'POST',
+      headers: { host, 'content-type': 'text/plain', origin: 'https://evil.example' },
+      body,
+    });
     expect(fromPage.status).toBe(403);
-    const rebound = await rawRequest(`${collector.url}/batch/`, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' }, body });
+    const rebound = await rawRequest(`${collector.url}/batch/`, {
+      method: 'POST',
+      headers: { host: 'evil.example', 'content-type': 'application/json' },
+      body,
+    });
     expect(rebound.status).toBe(421);
     expect(collector.store.count()).toBe(0);
     const typed = await rawRequest(`${collector.url}/dashboard`, { headers: { host, 'sec-fetch-site': 'none' } });

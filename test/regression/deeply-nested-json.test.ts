@@ -15,7 +15,11 @@ describe('deeply nested JSON', () => {
 
   it('is refused at parse time with 400 naming the field', async () => {
     const body = `{"session_id":"s","tool_name":"Read","tool_input":{},"tool_response":${nested(5_000)}}`;
-    const res = await fetch(`${h.worker.url}/api/sessions/observations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${h.token}` }, body });
+    const res = await fetch(`${h.worker.url}/api/sessions/observations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${h.token}` },
+      body,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'too_deep', field: 'tool_response' });
     expect(h.worker.store.queue.depth()).toBe(0);

@@ -84,6 +84,6 @@ describe.skipIf(!mounted)('a full disk (real tmpfs)', () => {
     accepted += 1;
     await h.drained(20_000);
     expect(h.worker.store.observations.count()).toBe(accepted);
-    expect(h.worker.store.db.prepare("SELECT count(*) AS n FROM queue").get()).toEqual({ n: 0 });
+    expect(h.worker.store.db.prepare('SELECT count(*) AS n FROM queue').get()).toEqual({ n: 0 });
   });
 });

@@ -85,7 +85,15 @@ describe(`every command on a fresh data dir under umask ${UMASK}`, () => {
   it('hook, with no worker to take the event, spools it privately', async () => {
     const dataDir = freshDataDir();
     const env = { ...baseEnv(dataDir), MEMTRACE_PORT: String(await freePort()) };
-    const event = { session_id: 's', hook_event_name: 'PostToolUse', tool_use_id: 'toolu_1', tool_name: 'Read', tool_input: { file_path: 'a.ts' }, tool_response: { content: 'x' }, cwd: temp.dir };
+    const event = {
+      session_id: 's',
+      hook_event_name: 'PostToolUse',
+      tool_use_id: 'toolu_1',
+      tool_name: 'Read',
+      tool_input: { file_path: 'a.ts' },
+      tool_response: { content: 'x' },
+      cwd: temp.dir,
+    };
     const result = await run(['hook', 'post-tool-use'], env, JSON.stringify(event));
     expect(result.code, result.output).toBe(0);
     expect(fs.readdirSync(path.join(dataDir, 'spool')).length).toBeGreaterThan(0);
@@ -106,7 +114,11 @@ describe(`every command on a fresh data dir under umask ${UMASK}`, () => {
   it('worker, then repair apply with its backup', async () => {
     const dataDir = freshDataDir();
     const child = await startChildWorker(baseEnv(dataDir), { umask: UMASK });
-    const res = await fetch(`${child.url}/api/sessions/observations`, { method: 'POST', headers: { 'content-type': 'application/json', ...child.auth }, body: JSON.stringify(toolEvent('s', 1)) });
+    const res = await fetch(`${child.url}/api/sessions/observations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...child.auth },
+      body: JSON.stringify(toolEvent('s', 1)),
+    });
     expect(res.status).toBe(202);
     await child.stop();
     expect(notPrivate(path.dirname(dataDir))).toEqual([]);
@@ -118,10 +130,13 @@ describe(`every command on a fresh data dir under umask ${UMASK}`, () => {
       const content = `[discovery] Finding 0 about the retry path\n[Truncated from 700 tokens]`;
       const leaf = Number(
         store.db
-          .prepare("INSERT INTO memory_summaries (project, kind, depth, level, content, token_count, source_token_count, first_observation_id, last_observation_id, observation_count, earliest_at, latest_at, created_at, updated_at) VALUES ('app', 'leaf', 0, 'fallback', ?, ?, 0, ?, ?, ?, 0, 0, 0, 0)")
+          .prepare(
+            "INSERT INTO memory_summaries (project, kind, depth, level, content, token_count, source_token_count, first_observation_id, last_observation_id, observation_count, earliest_at, latest_at, created_at, updated_at) VALUES ('app', 'leaf', 0, 'fallback', ?, ?, 0, ?, ?, ?, 0, 0, 0, 0)",
+          )
           .run(content, estimateTokens(content), ids[0], ids.at(-1), ids.length).lastInsertRowid,
       );
-      for (const [ordinal, id] of ids.entries()) store.db.prepare('INSERT INTO summary_sources (summary_id, ordinal, observation_id) VALUES (?, ?, ?)').run(leaf, ordinal, id);
+      for (const [ordinal, id] of ids.entries())
+        store.db.prepare('INSERT INTO summary_sources (summary_id, ordinal, observation_id) VALUES (?, ?, ?)').run(leaf, ordinal, id);
     } finally {
       store.close();
     }

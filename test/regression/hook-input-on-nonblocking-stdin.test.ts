@@ -19,7 +19,10 @@ const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401,"t
 /** Runs the bin as a host does, writing stdin in pieces with pauses so the hook finds the pipe empty mid-payload. */
 function runHookSlowly(args: string[], input: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MEMTRACE_BIN, 'hook', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [MEMTRACE_BIN, 'hook', ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.once('error', reject);
@@ -49,7 +52,12 @@ describe('a large hook payload on a non-blocking stdin', () => {
     temp = makeTempDir();
     h = await startHarness(refusing());
     const output = Array.from({ length: 200_000 }, (_, i) => String(i + 1)).join('\n');
-    const payload = { ...hostPayload('gemini-cli', 'captured', '08-AfterTool'), transcript_path: '/nonexistent.jsonl', tool_input: { command: 'seq 1 200000' }, tool_response: { llmContent: `Output: ${output}\nExit Code: 0`, returnDisplay: output } };
+    const payload = {
+      ...hostPayload('gemini-cli', 'captured', '08-AfterTool'),
+      transcript_path: '/nonexistent.jsonl',
+      tool_input: { command: 'seq 1 200000' },
+      tool_response: { llmContent: `Output: ${output}\nExit Code: 0`, returnDisplay: output },
+    };
     const input = JSON.stringify(payload);
     expect(input.length).toBeGreaterThan(2_500_000);
     const env = { MEMTRACE_PORT: String(h.worker.port), MEMTRACE_DATA_DIR: h.dataDir, HOME: temp.dir, MEMTRACE_HOOK_TIMEOUT_MS: '20000' };

@@ -35,7 +35,7 @@ describe('hung provider calls', () => {
     await waitFor(() => h.worker.store.observations.recentForProject('/w/c', 5).length === 1, 25_000);
     // The abandoned messages are pending again (with backoff), not lost and not confirmed by the late replies.
     await waitFor(async () => JSON.parse((await h.get('/health')).text).in_flight === 0, 25_000);
-    const rows = h.worker.store.db.prepare("SELECT session_id, status, attempts FROM queue ORDER BY id").all();
+    const rows = h.worker.store.db.prepare('SELECT session_id, status, attempts FROM queue ORDER BY id').all();
     expect(rows).toEqual([
       { session_id: 'a', status: 'pending', attempts: 1 },
       { session_id: 'b', status: 'pending', attempts: 1 },

@@ -50,13 +50,37 @@ describe('a session whose tool hooks were killed and that never sent SessionEnd'
     const env = { MEMTRACE_DATA_DIR: h.dataDir, HOME: temp.dir, MEMTRACE_HOOK_TIMEOUT_MS: '60000' };
     const base = { session_id: t.sessionId, transcript_path: transcript, cwd: '/work/app' };
     // Only the foreground SessionStart and one tool hook got through.
-    await runHookProcess(hookCommand('forwarder', 'claude-code', 'session-start'), Buffer.from(JSON.stringify({ ...base, hook_event_name: 'SessionStart', source: 'startup' })), { env });
-    await runHookProcess(hookCommand('forwarder', 'claude-code', 'post-tool-use'), Buffer.from(JSON.stringify({ ...base, hook_event_name: 'PostToolUse', tool_use_id: delivered, tool_name: 'Read', tool_input: { file_path: '/work/app/src/parse.ts' }, tool_response: {} })), { env });
+    await runHookProcess(
+      hookCommand('forwarder', 'claude-code', 'session-start'),
+      Buffer.from(JSON.stringify({ ...base, hook_event_name: 'SessionStart', source: 'startup' })),
+      { env },
+    );
+    await runHookProcess(
+      hookCommand('forwarder', 'claude-code', 'post-tool-use'),
+      Buffer.from(
+        JSON.stringify({
+          ...base,
+          hook_event_name: 'PostToolUse',
+          tool_use_id: delivered,
+          tool_name: 'Read',
+          tool_input: { file_path: '/work/app/src/parse.ts' },
+          tool_response: {},
+        }),
+      ),
+      { env },
+    );
 
-    const seen = () => (h.worker.store.db.prepare('SELECT tool_use_id FROM queue_seen WHERE session_id = ? ORDER BY tool_use_id').all(t.sessionId) as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
+    const seen = () =>
+      (
+        h.worker.store.db.prepare('SELECT tool_use_id FROM queue_seen WHERE session_id = ? ORDER BY tool_use_id').all(t.sessionId) as Array<{
+          tool_use_id: string;
+        }>
+      ).map((r) => r.tool_use_id);
     await waitFor(() => lost.every((id) => seen().includes(id)), 20_000);
     expect(seen()).toEqual([delivered, ...lost].sort());
-    const queuedTools = h.worker.store.db.prepare("SELECT count(*) AS n FROM queue WHERE session_id = ? AND kind = 'observation'").get(t.sessionId) as { n: number };
+    const queuedTools = h.worker.store.db.prepare("SELECT count(*) AS n FROM queue WHERE session_id = ? AND kind = 'observation'").get(t.sessionId) as {
+      n: number;
+    };
     expect(queuedTools.n).toBe(3);
     expect(h.worker.store.sessions.get(t.sessionId)?.status).toBe('active');
     expect(fs.existsSync(transcript)).toBe(true);

@@ -37,7 +37,12 @@ function postThenRead(port: number, route: string, body: Buffer, headers: Record
     });
     socket.on('error', (error: NodeJS.ErrnoException) => settle(error.code ?? error.message));
     socket.on('close', () => settle(`closed without an answer`));
-    const head = Object.entries({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', ...headers, ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }) })
+    const head = Object.entries({
+      host: `127.0.0.1:${port}`,
+      'content-type': 'application/json',
+      ...headers,
+      ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }),
+    })
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('');
     socket.write(`POST ${route} HTTP/1.1\r\n${head}\r\n`);

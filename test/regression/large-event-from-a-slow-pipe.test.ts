@@ -18,7 +18,9 @@ const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401,"t
 const MB = 1024 * 1024;
 
 function bigEvent(toolUseId: string, bytes: number): Buffer {
-  return Buffer.from(JSON.stringify({ ...fixture, tool_use_id: toolUseId, tool_response: { stdout: `BEGIN${'x'.repeat(bytes)}END`, stderr: '', interrupted: false } }));
+  return Buffer.from(
+    JSON.stringify({ ...fixture, tool_use_id: toolUseId, tool_response: { stdout: `BEGIN${'x'.repeat(bytes)}END`, stderr: '', interrupted: false } }),
+  );
 }
 
 describe('a large tool event written slowly into the hook', () => {

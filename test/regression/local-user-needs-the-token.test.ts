@@ -48,7 +48,18 @@ describe('another local user', () => {
     await h.post('/api/sessions/observations', toolEvent('secret-session-id', 1, { cwd: '/home/someone/private-repo' }));
     const res = await rawRequest(`${h.worker.url}/health`, { headers: { host: `127.0.0.1:${h.worker.port}` } });
     expect(res.status).toBe(200);
-    expect(Object.keys(JSON.parse(res.body)).sort()).toEqual(['degraded', 'hooks', 'in_flight', 'in_flight_age_ms', 'observing', 'provider', 'queue_depth', 'status', 'store', 'version']);
+    expect(Object.keys(JSON.parse(res.body)).sort()).toEqual([
+      'degraded',
+      'hooks',
+      'in_flight',
+      'in_flight_age_ms',
+      'observing',
+      'provider',
+      'queue_depth',
+      'status',
+      'store',
+      'version',
+    ]);
     for (const secret of [h.token, h.dataDir, 'secret-session-id', 'private-repo']) expect(res.body).not.toContain(secret);
   });
 
@@ -56,7 +67,11 @@ describe('another local user', () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     child = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '1' }, { umask: '000' });
-    const res = await fetch(`${child.url}/api/sessions/observations`, { method: 'POST', headers: { 'content-type': 'application/json', ...child.auth }, body: JSON.stringify(toolEvent('s', 1)) });
+    const res = await fetch(`${child.url}/api/sessions/observations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...child.auth },
+      body: JSON.stringify(toolEvent('s', 1)),
+    });
     expect(res.status).toBe(202);
     expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
     const files = ['memtrace.db', 'memtrace.db-wal', 'memtrace.db-shm', 'auth-token', 'telemetry.json', 'worker.lock', 'worker.json', 'logs/worker.log'];

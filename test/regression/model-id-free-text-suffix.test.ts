@@ -20,7 +20,13 @@ describe('model ids with free text', () => {
     await otlp?.close();
   });
 
-  it.each(['claude-acme-secret', 'gpt-4o-canarycorp-private-finetune', 'gemini-2.5-flash-mycompany', 'ft:gpt-4o-mini:acme:support:abc123', 'llama-3.1-70b-instruct-internal'])('maps %s to other in every exporter', (raw) => {
+  it.each([
+    'claude-acme-secret',
+    'gpt-4o-canarycorp-private-finetune',
+    'gemini-2.5-flash-mycompany',
+    'ft:gpt-4o-mini:acme:support:abc123',
+    'llama-3.1-70b-instruct-internal',
+  ])('maps %s to other in every exporter', (raw) => {
     expect(normalizeModelId(raw)).toBe('other');
     expect(scrubProperties('observer_turn_rollup', { top_model: raw })?.properties).not.toHaveProperty('top_model');
   });

@@ -26,7 +26,10 @@ describe('the worker without a provider', () => {
     const selected = createProviderFromEnv({});
     if (!('provider' in selected)) throw new Error(selected.error);
     let calls = 0;
-    const none: ObserverProvider = { name: selected.provider.name, model: selected.provider.model, complete: (r) => {
+    const none: ObserverProvider = {
+      name: selected.provider.name,
+      model: selected.provider.model,
+      complete: (r) => {
         calls += 1;
         return selected.provider.complete(r);
       },
@@ -45,7 +48,11 @@ describe('the worker without a provider', () => {
     expect(health.note).toMatch(/^no observer provider \(none\): events are stored, not observed/);
     expect(calls).toBe(0);
     expect(h.log.records.filter((r) => r.level === 'warn' || r.level === 'error')).toEqual([]);
-    const rows = h.worker.store.db.prepare('SELECT status, attempts, not_before FROM queue').all() as Array<{ status: string; attempts: number; not_before: number }>;
+    const rows = h.worker.store.db.prepare('SELECT status, attempts, not_before FROM queue').all() as Array<{
+      status: string;
+      attempts: number;
+      not_before: number;
+    }>;
     expect(rows.map((r) => [r.status, r.attempts, r.not_before])).toEqual(Array(3).fill(['pending', 0, 0]));
     await h.stop();
     h = undefined;

@@ -49,7 +49,9 @@ describe('memtrace repair apply writes only summaries', () => {
   const summaries = () => {
     const db = new Database(file, { readonly: true });
     try {
-      return new Map((db.prepare('SELECT summary_id, content FROM summaries').all() as Array<{ summary_id: string; content: string }>).map((r) => [r.summary_id, r.content]));
+      return new Map(
+        (db.prepare('SELECT summary_id, content FROM summaries').all() as Array<{ summary_id: string; content: string }>).map((r) => [r.summary_id, r.content]),
+      );
     } finally {
       db.close();
     }
@@ -60,7 +62,10 @@ describe('memtrace repair apply writes only summaries', () => {
     ['no provider', {}, /no provider is configured/],
   ])('refuses %s up front, in one line, and leaves the file byte-identical', async (_name, providerEnv, message) => {
     const replayFile = path.join(temp.dir, 'observer-replies.jsonl');
-    fs.writeFileSync(replayFile, [observationXml({ type: 'bugfix', title: 'Canned' }), summaryXml({ request: 'r', completed: 'c' })].map((text) => JSON.stringify({ text })).join('\n'));
+    fs.writeFileSync(
+      replayFile,
+      [observationXml({ type: 'bugfix', title: 'Canned' }), summaryXml({ request: 'r', completed: 'c' })].map((text) => JSON.stringify({ text })).join('\n'),
+    );
     const before = fingerprint();
     const result = await run({ ...providerEnv, MEMTRACE_REPLAY_FILE: replayFile }, 'repair', 'apply', '--lcm', file);
     expect(result.code).toBe(1);
@@ -76,7 +81,12 @@ describe('memtrace repair apply writes only summaries', () => {
     store.close();
     const replayFile = path.join(temp.dir, 'observer-replies.jsonl');
     fs.writeFileSync(replayFile, JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'Canned' }) }));
-    const snapshot = () => ({ db: createHash('sha256').update(fs.readFileSync(path.join(dataDir, 'memtrace.db'))).digest('hex'), files: fs.readdirSync(dataDir).sort() });
+    const snapshot = () => ({
+      db: createHash('sha256')
+        .update(fs.readFileSync(path.join(dataDir, 'memtrace.db')))
+        .digest('hex'),
+      files: fs.readdirSync(dataDir).sort(),
+    });
     const before = snapshot();
     const result = await run({ MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile }, 'repair', 'apply');
     expect(result.code).toBe(1);
@@ -87,7 +97,12 @@ describe('memtrace repair apply writes only summaries', () => {
   it.each([
     ['observer XML', 'observer_markup', (_body: unknown) => observationXml({ type: 'discovery', title: 'Not a summary', narrative: 'topic-m3 retried' })],
     ['an observer summary block', 'observer_markup', (_body: unknown) => summaryXml({ request: 'topic-m3', completed: 'retried' })],
-    ['the prompt given back', 'prompt_echo', (body: unknown) => `Summarize these ${promptOf(body).includes('earlier summaries') ? 'earlier summaries' : 'observations'} (about 9 tokens).\n<input>topic-m3</input>`],
+    [
+      'the prompt given back',
+      'prompt_echo',
+      (body: unknown) =>
+        `Summarize these ${promptOf(body).includes('earlier summaries') ? 'earlier summaries' : 'observations'} (about 9 tokens).\n<input>topic-m3</input>`,
+    ],
     ['a verbatim excerpt of its input', 'prompt_echo', (body: unknown) => promptOf(body).split('<input>\n')[1]!.slice(0, 160)],
   ])('writes nothing when the provider answers %s, and says why', async (_name, reason, answer) => {
     llm = await startFakeLlm('anthropic', { kind: 'dynamic', respond: (body) => ({ kind: 'text', text: answer(body) }) });
@@ -117,7 +132,13 @@ describe('compaction stores only summaries', () => {
   it('writes nothing when the summarizer answers observer XML, and says why', async () => {
     llm = await startFakeLlm('anthropic', { kind: 'text', text: observationXml({ type: 'discovery', title: 'Not a summary' }) });
     const store = openStore(path.join(temp.dir, 'memtrace.db'));
-    const compaction = startCompaction(SMALL_CONFIG, { db: store.db, provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }), clock: fakeClock(), timers: recordingTimers(), log: silentLogger });
+    const compaction = startCompaction(SMALL_CONFIG, {
+      db: store.db,
+      provider: createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }),
+      clock: fakeClock(),
+      timers: recordingTimers(),
+      log: silentLogger,
+    });
     try {
       seedObservations(store, 'app', 30);
       const pass = await compaction.runPass();

@@ -23,7 +23,9 @@ describe('a phone-number-shaped model id', () => {
     capture = await startCaptureServer();
     otlp = await startOtlpReceiver();
     const model = 'gpt-4-5551-2345-9876';
-    const replies = [1, 2].map((i) => JSON.stringify({ text: observationXml({ type: 'bugfix', title: `t${i}` }), model, usage: { input_tokens: 5, output_tokens: 1 } }));
+    const replies = [1, 2].map((i) =>
+      JSON.stringify({ text: observationXml({ type: 'bugfix', title: `t${i}` }), model, usage: { input_tokens: 5, output_tokens: 1 } }),
+    );
     h = await startHarness(createReplayProvider({ lines: replies, model }), {
       env: { MEMTRACE_POSTHOG_KEY: 'phc_test', MEMTRACE_POSTHOG_HOST: capture.url, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url },
     });

@@ -18,7 +18,9 @@ describe('a provider that says wait', () => {
 
   it('holds every session for the full Retry-After, and /health and telemetry status say why and until when', async () => {
     fake = await startFakeLlm('anthropic', { kind: 'status', status: 429, errorType: 'rate_limit_error', headers: { 'retry-after': '3600' } });
-    h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: fake.url }), { loop: { concurrency: 2, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 50, capMs: 100 } } });
+    h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: fake.url }), {
+      loop: { concurrency: 2, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 50, capMs: 100 } },
+    });
     const sent = Date.now();
     await h.post('/api/sessions/observations', toolEvent('first', 1));
     await waitFor(async () => JSON.parse((await h.get('/health')).text).status === 'degraded');
@@ -33,12 +35,17 @@ describe('a provider that says wait', () => {
     expect(waitMs).toBeGreaterThanOrEqual(3_599_000);
     expect(waitMs).toBeLessThanOrEqual(3_601_000 + (Date.now() - sent));
     const status = JSON.parse((await h.get('/api/telemetry/status')).text);
-    expect(status.worker).toMatchObject({ status: 'degraded', degraded: [expect.objectContaining({ reason: 'rate_limit', next_attempt_at: health.degraded[0].next_attempt_at })] });
+    expect(status.worker).toMatchObject({
+      status: 'degraded',
+      degraded: [expect.objectContaining({ reason: 'rate_limit', next_attempt_at: health.degraded[0].next_attempt_at })],
+    });
   });
 
   it('caps a Retry-After beyond an hour at one hour', async () => {
     fake = await startFakeLlm('anthropic', { kind: 'status', status: 529, errorType: 'overloaded_error', headers: { 'retry-after': String(7 * 24 * 3600) } });
-    h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: fake.url }), { loop: { concurrency: 1, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 50, capMs: 100 } } });
+    h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: fake.url }), {
+      loop: { concurrency: 1, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 50, capMs: 100 } },
+    });
     const sent = Date.now();
     await h.post('/api/sessions/observations', toolEvent('s', 1));
     await waitFor(async () => JSON.parse((await h.get('/health')).text).status === 'degraded');

@@ -17,9 +17,17 @@ describe('work queued by another process', () => {
   afterEach(() => h?.stop());
 
   it('is observed by the running worker without a restart', async () => {
-    h = await startHarness(createReplayProvider({ lines: [JSON.stringify({ text: observationXml({ type: 'discovery', title: 'From the miner' }) })] }), { tickMs: 100 });
+    h = await startHarness(createReplayProvider({ lines: [JSON.stringify({ text: observationXml({ type: 'discovery', title: 'From the miner' }) })] }), {
+      tickMs: 100,
+    });
     const other = openStore(path.join(h.dataDir, 'memtrace.db'));
-    other.queue.enqueue({ sessionId: 'mined-session', kind: 'observation', toolUseId: 'toolu_mined', payload: queuedToolUse('mined-session', { cwd: null }), nowMs: Date.now() });
+    other.queue.enqueue({
+      sessionId: 'mined-session',
+      kind: 'observation',
+      toolUseId: 'toolu_mined',
+      payload: queuedToolUse('mined-session', { cwd: null }),
+      nowMs: Date.now(),
+    });
     other.close();
     await waitFor(() => h!.worker.store.observations.count() === 1, 5_000);
     expect(h.worker.store.queue.depth()).toBe(0);

@@ -46,7 +46,8 @@ describe('an event the worker does not take is spooled, then replayed in order e
       servers.push(server);
       server.listen(path.join(dataDir, 'worker.sock'), () => resolve());
     });
-  const queued = () => (h!.worker.store.db.prepare('SELECT tool_use_id FROM queue ORDER BY id').all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
+  const queued = () =>
+    (h!.worker.store.db.prepare('SELECT tool_use_id FROM queue ORDER BY id').all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
 
   it.each<HookPath>(['forwarder', 'node'])('spools when no worker runs, and when the socket is a dead one (%s)', async (via) => {
     const { dataDir, env } = setup();
@@ -85,7 +86,8 @@ describe('an event the worker does not take is spooled, then replayed in order e
     const { dataDir, env } = setup();
     h = await startHarness(refusing(), { dataDir });
     h.worker.store.db.exec('ALTER TABLE queue RENAME TO queue_away');
-    for (const via of ['forwarder', 'node'] as const) expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(via === 'forwarder' ? 1 : 2), { env })).code).toBe(0);
+    for (const via of ['forwarder', 'node'] as const)
+      expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(via === 'forwarder' ? 1 : 2), { env })).code).toBe(0);
     expect(listSpool(dataDir)).toHaveLength(2);
     h.worker.store.db.exec('ALTER TABLE queue_away RENAME TO queue');
     await h.stop();

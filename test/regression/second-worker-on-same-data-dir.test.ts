@@ -27,7 +27,11 @@ describe('one worker per data dir', () => {
     fake = await startFakeLlm('anthropic', { kind: 'delay', ms: 30_000, reply: { kind: 'text', text: '' } });
     const env = { MEMTRACE_DATA_DIR: temp.dir, MEMTRACE_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.url, MEMTRACE_TELEMETRY: '0' };
     first = await startChildWorker(env);
-    await fetch(`${first.url}/api/sessions/observations`, { method: 'POST', headers: { 'content-type': 'application/json', ...first.auth }, body: JSON.stringify(toolEvent('s', 1)) });
+    await fetch(`${first.url}/api/sessions/observations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...first.auth },
+      body: JSON.stringify(toolEvent('s', 1)),
+    });
     await waitFor(() => fake!.requests.length === 1);
 
     const second = await runWorkerToExit(env);

@@ -30,12 +30,23 @@ describe('delivery after an outage', () => {
     const time = manualTime(T0);
     const telemetry = createTelemetry(
       { dataDir: path.join(temp.dir, mode), env: { MEMTRACE_TELEMETRY: '1' }, appVersion: '0.2.0', provider: 'replay' },
-      { db: store.db, clock: time.clock, timers: time.timers, log: silentLogger, stderr: { write: () => true }, sink: createPostHogSink({ apiKey: 'phc_test', host: capture.url }) },
+      {
+        db: store.db,
+        clock: time.clock,
+        timers: time.timers,
+        log: silentLogger,
+        stderr: { write: () => true },
+        sink: createPostHogSink({ apiKey: 'phc_test', host: capture.url }),
+      },
     );
     const outbox = createTelemetryStore(store.db);
     let n = 0;
     const produce = (count: number) => {
-      for (let i = 0; i < count; i += 1, n += 1) outbox.enqueue({ uuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, event: 'worker_stopped', properties: { uptime_s: n }, timestamp: time.now() }, time.now());
+      for (let i = 0; i < count; i += 1, n += 1)
+        outbox.enqueue(
+          { uuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, event: 'worker_stopped', properties: { uptime_s: n }, timestamp: time.now() },
+          time.now(),
+        );
     };
     capture.mode = mode;
     telemetry.start(T0);

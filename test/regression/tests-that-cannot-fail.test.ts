@@ -37,8 +37,14 @@ describe('the instruments the stricter tests stand on', () => {
         const known = new Map(data.series.flatMap((s) => s.values.map((v, i) => [`${s.name}\u0000${data.xs[i]}`, v] as const)));
         const marks = [...renderChart(result).matchAll(/data-series="([^"]*)" data-x="([^"]*)" data-value="([^"]*)"/g)];
         expect(marks.length, result.tile.id).toBeGreaterThan(0);
-        const unescapeHtml = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-        for (const [, series, x, value] of marks) expect(known.get(`${unescapeHtml(series!)}\u0000${unescapeHtml(x!)}`), `${result.tile.id} ${series} ${x}`).toBe(Number(value));
+        const unescapeHtml = (s: string) =>
+          s
+            .replace(/&quot;/g, '"')
+            .replace(/&lt;/g, '<')
+            .replace(/&gt;/g, '>')
+            .replace(/&amp;/g, '&');
+        for (const [, series, x, value] of marks)
+          expect(known.get(`${unescapeHtml(series!)}\u0000${unescapeHtml(x!)}`), `${result.tile.id} ${series} ${x}`).toBe(Number(value));
       }
     } finally {
       store.close();

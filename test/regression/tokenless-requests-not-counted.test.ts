@@ -17,9 +17,21 @@ describe('requests on the TCP port carrying hook headers', () => {
     const hookHeaders = { 'x-memtrace-hook-event': 'post_tool_use', 'x-memtrace-hook-via': 'settings', 'x-memtrace-hook-started': String(Date.now() - 50) };
     for (let i = 0; i < 5; i += 1) {
       expect((await fetch(`${h.worker.url}/health`, { headers: hookHeaders })).status).toBe(200);
-      expect((await fetch(`${h.worker.url}/api/sessions/end`, { method: 'POST', headers: { ...hookHeaders, 'content-type': 'application/json' }, body: '{"session_id":"s"}' })).status).toBe(401);
+      expect(
+        (
+          await fetch(`${h.worker.url}/api/sessions/end`, {
+            method: 'POST',
+            headers: { ...hookHeaders, 'content-type': 'application/json' },
+            body: '{"session_id":"s"}',
+          })
+        ).status,
+      ).toBe(401);
     }
-    await fetch(`${h.worker.url}/api/sessions/end`, { method: 'POST', headers: { ...hookHeaders, 'content-type': 'application/json', authorization: `Bearer ${h.token}` }, body: '{"session_id":"s"}' });
+    await fetch(`${h.worker.url}/api/sessions/end`, {
+      method: 'POST',
+      headers: { ...hookHeaders, 'content-type': 'application/json', authorization: `Bearer ${h.token}` },
+      body: '{"session_id":"s"}',
+    });
     const health = JSON.parse((await h.get('/health')).text);
     expect(health.hooks).toMatchObject({ accepted: 0, rejected: 0, failed: 0 });
     const folded = h.worker.store.db.prepare("SELECT count(*) AS n FROM telemetry_accumulators WHERE event = 'hook_rollup'").get() as { n: number };

@@ -22,7 +22,15 @@ describe('tokens saved vs naive', () => {
     const reply = ['a', 'b', 'c'].map((t) => observationXml({ type: 'bugfix', title: `obs ${t}` })).join('');
     processTurn(
       { store, log: createMemoryLogger() },
-      { message, session: { project: 'app' }, reply: { text: reply, usage: { inputTokens: 2_400, outputTokens: 600 }, costUsd: null, model: 'm' }, provider: 'replay', promptVersion: 'v', durationMs: 1, nowMs: 10 },
+      {
+        message,
+        session: { project: 'app' },
+        reply: { text: reply, usage: { inputTokens: 2_400, outputTokens: 600 }, costUsd: null, model: 'm' },
+        provider: 'replay',
+        promptVersion: 'v',
+        durationMs: 1,
+        nowMs: 10,
+      },
     );
     const result = buildContext(createContextQuery(store.db), { project: 'app', budgetTokens: 5_000, nowMs: 20 });
     expect(result.observationsInjected).toBe(3);

@@ -33,11 +33,19 @@ describe('checking 20 claimed commits against a slow git', () => {
     // meanwhile can only be answered if the worker's thread is not waiting for git.
     const heldGit = fakeGit(temp.dir, `touch '${started}'\nwhile [ ! -e '${release}' ]; do sleep 0.02; done\nexec git "$@"`);
     const reply = observationXml({ type: 'change', title: 'History', facts: hashes.map((hash, i) => `step ${i} is commit ${hash.slice(0, 12)}`) });
-    h = await startHarness(createReplayProvider({ lines: [JSON.stringify({ text: reply }), JSON.stringify({ text: '' })] }), { commitVerifier: createGitCommitVerifier({ timeoutMs: 60_000, git: heldGit }) });
+    h = await startHarness(createReplayProvider({ lines: [JSON.stringify({ text: reply }), JSON.stringify({ text: '' })] }), {
+      commitVerifier: createGitCommitVerifier({ timeoutMs: 60_000, git: heldGit }),
+    });
     await h.post('/api/sessions/observations', { session_id: 'verify', tool_use_id: 'v1', tool_name: 'Bash', tool_input: {}, tool_response: {}, cwd: repo });
     await waitFor(() => fs.existsSync(started), 20_000);
     for (let i = 0; i < 10; i += 1) {
-      const res = await h.post('/api/sessions/observations', { session_id: 'other', tool_use_id: `o${i}`, tool_name: 'Read', tool_input: {}, tool_response: {} });
+      const res = await h.post('/api/sessions/observations', {
+        session_id: 'other',
+        tool_use_id: `o${i}`,
+        tool_name: 'Read',
+        tool_input: {},
+        tool_response: {},
+      });
       expect(res.status).toBe(202);
     }
     // Every request was answered and git has not been let go: the turn is still waiting for it.

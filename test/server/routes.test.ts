@@ -15,7 +15,11 @@ describe('HTTP API with garbage input', () => {
   afterAll(() => h.stop());
 
   const post = (route: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    rawRequest(`${base}${route}`, { method: 'POST', headers: { host, 'content-type': 'application/json', authorization: `Bearer ${h.token}`, ...headers }, body });
+    rawRequest(`${base}${route}`, {
+      method: 'POST',
+      headers: { host, 'content-type': 'application/json', authorization: `Bearer ${h.token}`, ...headers },
+      body,
+    });
 
   const routes = ['/api/sessions/init', '/api/sessions/observations', '/api/sessions/summarize', '/api/sessions/end'];
 
@@ -55,7 +59,9 @@ describe('HTTP API with garbage input', () => {
 
   it.each([1.5, 2, 8])('refuses a chunked %s MiB body and stores nothing', async (mib) => {
     const before = h.worker.store.queue.depth();
-    const res = await post('/api/sessions/observations', JSON.stringify({ ...toolEvent('s', 4), tool_response: 'x'.repeat(mib * 1024 * 1024) }), { 'transfer-encoding': 'chunked' });
+    const res = await post('/api/sessions/observations', JSON.stringify({ ...toolEvent('s', 4), tool_response: 'x'.repeat(mib * 1024 * 1024) }), {
+      'transfer-encoding': 'chunked',
+    });
     expect(res.status).toBe(413);
     expect(h.worker.store.queue.depth()).toBe(before);
   });
@@ -88,7 +94,17 @@ describe('HTTP API with garbage input', () => {
   });
 
   it('never answers 5xx to a fuzzed body', async () => {
-    const bodies = ['', 'null', '"str"', '1e309', '{"session_id":null}', `{"session_id":"${'x'.repeat(300)}"}`, '{"__proto__":{"a":1},"session_id":"s"}', '\u0000\u0001', '{"session_id":"s","tool_name":"T","tool_input":{},"tool_response":null,"tool_use_id":7}'];
+    const bodies = [
+      '',
+      'null',
+      '"str"',
+      '1e309',
+      '{"session_id":null}',
+      `{"session_id":"${'x'.repeat(300)}"}`,
+      '{"__proto__":{"a":1},"session_id":"s"}',
+      '\u0000\u0001',
+      '{"session_id":"s","tool_name":"T","tool_input":{},"tool_response":null,"tool_use_id":7}',
+    ];
     for (const route of routes) for (const body of bodies) expect((await post(route, body)).status).toBeLessThan(500);
   });
 

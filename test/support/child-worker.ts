@@ -19,7 +19,10 @@ export interface ChildWorker {
 function spawnWorker(env: Record<string, string>, options: { umask?: string } = {}) {
   const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env };
   if (options.umask === undefined) return spawn(process.execPath, [BIN, 'worker', '--port', '0'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  return spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, 'worker', '--port', '0'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, 'worker', '--port', '0'], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** A worker start that is expected to fail: its exit code and what it printed. */

@@ -23,7 +23,10 @@ export function basicScript(notesPath: string): ScriptTurn[] {
     { toolCalls: [{ id: 'toolu_e2e_bash_ok', name: 'Bash', input: { command: 'echo hi', description: 'Say hi' } }] },
     { toolCalls: [{ id: 'toolu_e2e_read', name: 'Read', input: { file_path: notesPath } }] },
     { toolCalls: [{ id: 'toolu_e2e_edit', name: 'Edit', input: { file_path: notesPath, old_string: 'beta', new_string: 'gamma' } }] },
-    { text: 'Now a command that fails.', toolCalls: [{ id: 'toolu_e2e_bash_fail', name: 'Bash', input: { command: 'exit 3', description: 'Fail on purpose' } }] },
+    {
+      text: 'Now a command that fails.',
+      toolCalls: [{ id: 'toolu_e2e_bash_fail', name: 'Bash', input: { command: 'exit 3', description: 'Fail on purpose' } }],
+    },
     { text: BASIC_FINAL_TEXT },
   ];
 }

@@ -94,7 +94,8 @@ export function claudeUnavailableReason(): string | null {
   if (!fs.existsSync(CLAUDE_BIN)) return `${CLAUDE_BIN} is missing (npm install)`;
   const probe = spawnSync(CLAUDE_BIN, ['--version'], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir() } });
   if (probe.error) return `claude --version failed: ${probe.error.message}`;
-  if (probe.status !== 0 || !/Claude Code/.test(probe.stdout)) return `claude --version exited ${probe.status}: ${(probe.stderr || probe.stdout).trim().slice(0, 200)}`;
+  if (probe.status !== 0 || !/Claude Code/.test(probe.stdout))
+    return `claude --version exited ${probe.status}: ${(probe.stderr || probe.stdout).trim().slice(0, 200)}`;
   return null;
 }
 
@@ -118,7 +119,15 @@ export async function runClaudeCode(options: ClaudeRunOptions): Promise<ClaudeRu
   const sandboxed = mode !== 'off' && loopbackSandboxAvailable();
   if (mode === 'required' && !sandboxed) throw new Error('unshare -n is not available here');
 
-  const claudeArgs = ['-p', options.prompt, '--output-format', 'json', '--allowedTools', (options.allowedTools ?? ['Bash', 'Read', 'Edit', 'Write']).join(','), ...(options.extraArgs ?? [])];
+  const claudeArgs = [
+    '-p',
+    options.prompt,
+    '--output-format',
+    'json',
+    '--allowedTools',
+    (options.allowedTools ?? ['Bash', 'Read', 'Edit', 'Write']).join(','),
+    ...(options.extraArgs ?? []),
+  ];
   const bridges: Array<{ close(): Promise<void> }> = [];
   let socketDir: string | undefined;
   let file = CLAUDE_BIN;

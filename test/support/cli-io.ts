@@ -8,14 +8,18 @@ export function captureIO(options: { stdin?: string | Buffer | Readable; env?: R
   const stdin = options.stdin instanceof Readable ? options.stdin : Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
   const io: CliIO = {
     stdin,
-    stdout: { write: (s: string) => {
-      stdout += s;
-      return true;
-    } },
-    stderr: { write: (s: string) => {
-      stderr += s;
-      return true;
-    } },
+    stdout: {
+      write: (s: string) => {
+        stdout += s;
+        return true;
+      },
+    },
+    stderr: {
+      write: (s: string) => {
+        stderr += s;
+        return true;
+      },
+    },
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
   };

@@ -18,7 +18,12 @@ export const SMALL_CONFIG: CompactionConfig = {
 };
 
 /** Real observations in the store, oldest first, each about 130 tokens as summarizer input. */
-export function seedObservations(store: Store, project: string | null, count: number, options: { startMs?: number; narrative?: (i: number) => string } = {}): number[] {
+export function seedObservations(
+  store: Store,
+  project: string | null,
+  count: number,
+  options: { startMs?: number; narrative?: (i: number) => string } = {},
+): number[] {
   const start = options.startMs ?? T0;
   store.sessions.init({ sessionId: `session-${project ?? 'none'}`, project, nowMs: start });
   const ids: number[] = [];
@@ -36,7 +41,16 @@ export function seedObservations(store: Store, project: string | null, count: nu
             files_read: [],
             files_modified: [`src/worker/file${i % 7}.ts`],
           },
-          { sessionId: `session-${project ?? 'none'}`, project, sourceMessageIds: [i], provider: 'anthropic', model: 'claude-haiku-4-5', promptVersion: 'obs-v1', discoveryTokens: 500, createdAt: start + i * MINUTE },
+          {
+            sessionId: `session-${project ?? 'none'}`,
+            project,
+            sourceMessageIds: [i],
+            provider: 'anthropic',
+            model: 'claude-haiku-4-5',
+            promptVersion: 'obs-v1',
+            discoveryTokens: 500,
+            createdAt: start + i * MINUTE,
+          },
         ),
       );
     }
@@ -69,7 +83,9 @@ export function recordingTimers(): CompactionTimers & { scheduled: number[] } {
 
 export function fakeClock(startMs = T0) {
   let now = startMs;
-  return { now: () => now, set: (ms: number) => {
+  return {
+    now: () => now,
+    set: (ms: number) => {
       now = ms;
     },
     advance: (ms: number) => {

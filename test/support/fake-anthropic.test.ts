@@ -30,12 +30,21 @@ describe('fake Anthropic API', () => {
     const events = parseSse(await res.text());
     expect(events.map((e) => e.event)).toEqual([
       'message_start',
-      'content_block_start', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
-      'message_delta', 'message_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     expect(events[4]!.data.content_block).toMatchObject({ type: 'tool_use', id: 'toolu_fake_1_0', name: 'Bash', input: {} });
-    const json = events.filter((e) => e.data.delta?.type === 'input_json_delta').map((e) => e.data.delta.partial_json).join('');
+    const json = events
+      .filter((e) => e.data.delta?.type === 'input_json_delta')
+      .map((e) => e.data.delta.partial_json)
+      .join('');
     expect(JSON.parse(json)).toEqual({ command: 'echo hi' });
     expect(events[8]!.data.delta.stop_reason).toBe('tool_use');
     expect(fake.remainingTurns()).toBe(0);
@@ -44,13 +53,25 @@ describe('fake Anthropic API', () => {
   it('answers a non-streaming request with the whole message', async () => {
     fake = await startFakeAnthropic({ script: [{ text: 'All done.' }] });
     const res = await post(fake, { model: 'm', tools: TOOLS, messages: [{ role: 'user', content: 'go' }] });
-    expect(await res.json()).toMatchObject({ type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'All done.' }], stop_reason: 'end_turn' });
+    expect(await res.json()).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [{ type: 'text', text: 'All done.' }],
+      stop_reason: 'end_turn',
+    });
   });
 
   it('answers side requests without tools and compaction requests without using up the script', async () => {
     fake = await startFakeAnthropic({ script: [{ text: 'scripted' }], auxiliaryText: 'A title', compactSummary: 'what happened' });
     const side: any = await (await post(fake, { model: 'haiku', messages: [{ role: 'user', content: 'title?' }] })).json();
-    const compactBody = { model: 'm', tools: TOOLS, messages: [{ role: 'user', content: [{ type: 'text', text: 'Your task is to create a detailed summary of the conversation so far … <summary></summary>' }] }] };
+    const compactBody = {
+      model: 'm',
+      tools: TOOLS,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Your task is to create a detailed summary of the conversation so far … <summary></summary>' }] },
+      ],
+    };
     expect(isCompactionRequest(compactBody)).toBe(true);
     const compact: any = await (await post(fake, compactBody)).json();
     expect(side.content[0].text).toBe('A title');
@@ -78,13 +99,39 @@ describe('fake Anthropic API', () => {
 describe('request readers', () => {
   it('finds hook context in system-role messages, as blocks or as a string, and nowhere else', () => {
     const context = 'SessionStart hook additional context: X\n\n# Environment';
-    expect(hookContextTexts({ messages: [{ role: 'user', content: 'hi' }, { role: 'system', content: [{ type: 'text', text: context }] }] })).toEqual([context]);
+    expect(
+      hookContextTexts({
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'system', content: [{ type: 'text', text: context }] },
+        ],
+      }),
+    ).toEqual([context]);
     expect(hookContextTexts({ messages: [{ role: 'system', content: context }] })).toEqual([context]);
-    expect(hookContextTexts({ messages: [{ role: 'user', content: context }, { role: 'system', content: '# Environment' }] })).toEqual([]);
+    expect(
+      hookContextTexts({
+        messages: [
+          { role: 'user', content: context },
+          { role: 'system', content: '# Environment' },
+        ],
+      }),
+    ).toEqual([]);
   });
 
   it('reads the tool results of the last user message', () => {
-    const body = { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'x' }] }, { role: 'assistant', content: [] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'y', is_error: true }, { type: 'text', text: 'more' }] }] };
+    const body = {
+      messages: [
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'x' }] },
+        { role: 'assistant', content: [] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'b', content: 'y', is_error: true },
+            { type: 'text', text: 'more' },
+          ],
+        },
+      ],
+    };
     expect(lastToolResults(body)).toEqual([{ type: 'tool_result', tool_use_id: 'b', content: 'y', is_error: true }]);
   });
 });

@@ -138,7 +138,11 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         req.method === 'POST' && route.endsWith('/v1/messages/count_tokens')
           ? 'count_tokens'
           : req.method === 'POST' && route.endsWith('/v1/messages')
-            ? isAuxiliary(body) ? 'auxiliary' : isCompactionRequest(body) ? 'compact' : 'main'
+            ? isAuxiliary(body)
+              ? 'auxiliary'
+              : isCompactionRequest(body)
+                ? 'compact'
+                : 'main'
             : 'other';
       requests.push({ method: req.method ?? '', path, headers: req.headers, body, kind });
       if (kind === 'other') {
@@ -152,7 +156,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       }
       let turn: ScriptTurn;
       if (kind === 'auxiliary') turn = { text: options.auxiliaryText ?? 'OK' };
-      else if (kind === 'compact') turn = { text: `<analysis>Scripted.</analysis>\n<summary>${options.compactSummary ?? 'The user ran a scripted session.'}</summary>` };
+      else if (kind === 'compact')
+        turn = { text: `<analysis>Scripted.</analysis>\n<summary>${options.compactSummary ?? 'The user ran a scripted session.'}</summary>` };
       else if (served < script.length) turn = script[served++]!;
       else {
         overrun = true;
@@ -200,7 +205,8 @@ function assistantMessage(turn: ScriptTurn, id: string, model: string, turnNumbe
   const content: AssistantMessage['content'] = [];
   if (turn.text) content.push({ type: 'text', text: turn.text });
   const calls = 'toolCalls' in turn ? turn.toolCalls : [];
-  for (const [i, call] of calls.entries()) content.push({ type: 'tool_use', id: call.id ?? `toolu_fake_${turnNumber}_${i}`, name: call.name, input: call.input });
+  for (const [i, call] of calls.entries())
+    content.push({ type: 'tool_use', id: call.id ?? `toolu_fake_${turnNumber}_${i}`, name: call.name, input: call.input });
   return {
     id,
     type: 'message',

@@ -66,9 +66,10 @@ export async function startFakeLlm(wire: Wire, fallback: FakeStep = { kind: 'tex
       return;
     }
     if (step.kind === 'status') {
-      const error = wire === 'anthropic'
-        ? { type: 'error', error: { type: step.errorType ?? 'api_error', message: 'scripted failure' } }
-        : { error: { message: 'scripted failure', type: step.errorType ?? 'server_error', code: step.errorCode ?? null } };
+      const error =
+        wire === 'anthropic'
+          ? { type: 'error', error: { type: step.errorType ?? 'api_error', message: 'scripted failure' } }
+          : { error: { message: 'scripted failure', type: step.errorType ?? 'server_error', code: step.errorCode ?? null } };
       res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers }).end(JSON.stringify(error));
       return;
     }
@@ -89,7 +90,16 @@ export async function startFakeLlm(wire: Wire, fallback: FakeStep = { kind: 'tex
             object: 'chat.completion',
             model,
             choices: [{ index: 0, message: { role: 'assistant', content: step.text }, finish_reason: 'stop' }],
-            ...(usage ? { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output, ...(step.costUsd === undefined ? {} : { cost: step.costUsd }) } } : {}),
+            ...(usage
+              ? {
+                  usage: {
+                    prompt_tokens: usage.input,
+                    completion_tokens: usage.output,
+                    total_tokens: usage.input + usage.output,
+                    ...(step.costUsd === undefined ? {} : { cost: step.costUsd }),
+                  },
+                }
+              : {}),
           };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
   }

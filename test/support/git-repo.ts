@@ -5,7 +5,8 @@ import path from 'node:path';
 /** A real git repository with `commits` commits; returns their full hashes, oldest first. */
 export function makeGitRepo(dir: string, commits = 1): string[] {
   fs.mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
   git('init', '-q');
   const hashes: string[] = [];
   for (let i = 0; i < commits; i += 1) {

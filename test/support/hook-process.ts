@@ -16,7 +16,9 @@ const NODE_HOOK = path.join(ROOT, 'bin/memtrace.cjs');
 export type HookPath = 'forwarder' | 'node';
 
 export function hookCommand(via: HookPath, host: string, event: string): string[] {
-  return via === 'forwarder' ? ['sh', FORWARDER, host, event, 'settings', process.execPath] : [process.execPath, NODE_HOOK, 'hook', '--host', host, event, '--via', 'settings'];
+  return via === 'forwarder'
+    ? ['sh', FORWARDER, host, event, 'settings', process.execPath]
+    : [process.execPath, NODE_HOOK, 'hook', '--host', host, event, '--via', 'settings'];
 }
 
 export interface HookRun {

@@ -66,7 +66,14 @@ export async function startHostFakeApi(host: AgentHost, options: { projectDir: s
   });
   return {
     port,
-    requests: () => (fs.existsSync(options.logFile) ? fs.readFileSync(options.logFile, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l)) : []),
+    requests: () =>
+      fs.existsSync(options.logFile)
+        ? fs
+            .readFileSync(options.logFile, 'utf8')
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+            .map((l) => JSON.parse(l))
+        : [],
     close: () => stop(child),
   };
 }

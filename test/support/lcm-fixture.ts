@@ -21,13 +21,16 @@ export function seedLcmFixture(file: string): void {
   const contents: Record<string, string> = {
     sum_aaaaaaaaaaaaaaaa: 'topic-m0 topic-m1 topic-m2: the gateway retried and logged the status.',
     sum_bbbbbbbbbbbbbbbb: `user: topic-m3: ${FILLER.repeat(4)}\n[Truncated from 412 tokens]`,
-    sum_cccccccccccccccc: 'topic-m6 topic-m7 topic-m8: lossless-claw marks cut summaries with [Truncated from N tokens]; this one is whole and describes the retry policy in detail.',
+    sum_cccccccccccccccc:
+      'topic-m6 topic-m7 topic-m8: lossless-claw marks cut summaries with [Truncated from N tokens]; this one is whole and describes the retry policy in detail.',
     sum_dddddddddddddddd: `[LCM fallback summary; truncated for context management]\nuser: topic-m9 ${FILLER.repeat(3)}`,
     sum_xxxxxxxxxxxxxxxx: `topic-m0 topic-m3 ${FILLER.repeat(3)}\n[Truncated from 380 tokens]`,
     sum_yyyyyyyyyyyyyyyy: 'topic-m6 topic-m9: retry policy and session handling, condensed.',
     sum_zzzzzzzzzzzzzzzz: 'topic-m0 topic-m9: the whole conversation in one line.',
   };
-  const insert = db.prepare("INSERT INTO summaries (summary_id, conversation_id, kind, depth, content, token_count, earliest_at, latest_at, model, created_at) VALUES (?, 1, ?, ?, ?, ?, '2026-03-01', '2026-03-04', ?, ?)");
+  const insert = db.prepare(
+    "INSERT INTO summaries (summary_id, conversation_id, kind, depth, content, token_count, earliest_at, latest_at, model, created_at) VALUES (?, 1, ?, ?, ?, ?, '2026-03-01', '2026-03-04', ?, ?)",
+  );
   const leaves = ['sum_aaaaaaaaaaaaaaaa', 'sum_bbbbbbbbbbbbbbbb', 'sum_cccccccccccccccc', 'sum_dddddddddddddddd'];
   leaves.forEach((id, i) => {
     insert.run(id, 'leaf', 0, contents[id], lcmEstimateTokens(contents[id]!), 'claude-sonnet-4-5', `2026-03-05 00:00:0${i}`);
@@ -53,4 +56,3 @@ export function seedLcmFixture(file: string): void {
   db.prepare("INSERT INTO context_items (conversation_id, ordinal, item_type, message_id) VALUES (1, 1, 'message', 12)").run();
   db.close();
 }
-

@@ -101,17 +101,29 @@ export function createLcmDatabase(file: string): Database.Database {
  * descendant_count = Σ(child.descendant_count + 1), descendant_token_count =
  * Σ(child.token_count + child.descendant_token_count), source_message_token_count = Σ child's.
  */
-export function expectedAggregates(db: Database.Database): Map<string, { descendant_count: number; descendant_token_count: number; source_message_token_count: number }> {
-  const rows = db.prepare('SELECT summary_id, kind, token_count FROM summaries ORDER BY depth').all() as Array<{ summary_id: string; kind: string; token_count: number }>;
+export function expectedAggregates(
+  db: Database.Database,
+): Map<string, { descendant_count: number; descendant_token_count: number; source_message_token_count: number }> {
+  const rows = db.prepare('SELECT summary_id, kind, token_count FROM summaries ORDER BY depth').all() as Array<{
+    summary_id: string;
+    kind: string;
+    token_count: number;
+  }>;
   const out = new Map<string, { descendant_count: number; descendant_token_count: number; source_message_token_count: number }>();
   const tokens = new Map(rows.map((r) => [r.summary_id, r.token_count]));
   for (const r of rows) {
     if (r.kind === 'leaf') {
-      const sum = (db.prepare('SELECT coalesce(sum(m.token_count), 0) AS t FROM summary_messages sm JOIN messages m USING (message_id) WHERE sm.summary_id = ?').get(r.summary_id) as { t: number }).t;
+      const sum = (
+        db
+          .prepare('SELECT coalesce(sum(m.token_count), 0) AS t FROM summary_messages sm JOIN messages m USING (message_id) WHERE sm.summary_id = ?')
+          .get(r.summary_id) as { t: number }
+      ).t;
       out.set(r.summary_id, { descendant_count: 0, descendant_token_count: 0, source_message_token_count: sum });
       continue;
     }
-    const children = (db.prepare('SELECT parent_summary_id AS id FROM summary_parents WHERE summary_id = ?').all(r.summary_id) as Array<{ id: string }>).map((c) => c.id);
+    const children = (db.prepare('SELECT parent_summary_id AS id FROM summary_parents WHERE summary_id = ?').all(r.summary_id) as Array<{ id: string }>).map(
+      (c) => c.id,
+    );
     const agg = { descendant_count: 0, descendant_token_count: 0, source_message_token_count: 0 };
     for (const c of children) {
       const child = out.get(c)!;

@@ -16,14 +16,44 @@ export interface ObservationSeed extends Partial<ParsedObservation> {
 
 export function addObservation(store: Store, seed: ObservationSeed = {}): number {
   const { sessionId = 'session-a', project = '/work/shop', createdAt = T0, sourceMessageIds = [], ...fields } = seed;
-  const observation: ParsedObservation = { type: 'discovery', title: 'An observation', subtitle: '', narrative: '', facts: [], concepts: [], files_read: [], files_modified: [], ...fields };
-  return store.observations.insert(observation, { sessionId, project, sourceMessageIds, provider: 'anthropic', model: 'claude-haiku-4-5', promptVersion: 'test', discoveryTokens: null, createdAt });
+  const observation: ParsedObservation = {
+    type: 'discovery',
+    title: 'An observation',
+    subtitle: '',
+    narrative: '',
+    facts: [],
+    concepts: [],
+    files_read: [],
+    files_modified: [],
+    ...fields,
+  };
+  return store.observations.insert(observation, {
+    sessionId,
+    project,
+    sourceMessageIds,
+    provider: 'anthropic',
+    model: 'claude-haiku-4-5',
+    promptVersion: 'test',
+    discoveryTokens: null,
+    createdAt,
+  });
 }
 
-export function addSummary(store: Store, seed: Partial<ParsedSummary> & { sessionId?: string; project?: string | null; createdAt?: number; sourceMessageIds?: number[] } = {}): number {
+export function addSummary(
+  store: Store,
+  seed: Partial<ParsedSummary> & { sessionId?: string; project?: string | null; createdAt?: number; sourceMessageIds?: number[] } = {},
+): number {
   const { sessionId = 'session-a', project = '/work/shop', createdAt = T0, sourceMessageIds = [], ...fields } = seed;
   const summary: ParsedSummary = { request: 'A request', investigated: '', learned: '', completed: '', next_steps: '', notes: '', ...fields };
-  return store.summaries.insert(summary, { sessionId, project, sourceMessageIds, provider: 'anthropic', model: 'claude-haiku-4-5', promptVersion: 'test', createdAt });
+  return store.summaries.insert(summary, {
+    sessionId,
+    project,
+    sourceMessageIds,
+    provider: 'anthropic',
+    model: 'claude-haiku-4-5',
+    promptVersion: 'test',
+    createdAt,
+  });
 }
 
 /** Three sessions of a shop project and one of another project: enough to rank, filter and page. */
@@ -32,10 +62,47 @@ export function seedShop(store: Store): Record<string, number> {
   store.sessions.init({ sessionId: 'session-b', project: '/work/shop', nowMs: T0 + 86_400_000, prompt: 'payments' });
   store.sessions.init({ sessionId: 'session-c', project: '/work/blog', nowMs: T0 + 2 * 86_400_000, prompt: 'blog' });
   return store.db.transaction(() => ({
-    discount: addObservation(store, { type: 'bugfix', title: 'Checkout total ignored the discount code', subtitle: 'applyDiscount ran after tax', narrative: 'computeTotal added VAT before the coupon came off; the call moved so the discount is applied first.', facts: ['computeTotal calls applyDiscount before tax'], concepts: ['checkout', 'pricing'], files_modified: ['src/cart/compute-total.ts'], createdAt: T0 }),
-    webhook: addObservation(store, { type: 'discovery', title: 'Refunds arrive through the Stripe webhook', narrative: 'Refund events are handled in the webhook handler, not the API route.', files_read: ['src/webhooks/stripe-events.ts'], sessionId: 'session-b', createdAt: T0 + 86_400_000 }),
-    retry: addObservation(store, { type: 'decision', title: 'Payment retries use exponential backoff', narrative: 'A failed capture is retried after 5 s, doubling to 5 min.', concepts: ['payments', 'retry'], sessionId: 'session-b', createdAt: T0 + 86_400_000 + 60_000 }),
-    blog: addObservation(store, { type: 'feature', title: 'Blog posts get an RSS feed', narrative: 'feed.xml is generated at build time.', files_modified: ['src/feed/rss-feed.ts'], sessionId: 'session-c', project: '/work/blog', createdAt: T0 + 2 * 86_400_000 }),
-    summary: addSummary(store, { request: 'fix the checkout discount', learned: 'the order of discount and tax matters', completed: 'applyDiscount now runs first', sessionId: 'session-a', createdAt: T0 + 3_600_000 }),
+    discount: addObservation(store, {
+      type: 'bugfix',
+      title: 'Checkout total ignored the discount code',
+      subtitle: 'applyDiscount ran after tax',
+      narrative: 'computeTotal added VAT before the coupon came off; the call moved so the discount is applied first.',
+      facts: ['computeTotal calls applyDiscount before tax'],
+      concepts: ['checkout', 'pricing'],
+      files_modified: ['src/cart/compute-total.ts'],
+      createdAt: T0,
+    }),
+    webhook: addObservation(store, {
+      type: 'discovery',
+      title: 'Refunds arrive through the Stripe webhook',
+      narrative: 'Refund events are handled in the webhook handler, not the API route.',
+      files_read: ['src/webhooks/stripe-events.ts'],
+      sessionId: 'session-b',
+      createdAt: T0 + 86_400_000,
+    }),
+    retry: addObservation(store, {
+      type: 'decision',
+      title: 'Payment retries use exponential backoff',
+      narrative: 'A failed capture is retried after 5 s, doubling to 5 min.',
+      concepts: ['payments', 'retry'],
+      sessionId: 'session-b',
+      createdAt: T0 + 86_400_000 + 60_000,
+    }),
+    blog: addObservation(store, {
+      type: 'feature',
+      title: 'Blog posts get an RSS feed',
+      narrative: 'feed.xml is generated at build time.',
+      files_modified: ['src/feed/rss-feed.ts'],
+      sessionId: 'session-c',
+      project: '/work/blog',
+      createdAt: T0 + 2 * 86_400_000,
+    }),
+    summary: addSummary(store, {
+      request: 'fix the checkout discount',
+      learned: 'the order of discount and tax matters',
+      completed: 'applyDiscount now runs first',
+      sessionId: 'session-a',
+      createdAt: T0 + 3_600_000,
+    }),
   }))();
 }

@@ -21,11 +21,43 @@ const CHART_DISPLAY_TYPES = [
   'CalendarHeatmap',
 ] as const;
 
-const formatting = z.object({ prefix: z.string().optional(), suffix: z.string().optional(), style: z.enum(['none', 'number', 'percent']).optional(), decimalPlaces: z.number().int().min(0).optional() }).strict();
-const display = z.object({ color: z.string().optional(), label: z.string().optional(), trendLine: z.boolean().optional(), yAxisPosition: z.enum(['left', 'right']).optional(), displayType: z.enum(['auto', 'line', 'bar']).optional() }).strict();
-const chartAxis = z.object({ column: z.string().min(1), settings: z.object({ formatting: formatting.optional(), display: display.optional() }).strict().optional() }).strict();
-const yAxisSettings = z.object({ scale: z.enum(['linear', 'logarithmic']).optional(), startAtZero: z.boolean().optional(), showGridLines: z.boolean().optional(), showTicks: z.boolean().optional() }).strict();
-const goalLine = z.object({ label: z.string(), value: z.number(), borderColor: z.string().optional(), displayLabel: z.boolean().optional(), displayIfCrossed: z.boolean().optional() }).strict();
+const formatting = z
+  .object({
+    prefix: z.string().optional(),
+    suffix: z.string().optional(),
+    style: z.enum(['none', 'number', 'percent']).optional(),
+    decimalPlaces: z.number().int().min(0).optional(),
+  })
+  .strict();
+const display = z
+  .object({
+    color: z.string().optional(),
+    label: z.string().optional(),
+    trendLine: z.boolean().optional(),
+    yAxisPosition: z.enum(['left', 'right']).optional(),
+    displayType: z.enum(['auto', 'line', 'bar']).optional(),
+  })
+  .strict();
+const chartAxis = z
+  .object({ column: z.string().min(1), settings: z.object({ formatting: formatting.optional(), display: display.optional() }).strict().optional() })
+  .strict();
+const yAxisSettings = z
+  .object({
+    scale: z.enum(['linear', 'logarithmic']).optional(),
+    startAtZero: z.boolean().optional(),
+    showGridLines: z.boolean().optional(),
+    showTicks: z.boolean().optional(),
+  })
+  .strict();
+const goalLine = z
+  .object({
+    label: z.string(),
+    value: z.number(),
+    borderColor: z.string().optional(),
+    displayLabel: z.boolean().optional(),
+    displayIfCrossed: z.boolean().optional(),
+  })
+  .strict();
 
 const chartSettings = z
   .object({
@@ -45,9 +77,30 @@ const chartSettings = z
   })
   .strict();
 
-const hogQLQuery = z.object({ kind: z.literal('HogQLQuery'), query: z.string().min(1), name: z.string().optional(), values: z.record(z.unknown()).optional(), variables: z.record(z.unknown()).optional(), explain: z.boolean().nullable().optional(), tags: z.record(z.unknown()).optional() }).strict();
+const hogQLQuery = z
+  .object({
+    kind: z.literal('HogQLQuery'),
+    query: z.string().min(1),
+    name: z.string().optional(),
+    values: z.record(z.unknown()).optional(),
+    variables: z.record(z.unknown()).optional(),
+    explain: z.boolean().nullable().optional(),
+    tags: z.record(z.unknown()).optional(),
+  })
+  .strict();
 
-const dataVisualizationNode = z.object({ kind: z.literal('DataVisualizationNode'), source: hogQLQuery, display: z.enum(CHART_DISPLAY_TYPES).optional(), chartSettings: chartSettings.optional(), tableSettings: z.object({ columns: z.array(chartAxis).optional() }).strict().optional() }).strict();
+const dataVisualizationNode = z
+  .object({
+    kind: z.literal('DataVisualizationNode'),
+    source: hogQLQuery,
+    display: z.enum(CHART_DISPLAY_TYPES).optional(),
+    chartSettings: chartSettings.optional(),
+    tableSettings: z
+      .object({ columns: z.array(chartAxis).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
 /** POST/PATCH /api/projects/:id/insights/ — `dashboards` is how an insight becomes a dashboard tile. */
 export const insightBody = z
@@ -62,7 +115,9 @@ export const insightBody = z
   .strict();
 
 /** POST/PATCH /api/projects/:id/dashboards/ */
-export const dashboardBody = z.object({ name: z.string().min(1).max(400), description: z.string().optional(), tags: z.array(z.string()).optional(), pinned: z.boolean().optional() }).strict();
+export const dashboardBody = z
+  .object({ name: z.string().min(1).max(400), description: z.string().optional(), tags: z.array(z.string()).optional(), pinned: z.boolean().optional() })
+  .strict();
 
 /** POST /api/projects/:id/query/ — the query API's request (a query node plus optional run settings). */
 export const queryRequest = z

@@ -9,8 +9,7 @@ export function observationXml(fields: {
   filesRead?: string[];
   filesModified?: string[];
 }): string {
-  const list = (tag: string, item: string, values?: string[]) =>
-    values ? `<${tag}>${values.map((v) => `<${item}>${v}</${item}>`).join('')}</${tag}>` : '';
+  const list = (tag: string, item: string, values?: string[]) => (values ? `<${tag}>${values.map((v) => `<${item}>${v}</${item}>`).join('')}</${tag}>` : '');
   const typeAttr = fields.type === undefined ? '' : ` type="${fields.type}"`;
   return [
     `<observation${typeAttr}>`,

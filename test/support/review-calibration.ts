@@ -5,7 +5,16 @@ import { planTile } from '../../src/fleet/dashboards/tile-plan.js';
 import { computeReview, REVIEW_MEASURES, REVIEW_SUMS_TILE, type InstallSums } from '../../src/fleet/review/index.js';
 
 /** The measures an observer_turn_rollup feeds, apart from those no simulated turn ever has (always 0). */
-export const ROLLUP_MEASURES = ['turns_dropped_rate', 'abort_rate_rate_limit', 'abort_rate_overloaded', 'abort_rate_transport', 'abort_rate_idle', 'abort_rate_shutdown', 'observations_per_turn', 'cost_per_observation'] as const;
+export const ROLLUP_MEASURES = [
+  'turns_dropped_rate',
+  'abort_rate_rate_limit',
+  'abort_rate_overloaded',
+  'abort_rate_transport',
+  'abort_rate_idle',
+  'abort_rate_shutdown',
+  'observations_per_turn',
+  'cost_per_observation',
+] as const;
 
 const plan = planTile(REVIEW_SUMS_TILE);
 const evaluate = compileTileEvaluator(plan, { realText: String });
@@ -33,7 +42,12 @@ export function installSumsOf(events: Iterable<Parameters<typeof evaluate>[0]>):
     }
     for (const [i, x] of v.values.entries()) g.leaves[i] = g.leaves[i]! + x;
   }
-  return [...groups.values()].map((g) => ({ install: g.install, version: g.version, num: numLeaves.map((i) => g.leaves[i]!), den: denLeaves.map((i) => g.leaves[i]!) }));
+  return [...groups.values()].map((g) => ({
+    install: g.install,
+    version: g.version,
+    num: numLeaves.map((i) => g.leaves[i]!),
+    den: denLeaves.map((i) => g.leaves[i]!),
+  }));
 }
 
 export interface CalibrationResult {
@@ -47,7 +61,14 @@ export interface CalibrationResult {
  * Reviews `baseline` against `candidate` on one simulated fleet per seed (the default fleet plus
  * the releases and effects given) and counts, per rollup measure, the seeds where it was flagged.
  */
-export function calibrate(options: { seeds: readonly number[]; baseline: string; candidate: string; releases: readonly string[]; effects: readonly SimulatedEffect[]; fleet?: FleetOptions }): CalibrationResult {
+export function calibrate(options: {
+  seeds: readonly number[];
+  baseline: string;
+  candidate: string;
+  releases: readonly string[];
+  effects: readonly SimulatedEffect[];
+  fleet?: FleetOptions;
+}): CalibrationResult {
   const flagged: Record<string, number> = Object.fromEntries(ROLLUP_MEASURES.map((m) => [m, 0]));
   for (const seed of options.seeds) {
     const events = generateFleet({ ...options.fleet, seed, releases: options.releases, effects: options.effects, events: [ROLLUP] });

@@ -39,7 +39,11 @@ export async function runStoreSoak(options: SoakOptions): Promise<SoakResult> {
   let nextPassAt = T0 + DAY_MS;
   const pass = async (nowMs: number) => {
     if (options.retention === null) return;
-    await runRetentionPass({ rawRetentionDays: options.retention.rawRetentionDays, maxDbBytes: options.retention.maxDbMb * 1024 * 1024, batch: 1_000 }, { raw, pruneSpool: () => 0, pause: async () => undefined }, nowMs);
+    await runRetentionPass(
+      { rawRetentionDays: options.retention.rawRetentionDays, maxDbBytes: options.retention.maxDbMb * 1024 * 1024, batch: 1_000 },
+      { raw, pruneSpool: () => 0, pause: async () => undefined },
+      nowMs,
+    );
   };
   const insertObservation = store.db.transaction((sessionId: string, nowMs: number, ids: number[]) => {
     for (const id of ids) {
@@ -47,8 +51,26 @@ export async function runStoreSoak(options: SoakOptions): Promise<SoakResult> {
       store.queue.confirm(id);
     }
     store.observations.insert(
-      { type: 'discovery', title: `What the agent found in session ${sessionId}`, subtitle: 'one sentence about it', narrative: 'n'.repeat(600), facts: ['a fact about the code', 'another fact'], concepts: ['how-it-works'], files_read: ['/work/app/src/a.ts'], files_modified: [] },
-      { sessionId, project: '/work/app', sourceMessageIds: ids, provider: 'replay', model: null, promptVersion: 'obs-v1', discoveryTokens: null, createdAt: nowMs },
+      {
+        type: 'discovery',
+        title: `What the agent found in session ${sessionId}`,
+        subtitle: 'one sentence about it',
+        narrative: 'n'.repeat(600),
+        facts: ['a fact about the code', 'another fact'],
+        concepts: ['how-it-works'],
+        files_read: ['/work/app/src/a.ts'],
+        files_modified: [],
+      },
+      {
+        sessionId,
+        project: '/work/app',
+        sourceMessageIds: ids,
+        provider: 'replay',
+        model: null,
+        promptVersion: 'obs-v1',
+        discoveryTokens: null,
+        createdAt: nowMs,
+      },
     );
   });
   let batch: number[] = [];
@@ -56,10 +78,24 @@ export async function runStoreSoak(options: SoakOptions): Promise<SoakResult> {
     const nowMs = T0 + Math.floor(i * stepMs);
     const e = events[i % events.length]!;
     const sessionId = `s${Math.floor(i / 100)}`;
-    if (i % 100 === 0) store.sessions.init({ sessionId, project: '/work/app', prompt: `Please ${'fix the failing tests and explain why they failed '.repeat(8)}`, promptId: `p${i}`, nowMs });
+    if (i % 100 === 0)
+      store.sessions.init({
+        sessionId,
+        project: '/work/app',
+        prompt: `Please ${'fix the failing tests and explain why they failed '.repeat(8)}`,
+        promptId: `p${i}`,
+        nowMs,
+      });
     const { tool_use_id, session_id: _ignored, cwd, ...payload } = e;
     const event = { kind: 'post_tool_use' as const, session_id: sessionId, ...payload, cwd, at: nowMs };
-    const { id } = store.queue.enqueue({ sessionId, kind: 'observation', toolUseId: `${tool_use_id}-${i}`, payload: event, toolEvent: toolEventRecord(event), nowMs });
+    const { id } = store.queue.enqueue({
+      sessionId,
+      kind: 'observation',
+      toolUseId: `${tool_use_id}-${i}`,
+      payload: event,
+      toolEvent: toolEventRecord(event),
+      nowMs,
+    });
     if (options.observed) {
       batch.push(id);
       if (batch.length === 5) {

@@ -26,7 +26,8 @@ export function compareTileResults(a: readonly TileResult[], b: readonly TileRes
         const x = row[column];
         const y = rb.rows[r]![column];
         if (x === y || (Number.isNaN(x) && Number.isNaN(y))) out.identical += 1;
-        else if (typeof x === 'number' && typeof y === 'number') out.max_relative_difference = Math.max(out.max_relative_difference, Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y)));
+        else if (typeof x === 'number' && typeof y === 'number')
+          out.max_relative_difference = Math.max(out.max_relative_difference, Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y)));
         else out.max_relative_difference = Number.POSITIVE_INFINITY;
       }
     });

@@ -24,7 +24,15 @@ export class TranscriptBuilder {
 
   private common(): Record<string, unknown> {
     this.atMs += 1_000;
-    return { parentUuid: this.parent, isSidechain: false, userType: 'external', cwd: this.cwd, sessionId: this.sessionId, version: this.version, gitBranch: 'main' };
+    return {
+      parentUuid: this.parent,
+      isSidechain: false,
+      userType: 'external',
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      version: this.version,
+      gitBranch: 'main',
+    };
   }
 
   private push(line: Record<string, unknown>): string {
@@ -48,7 +56,16 @@ export class TranscriptBuilder {
   assistantBlock(block: Record<string, unknown>, messageId: string): string {
     return this.push({
       ...this.common(),
-      message: { id: messageId, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [block], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } },
+      message: {
+        id: messageId,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [block],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
       requestId: `req_${messageId.slice(4)}`,
       type: 'assistant',
     });
@@ -122,7 +139,14 @@ export class TranscriptBuilder {
 
   snapshot(): void {
     const messageId = crypto.randomUUID();
-    this.lines.push(JSON.stringify({ type: 'file-history-snapshot', messageId, snapshot: { messageId, trackedFileBackups: {}, timestamp: new Date(this.atMs).toISOString() }, isSnapshotUpdate: false }));
+    this.lines.push(
+      JSON.stringify({
+        type: 'file-history-snapshot',
+        messageId,
+        snapshot: { messageId, trackedFileBackups: {}, timestamp: new Date(this.atMs).toISOString() },
+        isSnapshotUpdate: false,
+      }),
+    );
   }
 
   turnDuration(): void {

@@ -32,7 +32,20 @@ export function countWork<T>(fn: () => T): { value: T; work: number } {
   wrap(String.prototype, 'lastIndexOf', (s, _a, r) => ((r as number) < 0 ? len(s) : len(s) - (r as number)));
   wrap(String.prototype, 'startsWith', (_s, a) => needle(a));
   wrap(String.prototype, 'endsWith', (_s, a) => needle(a));
-  for (const copy of ['slice', 'substring', 'substr', 'trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'padStart', 'padEnd', 'repeat', 'normalize']) {
+  for (const copy of [
+    'slice',
+    'substring',
+    'substr',
+    'trim',
+    'trimStart',
+    'trimEnd',
+    'toLowerCase',
+    'toUpperCase',
+    'padStart',
+    'padEnd',
+    'repeat',
+    'normalize',
+  ]) {
     wrap(String.prototype, copy, (_s, _a, r) => len(r));
   }
   for (const whole of ['split', 'replace', 'replaceAll', 'match', 'matchAll', 'search', 'localeCompare']) wrap(String.prototype, whole, (s) => len(s));

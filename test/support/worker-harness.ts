@@ -20,7 +20,10 @@ export interface Harness {
 }
 
 /** A real worker on a loopback port with a temp SQLite file. */
-export async function startHarness(provider: ObserverProvider, options: Partial<WorkerOptions> & { env?: Record<string, string | undefined>; dataDir?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  provider: ObserverProvider,
+  options: Partial<WorkerOptions> & { env?: Record<string, string | undefined>; dataDir?: string } = {},
+): Promise<Harness> {
   const temp = options.dataDir ? null : makeTempDir();
   const dataDir = options.dataDir ?? temp!.dir;
   const loaded = loadWorkerConfig({ ...options.env, MEMTRACE_PORT: '0' }, '/nonexistent', { dataDir });
@@ -32,10 +35,12 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
     env: options.env ?? { MEMTRACE_TELEMETRY: '0' },
     provider,
     log,
-    stderr: { write: (s: string) => {
-      stderr += s;
-      return true;
-    } },
+    stderr: {
+      write: (s: string) => {
+        stderr += s;
+        return true;
+      },
+    },
     ...(options.loop ? { loop: options.loop } : {}),
     ...(options.telemetrySink !== undefined ? { telemetrySink: options.telemetrySink } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
@@ -55,7 +60,11 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
     token,
     stderr: () => stderr,
     async post(route, body) {
-      const res = await fetch(`${worker.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
+      const res = await fetch(`${worker.url}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, json: await res.json().catch(() => null) };
     },
     async get(route) {
@@ -79,5 +88,13 @@ export async function startHarness(provider: ObserverProvider, options: Partial<
 }
 
 export function toolEvent(sessionId: string, n: number, extra: Record<string, unknown> = {}) {
-  return { session_id: sessionId, tool_use_id: `toolu_${n}`, tool_name: 'Read', tool_input: { file_path: `src/file${n}.ts` }, tool_response: { content: `contents ${n}` }, cwd: '/work/app', ...extra };
+  return {
+    session_id: sessionId,
+    tool_use_id: `toolu_${n}`,
+    tool_name: 'Read',
+    tool_input: { file_path: `src/file${n}.ts` },
+    tool_response: { content: `contents ${n}` },
+    cwd: '/work/app',
+    ...extra,
+  };
 }

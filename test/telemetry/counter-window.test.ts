@@ -24,7 +24,15 @@ describe('counter windows', () => {
 
   it('put each duration in exactly one bucket', () => {
     expect([0, 50, 51, 100, 249, 500, 999, 2500, 2501].map(hookDurationBucket)).toEqual([
-      'ms_le_50', 'ms_le_50', 'ms_le_100', 'ms_le_100', 'ms_le_250', 'ms_le_500', 'ms_le_1000', 'ms_le_2500', 'ms_gt_2500',
+      'ms_le_50',
+      'ms_le_50',
+      'ms_le_100',
+      'ms_le_100',
+      'ms_le_250',
+      'ms_le_500',
+      'ms_le_1000',
+      'ms_le_2500',
+      'ms_gt_2500',
     ]);
   });
 });
@@ -40,7 +48,10 @@ describe('windowed counters through instrument()', () => {
 
   function start(env: Record<string, string> = {}): Telemetry {
     store = openStore(path.join(temp.dir, `${Math.random()}.db`));
-    telemetry = createTelemetry({ dataDir: temp.dir, env, appVersion: '0.2.0', provider: 'replay' }, { db: store.db, clock: { now: () => T0 }, log: silentLogger, stderr: { write: () => true }, sink: null });
+    telemetry = createTelemetry(
+      { dataDir: temp.dir, env, appVersion: '0.2.0', provider: 'replay' },
+      { db: store.db, clock: { now: () => T0 }, log: silentLogger, stderr: { write: () => true }, sink: null },
+    );
     telemetry.start(T0);
     return telemetry;
   }
@@ -57,7 +68,15 @@ describe('windowed counters through instrument()', () => {
     t.tick(T0 + WINDOW + 1);
     const sent = rollups(t);
     expect(sent).toHaveLength(2);
-    expect(sent.find((e) => e.properties.hook_event === 'post_tool_use')?.properties).toMatchObject({ install_mode: 'plugin', count: 2, total_ms: 100, ms_le_50: 1, ms_le_100: 1, window_start_ts: T0, app_version: '0.2.0' });
+    expect(sent.find((e) => e.properties.hook_event === 'post_tool_use')?.properties).toMatchObject({
+      install_mode: 'plugin',
+      count: 2,
+      total_ms: 100,
+      ms_le_50: 1,
+      ms_le_100: 1,
+      window_start_ts: T0,
+      app_version: '0.2.0',
+    });
   });
 
   it('close the old window when a fold lands in a new one, with distinct uuids', () => {

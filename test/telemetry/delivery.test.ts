@@ -7,4 +7,3 @@ describe('sink backoff', () => {
     expect(sinkRetryDelayMs(12, 20 * 60_000)).toBe(300_000);
   });
 });
-

@@ -11,10 +11,21 @@ describe('first-run notice', () => {
     let stderr = '';
     for (let run = 0; run < 2; run += 1) {
       const store = openStore(path.join(temp.dir, 'memtrace.db'));
-      const t = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'none' }, { db: store.db, clock: { now: () => 1 }, log: silentLogger, stderr: { write: (s: string) => {
-      stderr += s;
-      return true;
-    } }, sink: null });
+      const t = createTelemetry(
+        { dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'none' },
+        {
+          db: store.db,
+          clock: { now: () => 1 },
+          log: silentLogger,
+          stderr: {
+            write: (s: string) => {
+              stderr += s;
+              return true;
+            },
+          },
+          sink: null,
+        },
+      );
       t.start(1);
       await t.shutdown(2);
       store.close();

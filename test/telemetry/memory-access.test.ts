@@ -16,12 +16,28 @@ const T0 = 1_700_000_100_000 - (1_700_000_100_000 % WINDOW);
 describe('memory_access_rollup counters', () => {
   it('put each search in exactly one latency bucket', () => {
     expect([0, 5, 5.4, 6, 10, 25, 26, 100, 250, 1000, 1001].map(searchLatencyBucket)).toEqual([
-      'search_ms_le_5', 'search_ms_le_5', 'search_ms_le_10', 'search_ms_le_10', 'search_ms_le_10', 'search_ms_le_25', 'search_ms_le_50', 'search_ms_le_100', 'search_ms_le_250', 'search_ms_le_1000', 'search_ms_gt_1000',
+      'search_ms_le_5',
+      'search_ms_le_5',
+      'search_ms_le_10',
+      'search_ms_le_10',
+      'search_ms_le_10',
+      'search_ms_le_25',
+      'search_ms_le_50',
+      'search_ms_le_100',
+      'search_ms_le_250',
+      'search_ms_le_1000',
+      'search_ms_gt_1000',
     ]);
   });
 
   it('count a search, an empty one, fetches, timelines, exports, imports and forgets, and nothing of what was asked', () => {
-    expect(accessIncrements({ kind: 'search', durationMs: 7.6, results: 3 })).toEqual({ searches: 1, searches_empty: 0, search_total_ms: 8, search_ms_le_10: 1, results_returned: 3 });
+    expect(accessIncrements({ kind: 'search', durationMs: 7.6, results: 3 })).toEqual({
+      searches: 1,
+      searches_empty: 0,
+      search_total_ms: 8,
+      search_ms_le_10: 1,
+      results_returned: 3,
+    });
     expect(accessIncrements({ kind: 'search', durationMs: 1, results: 0 })).toMatchObject({ searches_empty: 1 });
     expect(accessIncrements({ kind: 'fetch', observations: 2 })).toEqual({ observations_fetched: 2 });
     expect(accessIncrements({ kind: 'timeline' })).toEqual({ timelines: 1 });
@@ -29,7 +45,10 @@ describe('memory_access_rollup counters', () => {
     expect(accessIncrements({ kind: 'import', imported: 4, invalid: 1 })).toEqual({ imports: 1, items_imported: 4, import_lines_invalid: 1 });
     expect(accessIncrements({ kind: 'forget', items: 0 })).toEqual({});
     const fields = new Set(eventSpec('memory_access_rollup')!.fields.map((f) => f.key));
-    for (const access of [{ kind: 'search', durationMs: 2000, results: 1 }, { kind: 'forget', items: 3 }] as const) {
+    for (const access of [
+      { kind: 'search', durationMs: 2000, results: 1 },
+      { kind: 'forget', items: 3 },
+    ] as const) {
       for (const key of Object.keys(accessIncrements(access))) expect(fields.has(key), key).toBe(true);
     }
   });
@@ -57,13 +76,19 @@ describe('memory access from a command, sent by the worker', () => {
       const c = captureIO({ env });
       expect(await main(['search', query], c.io)).toBe(0);
     }
-    const open = store.db.prepare("SELECT key, state FROM telemetry_accumulators WHERE event = 'memory_access_rollup'").all() as Array<{ key: string; state: string }>;
+    const open = store.db.prepare("SELECT key, state FROM telemetry_accumulators WHERE event = 'memory_access_rollup'").all() as Array<{
+      key: string;
+      state: string;
+    }>;
     expect(open.map((r) => r.key)).toEqual(['window:memory_access_rollup:via=cli']);
     expect(JSON.parse(open[0]!.state).counters).toMatchObject({ searches: 2, searches_empty: 1 });
 
     // The worker's tick, a window later, sends it.
     const now = JSON.parse(open[0]!.state).windowStartMs + WINDOW;
-    const worker = createTelemetry({ dataDir, env, appVersion: '0.2.0', provider: 'none' }, { db: store.db, clock: { now: () => now }, log: silentLogger, stderr: { write: () => true }, sink: null });
+    const worker = createTelemetry(
+      { dataDir, env, appVersion: '0.2.0', provider: 'none' },
+      { db: store.db, clock: { now: () => now }, log: silentLogger, stderr: { write: () => true }, sink: null },
+    );
     worker.tick(now);
     const sent = worker.preview(50).filter((e) => e.event === 'memory_access_rollup');
     expect(sent).toHaveLength(1);

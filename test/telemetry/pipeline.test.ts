@@ -9,9 +9,13 @@ import { makeTempDir } from '../support/temp-dir.js';
 import { startHarness, toolEvent, type Harness } from '../support/worker-harness.js';
 import { waitFor } from '../support/wait-for.js';
 
-
 const REPLAY = [
-  JSON.stringify({ text: observationXml({ type: 'bugfix', title: 'a' }), usage: { input_tokens: 1000, output_tokens: 100 }, cost_usd: 0.01, model: 'claude-haiku-4-5' }),
+  JSON.stringify({
+    text: observationXml({ type: 'bugfix', title: 'a' }),
+    usage: { input_tokens: 1000, output_tokens: 100 },
+    cost_usd: 0.01,
+    model: 'claude-haiku-4-5',
+  }),
   JSON.stringify({ text: `${observationXml({ type: 'decision', title: 'b' })}${observationXml({ type: 'feature', title: 'c' })}`, model: 'claude-haiku-4-5' }),
   JSON.stringify({ text: 'Just prose here.', usage: { input_tokens: 500, output_tokens: 20 }, model: 'claude-haiku-4-5' }),
   JSON.stringify({ text: '', usage: { input_tokens: 400, output_tokens: 1 }, model: 'claude-haiku-4-5' }),
@@ -31,7 +35,10 @@ describe('telemetry pipeline through real posthog-node', () => {
 
   it('sends exactly one observer_turn_rollup per session with exact counts', async () => {
     capture = await startCaptureServer();
-    h = await startHarness(createReplayProvider({ lines: REPLAY }), { env: envFor(), loop: { concurrency: 1, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 50, capMs: 100 } } });
+    h = await startHarness(createReplayProvider({ lines: REPLAY }), {
+      env: envFor(),
+      loop: { concurrency: 1, backoff: { baseMs: 50, capMs: 100 }, authProbe: { baseMs: 50, capMs: 100 } },
+    });
     for (let i = 1; i <= 5; i += 1) await h.post('/api/sessions/observations', toolEvent('s1', i));
     await h.drained();
     await h.post('/api/sessions/end', { session_id: 's1' });
@@ -98,7 +105,17 @@ describe('telemetry pipeline through real posthog-node', () => {
     const { openStore } = await import('../../src/store/index.js');
     const { createTelemetry } = await import('../../src/telemetry/runtime.js');
     const store = openStore(path.join(temp.dir, 'memtrace.db'));
-    const t = createTelemetry({ dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'replay' }, { db: store.db, clock: { now: () => 1_000 }, log: (await import('../../src/log.js')).silentLogger, stderr: { write: () => true }, sink: null, outboxLimit: 5 });
+    const t = createTelemetry(
+      { dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'replay' },
+      {
+        db: store.db,
+        clock: { now: () => 1_000 },
+        log: (await import('../../src/log.js')).silentLogger,
+        stderr: { write: () => true },
+        sink: null,
+        outboxLimit: 5,
+      },
+    );
     t.start(1_000);
     for (let i = 0; i < 10; i += 1) t.captureException(new Error(`distinct failure kind ${String.fromCharCode(97 + i)}`), 'worker', 1_000);
     expect(t.status(1_000).outbox_depth).toBe(5);
@@ -142,7 +159,9 @@ describe('telemetry pipeline through real posthog-node', () => {
     await h.drained();
     await h.post('/api/sessions/end', { session_id: 's5' });
     await h.worker.telemetry.flush(Date.now());
-    const rows = h.worker.store.db.prepare('SELECT (SELECT count(*) FROM telemetry_accumulators) + (SELECT count(*) FROM telemetry_outbox) AS n').get() as { n: number };
+    const rows = h.worker.store.db.prepare('SELECT (SELECT count(*) FROM telemetry_accumulators) + (SELECT count(*) FROM telemetry_outbox) AS n').get() as {
+      n: number;
+    };
     expect(rows.n).toBe(0);
     expect(capture.requests).toBe(0);
     expect(h.worker.telemetry.status(Date.now())).toMatchObject({ enabled: false, decided_by: 'DO_NOT_TRACK' });

@@ -31,7 +31,9 @@ describe('the platform in telemetry', () => {
     capture = await startCaptureServer();
     temp = makeTempDir();
     const reply = JSON.stringify({ text: observationXml({ type: 'discovery', title: 'x' }), model: 'claude-haiku-4-5' });
-    h = await startHarness(createReplayProvider({ lines: Array.from({ length: 10 }, () => reply) }), { env: { MEMTRACE_POSTHOG_KEY: 'phc_test', MEMTRACE_POSTHOG_HOST: capture.url } });
+    h = await startHarness(createReplayProvider({ lines: Array.from({ length: 10 }, () => reply) }), {
+      env: { MEMTRACE_POSTHOG_KEY: 'phc_test', MEMTRACE_POSTHOG_HOST: capture.url },
+    });
     const env = { MEMTRACE_PORT: String(h.worker.port), MEMTRACE_DATA_DIR: h.dataDir, HOME: temp.dir };
     const payloads = hostPayloads('codex', 'session');
     for (const { event, payload } of payloads.slice(0, -1)) {

@@ -34,7 +34,19 @@ describe('observer turn rollup', () => {
     foldTurn(acc, turn({ observationsByType: { decision: 2 }, observationsCreated: 2, tokens: null, costUsd: null }));
     foldTurn(acc, turn({ parse: 'dropped', outputClass: 'prose', observationsByType: {}, observationsCreated: 0 }));
     foldTurn(acc, turn({ parse: 'dropped', outputClass: 'idle', observationsByType: {}, observationsCreated: 0, model: 'acme-secret-model' }));
-    foldTurn(acc, turn({ outcome: 'error', parse: null, outputClass: null, abortReason: 'rate_limit', observationsByType: {}, observationsCreated: 0, tokens: null, costUsd: null }));
+    foldTurn(
+      acc,
+      turn({
+        outcome: 'error',
+        parse: null,
+        outputClass: null,
+        abortReason: 'rate_limit',
+        observationsByType: {},
+        observationsCreated: 0,
+        tokens: null,
+        costUsd: null,
+      }),
+    );
     foldTurn(acc, turn({ kind: 'summary', summaryCreated: true, observationsByType: {}, observationsCreated: 0, claimsRejected: 1 }));
     const p = finalizeTurnRollup(acc, { reason: 'session_end', windowSeq: 0 });
     expect(p).toMatchObject({
@@ -109,7 +121,15 @@ describe('context injection rollup', () => {
     const acc = newInjectionAccumulator(300_000);
     foldInjection(acc, { ok: true, tokensInjected: 100, observationsInjected: 3, tokensSavedVsNaive: null });
     foldInjection(acc, { ok: false, tokensInjected: 0, observationsInjected: 0, tokensSavedVsNaive: null });
-    expect(finalizeInjectionRollup(acc)).toEqual({ count: 2, outcomes_ok: 1, outcomes_error: 1, total_tokens: 100, avg_tokens: 50, total_observations_injected: 3, window_start_ts: 300_000 });
+    expect(finalizeInjectionRollup(acc)).toEqual({
+      count: 2,
+      outcomes_ok: 1,
+      outcomes_error: 1,
+      total_tokens: 100,
+      avg_tokens: 50,
+      total_observations_injected: 3,
+      window_start_ts: 300_000,
+    });
   });
 });
 

@@ -54,17 +54,20 @@ describe('scrubProperties', () => {
         throw new Error('boom');
       },
     });
-    const proxy = new Proxy({}, {
-      get() {
-        throw new Error('trap');
+    const proxy = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+        has() {
+          throw new Error('trap');
+        },
+        getOwnPropertyDescriptor() {
+          throw new Error('trap');
+        },
       },
-      has() {
-        throw new Error('trap');
-      },
-      getOwnPropertyDescriptor() {
-        throw new Error('trap');
-      },
-    });
+    );
     const cyclic: Record<string, unknown> = { count: 1 };
     cyclic.self = cyclic;
     const protoPolluted = JSON.parse('{"__proto__": {"count": 5}, "constructor": {"x": 1}}');

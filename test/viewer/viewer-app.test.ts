@@ -24,7 +24,15 @@ describe('the viewer', () => {
     ids = seedShop(store);
     addObservation(store, { title: '<script>alert(1)</script> & "quotes"', narrative: '<img src=x onerror=alert(2)>' });
     auth = createViewerAuth(() => `secret-${++counter}-${'x'.repeat(30)}`);
-    app = createViewerApp({ store, auth, access: { record: (via, access) => accesses.push({ via, access }) }, port: () => PORT, clock: { now: () => 0 }, nonce: () => 'n0nce', log: silentLogger });
+    app = createViewerApp({
+      store,
+      auth,
+      access: { record: (via, access) => accesses.push({ via, access }) },
+      port: () => PORT,
+      clock: { now: () => 0 },
+      nonce: () => 'n0nce',
+      log: silentLogger,
+    });
     const exchanged = await get(`/?token=${auth.urlToken}`, {});
     cookie = exchanged.headers.get('set-cookie')!.split(';')[0]!;
   });
@@ -38,7 +46,15 @@ describe('the viewer', () => {
 
   it('exchanges the one-time URL token for an HttpOnly SameSite=Strict cookie and drops the token from the address', async () => {
     const fresh = createViewerAuth(() => 'a'.repeat(43));
-    const viewer = createViewerApp({ store, auth: fresh, access: { record: () => undefined }, port: () => PORT, clock: { now: () => 0 }, nonce: () => 'n', log: silentLogger });
+    const viewer = createViewerApp({
+      store,
+      auth: fresh,
+      access: { record: () => undefined },
+      port: () => PORT,
+      clock: { now: () => 0 },
+      nonce: () => 'n',
+      log: silentLogger,
+    });
     const res = await viewer.request(`/?token=${fresh.urlToken}`, { headers: { host: HOST } });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/');
@@ -48,8 +64,15 @@ describe('the viewer', () => {
     expect(await again.text()).toContain('This link was already used');
   });
 
-  it('refuses a request without its cookie, with a wrong one, another viewer\'s, or a wrong token (401)', async () => {
-    for (const [pathname, headers] of [['/', {}], ['/observation/1', {}], ['/api/search?q=checkout', {}], ['/', { cookie: `${viewerCookieName(PORT)}=guess` }], ['/', { cookie: cookie.replace(viewerCookieName(PORT), viewerCookieName(PORT + 1)) }], ['/?token=guess', {}]] as const) {
+  it("refuses a request without its cookie, with a wrong one, another viewer's, or a wrong token (401)", async () => {
+    for (const [pathname, headers] of [
+      ['/', {}],
+      ['/observation/1', {}],
+      ['/api/search?q=checkout', {}],
+      ['/', { cookie: `${viewerCookieName(PORT)}=guess` }],
+      ['/', { cookie: cookie.replace(viewerCookieName(PORT), viewerCookieName(PORT + 1)) }],
+      ['/?token=guess', {}],
+    ] as const) {
       const res = await get(pathname, headers);
       expect(res.status, pathname).toBe(401);
       expect(await res.text()).not.toContain('Checkout total');
@@ -72,7 +95,9 @@ describe('the viewer', () => {
   it('shows sessions and the timeline newest first, with a CSP that allows only its own nonce', async () => {
     const res = await get('/');
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'nonce-n0nce'; script-src 'nonce-n0nce'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+    expect(res.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'nonce-n0nce'; script-src 'nonce-n0nce'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
     expect(res.headers.get('cache-control')).toBe('no-store');
     const html = await res.text();
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!127\.0\.0\.1)/);

@@ -18,7 +18,16 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
 const maybe = available || process.env.CI ? describe : describe.skip;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 maybe('the viewer in headless Chromium', () => {
   let temp: ReturnType<typeof makeTempDir>;

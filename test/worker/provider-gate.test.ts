@@ -44,7 +44,14 @@ describe('provider gate', () => {
 describe('failure policy', () => {
   it('makes the provider wait for auth, quota, rate limits and overload, and only those', () => {
     const kinds = ['auth', 'quota', 'rate_limit', 'overloaded', 'transport', 'bad_request'] as const;
-    expect(kinds.map((k) => decideFailure(new ProviderError(k, 'x')).action)).toEqual(['provider_wait', 'provider_wait', 'provider_wait', 'provider_wait', 'release', 'confirm']);
+    expect(kinds.map((k) => decideFailure(new ProviderError(k, 'x')).action)).toEqual([
+      'provider_wait',
+      'provider_wait',
+      'provider_wait',
+      'provider_wait',
+      'release',
+      'confirm',
+    ]);
     expect(decideFailure(new TypeError('our bug')).action).toBe('release');
   });
 

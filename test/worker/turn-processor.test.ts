@@ -39,15 +39,37 @@ describe('processTurn', () => {
   const run = (message: QueueMessage, text: string, extra: { onCommit?: (t: TurnRecord) => void; usage?: CompletionResult['usage'] } = {}) =>
     processTurn(
       { store, log, ...(extra.onCommit ? { onCommit: extra.onCommit } : {}) },
-      { message, session: { project: 'demo' }, reply: reply(text, extra.usage === undefined ? undefined : extra.usage), provider: 'anthropic', promptVersion: 'obs-v1', durationMs: 42, nowMs: 5_000 },
+      {
+        message,
+        session: { project: 'demo' },
+        reply: reply(text, extra.usage === undefined ? undefined : extra.usage),
+        provider: 'anthropic',
+        promptVersion: 'obs-v1',
+        durationMs: 42,
+        nowMs: 5_000,
+      },
     );
 
   it('parses valid XML, persists it with provenance and confirms the message', () => {
     const message = claimFresh();
     const turn = run(message, VALID_REPLY);
-    expect(turn).toMatchObject({ outcome: 'ok', parse: 'parsed', outputClass: 'xml', observationsCreated: 1, observationsByType: { bugfix: 1 }, tokens: { input: 900, output: 300 } });
+    expect(turn).toMatchObject({
+      outcome: 'ok',
+      parse: 'parsed',
+      outputClass: 'xml',
+      observationsCreated: 1,
+      observationsByType: { bugfix: 1 },
+      tokens: { input: 900, output: 300 },
+    });
     const [stored] = store.observations.recentForProject('demo', 10);
-    expect(stored).toMatchObject({ type: 'bugfix', sourceMessageIds: [message.id], provider: 'anthropic', model: 'claude-haiku-4-5', promptVersion: 'obs-v1', discoveryTokens: 1200 });
+    expect(stored).toMatchObject({
+      type: 'bugfix',
+      sourceMessageIds: [message.id],
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      promptVersion: 'obs-v1',
+      discoveryTokens: 1200,
+    });
     expect(store.queue.depth()).toBe(0);
   });
 
@@ -120,5 +142,4 @@ describe('processTurn', () => {
   it('keeps observations when the reply also skips the summary', () => {
     expect(run(claimFresh(), `${VALID_REPLY}<skip_summary reason="x"/>`).observationsCreated).toBe(1);
   });
-
 });

@@ -29,7 +29,9 @@ describe('verify before persist, in the worker', () => {
     temp = makeTempDir();
     const repo = path.join(temp.dir, 'repo');
     const [real] = makeGitRepo(repo);
-    const reply = observationXml({ type: 'bugfix', title: `Fixed in commit ${real!.slice(0, 10)}`, narrative: 'The cache key now includes the locale.' }) + observationXml({ type: 'change', title: `Landed as commit ${FABRICATED}` });
+    const reply =
+      observationXml({ type: 'bugfix', title: `Fixed in commit ${real!.slice(0, 10)}`, narrative: 'The cache key now includes the locale.' }) +
+      observationXml({ type: 'change', title: `Landed as commit ${FABRICATED}` });
     const harness = await run(reply, { tool_name: 'Bash', tool_input: { command: 'git log -1' }, cwd: repo });
     const stored = harness.worker.store.observations.recentForProject(repo, 10);
     expect(stored.map((o) => o.title)).toEqual([`Fixed in commit ${real!.slice(0, 10)}`]);
@@ -58,9 +60,21 @@ describe('verify before persist, in the worker', () => {
     temp = makeTempDir();
     const repo = path.join(temp.dir, 'repo');
     makeGitRepo(repo);
-    const reply = observationXml({ type: 'change', title: 'Edited the config', filesModified: ['config/app.json', 'src/invented.ts'], filesRead: ['README.md'] });
+    const reply = observationXml({
+      type: 'change',
+      title: 'Edited the config',
+      filesModified: ['config/app.json', 'src/invented.ts'],
+      filesRead: ['README.md'],
+    });
     h = await startHarness(createReplayProvider({ lines: [JSON.stringify({ text: reply })] }), { env: { MEMTRACE_TELEMETRY: '1' } });
-    await h.post('/api/sessions/observations', { session_id: 's', tool_use_id: 'edit-1', tool_name: 'Edit', tool_input: { file_path: path.join(repo, 'config/app.json'), old_string: 'a', new_string: 'b' }, tool_response: {}, cwd: repo });
+    await h.post('/api/sessions/observations', {
+      session_id: 's',
+      tool_use_id: 'edit-1',
+      tool_name: 'Edit',
+      tool_input: { file_path: path.join(repo, 'config/app.json'), old_string: 'a', new_string: 'b' },
+      tool_response: {},
+      cwd: repo,
+    });
     await h.drained();
     const stored = h.worker.store.observations.recentForProject(repo, 5)[0]!;
     expect(stored.files_modified).toEqual(['config/app.json']);
@@ -72,7 +86,11 @@ describe('verify before persist, in the worker', () => {
   it('refuses a notes-only summary: alone it is dropped as malformed_xml, beside an observation it is left out', async () => {
     temp = makeTempDir();
     const notesOnly = summaryXml({ notes: 'nothing much happened' });
-    h = await startHarness(createReplayProvider({ lines: [JSON.stringify({ text: notesOnly }), JSON.stringify({ text: observationXml({ type: 'discovery', title: 'Kept' }) + notesOnly })] }));
+    h = await startHarness(
+      createReplayProvider({
+        lines: [JSON.stringify({ text: notesOnly }), JSON.stringify({ text: observationXml({ type: 'discovery', title: 'Kept' }) + notesOnly })],
+      }),
+    );
     await h.post('/api/sessions/summarize', { session_id: 's', last_assistant_message: 'done' });
     await h.drained();
     await h.post('/api/sessions/observations', { session_id: 's', tool_use_id: 't2', tool_name: 'Read', tool_input: {}, tool_response: {} });

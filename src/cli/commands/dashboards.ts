@@ -5,12 +5,25 @@ import { commandGroup, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, Usag
 import { loadWorkerConfig } from '../../config.js';
 import { openCollectorStore, type CollectorStore } from '../../fleet/collector/index.js';
 import { exportDashboard, PostHogApiError, pushDashboards, queryTilesDirect, TILES, type TileResult } from '../../fleet/dashboards/index.js';
-import { localReviewSource, postHogReviewSource, reviewMarkdown, reviewNewestPair, ReviewInputError, reviewTable, runReview, checkVersionPair, DEFAULT_SINCE_WEEKS, type Review, type ReviewSource } from '../../fleet/review/index.js';
+import {
+  localReviewSource,
+  postHogReviewSource,
+  reviewMarkdown,
+  reviewNewestPair,
+  ReviewInputError,
+  reviewTable,
+  runReview,
+  checkVersionPair,
+  DEFAULT_SINCE_WEEKS,
+  type Review,
+  type ReviewSource,
+} from '../../fleet/review/index.js';
 
 const exportCommand: Command = {
   name: 'export',
   summary: 'write PostHog insight and dashboard JSON',
-  usage: 'usage: memtrace dashboards export [--out DIR]\n\nPrints the dashboard and one insight per tile (DataVisualizationNode over HogQL) as JSON,\nor writes dashboard.json and one file per insight into DIR.',
+  usage:
+    'usage: memtrace dashboards export [--out DIR]\n\nPrints the dashboard and one insight per tile (DataVisualizationNode over HogQL) as JSON,\nor writes dashboard.json and one file per insight into DIR.',
   async run(args, io) {
     const { values } = parseCommandArgs(args, { out: { type: 'string' } });
     const spec = exportDashboard();
@@ -32,17 +45,24 @@ const exportCommand: Command = {
 const pushCommand: Command = {
   name: 'push',
   summary: 'create or update the dashboard in PostHog (idempotent)',
-  usage: 'usage: memtrace dashboards push\n\nCreates or updates the "memtrace fleet" dashboard and its insights through the PostHog API.\nNeeds POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID; POSTHOG_API_HOST defaults to https://us.posthog.com.',
+  usage:
+    'usage: memtrace dashboards push\n\nCreates or updates the "memtrace fleet" dashboard and its insights through the PostHog API.\nNeeds POSTHOG_PERSONAL_API_KEY and POSTHOG_PROJECT_ID; POSTHOG_API_HOST defaults to https://us.posthog.com.',
   async run(args, io) {
     parseCommandArgs(args, {});
     const missing = ['POSTHOG_PERSONAL_API_KEY', 'POSTHOG_PROJECT_ID'].filter((name) => !io.env[name]);
     if (missing.length > 0) {
-      io.stderr.write(`memtrace dashboards push: set ${missing.join(' and ')} (a personal API key with insight:write and dashboard:write, and the project id)\n`);
+      io.stderr.write(
+        `memtrace dashboards push: set ${missing.join(' and ')} (a personal API key with insight:write and dashboard:write, and the project id)\n`,
+      );
       return EXIT_FAILURE;
     }
     try {
       const result = await pushDashboards(
-        { apiHost: io.env.POSTHOG_API_HOST || 'https://us.posthog.com', projectId: io.env.POSTHOG_PROJECT_ID!, personalApiKey: io.env.POSTHOG_PERSONAL_API_KEY! },
+        {
+          apiHost: io.env.POSTHOG_API_HOST || 'https://us.posthog.com',
+          projectId: io.env.POSTHOG_PROJECT_ID!,
+          personalApiKey: io.env.POSTHOG_PERSONAL_API_KEY!,
+        },
         { progress: (line) => io.stdout.write(`${line}\n`) },
       );
       const created = result.insights.filter((i) => i.action === 'created').length;
@@ -65,7 +85,9 @@ function table(result: TileResult): string {
   const rows = result.rows.map((r) => result.columns.map((c) => formatCell(r[c])));
   const widths = result.columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
-  return [`## ${result.tile.name}`, line(result.columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), rows.length === 0 ? '(no data)' : ''].join('\n');
+  return [`## ${result.tile.name}`, line(result.columns), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), rows.length === 0 ? '(no data)' : ''].join(
+    '\n',
+  );
 }
 
 function formatCell(value: unknown): string {
@@ -112,7 +134,10 @@ const reportCommand: Command = {
         newest = await reviewNewestPair(localReviewSource(store.db, store.review, 'the collector store'));
       }
       if (values.json) io.stdout.write(`${JSON.stringify(newest === null ? tiles : { tiles, review: newest.review }, null, 2)}\n`);
-      else io.stdout.write(`${[...results.map(table), ...(newest === null ? [] : [newest.review ? reviewTable(newest.review) : `## Release review\n${newest.reason}`])].join('\n')}\n`);
+      else
+        io.stdout.write(
+          `${[...results.map(table), ...(newest === null ? [] : [newest.review ? reviewTable(newest.review) : `## Release review\n${newest.reason}`])].join('\n')}\n`,
+        );
     } finally {
       store.close();
     }
@@ -164,7 +189,11 @@ const reviewCommand: Command = {
       if (values.posthog) {
         const missing = ['POSTHOG_PERSONAL_API_KEY', 'POSTHOG_PROJECT_ID'].filter((name) => !io.env[name]);
         if (missing.length > 0) return fail(`set ${missing.join(' and ')} (a personal API key with query:read, and the project id)`, EXIT_FAILURE);
-        source = postHogReviewSource({ apiHost: io.env.POSTHOG_API_HOST || 'https://us.posthog.com', projectId: io.env.POSTHOG_PROJECT_ID!, personalApiKey: io.env.POSTHOG_PERSONAL_API_KEY! });
+        source = postHogReviewSource({
+          apiHost: io.env.POSTHOG_API_HOST || 'https://us.posthog.com',
+          projectId: io.env.POSTHOG_PROJECT_ID!,
+          personalApiKey: io.env.POSTHOG_PERSONAL_API_KEY!,
+        });
       } else {
         store = openStore(io, 'review', values.db);
         if (store === null) return EXIT_FAILURE;

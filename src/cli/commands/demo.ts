@@ -43,7 +43,12 @@ export const demoCommand: Command = {
   summary: 'the end-to-end demo on embedded defaults (SQLite, replay provider)',
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { 'data-dir': { type: 'string' }, keep: { type: 'boolean' }, serve: { type: 'boolean' }, 'no-serve': { type: 'boolean' } });
+    const { values } = parseCommandArgs(args, {
+      'data-dir': { type: 'string' },
+      keep: { type: 'boolean' },
+      serve: { type: 'boolean' },
+      'no-serve': { type: 'boolean' },
+    });
     const serve = values['no-serve'] ? false : (values.serve ?? Boolean((io.stdout as { isTTY?: boolean }).isTTY));
     const dataDir = values['data-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'memtrace-demo-'));
     const say = (line: string) => io.stdout.write(`${line}\n`);
@@ -100,20 +105,28 @@ export const demoCommand: Command = {
       for (const o of observations) say(`      [${o.type}] ${o.title}  (model ${o.model}, from message ${o.sourceMessageIds.join(',')})`);
       const summary = worker.store.summaries.latestForProject(project);
       if (summary) say(`      summary: ${summary.completed}`);
-      say(`      ${observations.length} observation(s), ${summary ? 1 : 0} summary; prose and empty replies were dropped (see ${path.join(dataDir, 'logs', 'worker.log')})`);
+      say(
+        `      ${observations.length} observation(s), ${summary ? 1 : 0} summary; prose and empty replies were dropped (see ${path.join(dataDir, 'logs', 'worker.log')})`,
+      );
 
       say('[6/6] context the next session in this project starts with:');
-      const context = await fetch(`${worker.url}/api/context/inject?cwd=${encodeURIComponent(session.cwd)}&budget_tokens=1200`, { headers: { authorization: `Bearer ${readAuthToken(dataDir)}` } }).then((r) => r.text());
+      const context = await fetch(`${worker.url}/api/context/inject?cwd=${encodeURIComponent(session.cwd)}&budget_tokens=1200`, {
+        headers: { authorization: `Bearer ${readAuthToken(dataDir)}` },
+      }).then((r) => r.text());
       say(context.replace(/^/gm, '      | '));
 
       const stopping = worker;
       worker = undefined;
       await stopping.stop(); // flushes the rollups and drains them to the collector
-      const sent = collector.store.db.prepare("SELECT json(properties) AS p FROM events WHERE event = 'observer_turn_rollup' AND json_extract(properties, '$.provider') = 'replay'").get() as { p: string } | undefined;
+      const sent = collector.store.db
+        .prepare("SELECT json(properties) AS p FROM events WHERE event = 'observer_turn_rollup' AND json_extract(properties, '$.provider') = 'replay'")
+        .get() as { p: string } | undefined;
       if (sent) {
         const p = JSON.parse(sent.p) as Record<string, number | string>;
         say('telemetry: the one observer_turn_rollup this session sent to the local collector (scrubbed, typed, no text):');
-        say(`      turns ${p.count}: parsed ${p.turns_parsed}, dropped ${p.turns_dropped} (idle ${p.invalid_class_idle}, prose ${p.invalid_class_prose}); observations ${p.observations_created}; tokens in/out ${p.total_tokens_input ?? 'unknown'}/${p.total_tokens_output ?? 'unknown'}; usage unknown on ${p.turns_usage_unknown} turn(s)`);
+        say(
+          `      turns ${p.count}: parsed ${p.turns_parsed}, dropped ${p.turns_dropped} (idle ${p.invalid_class_idle}, prose ${p.invalid_class_prose}); observations ${p.observations_created}; tokens in/out ${p.total_tokens_input ?? 'unknown'}/${p.total_tokens_output ?? 'unknown'}; usage unknown on ${p.turns_usage_unknown} turn(s)`,
+        );
       } else say('telemetry: off (DO_NOT_TRACK); nothing was accumulated or sent');
       say(`dashboard (the fleet's poisoned slice decaying as installs upgrade): ${collector.url}/dashboard`);
       if (serve) {
@@ -127,7 +140,8 @@ export const demoCommand: Command = {
       await worker?.stop();
       await collector?.close();
     }
-    if (values['data-dir'] || values.keep) say(`kept ${dataDir}: MEMTRACE_DATA_DIR=${dataDir} npx telemetry preview; memtrace dashboards report --db ${path.join(dataDir, 'collector.db')}`);
+    if (values['data-dir'] || values.keep)
+      say(`kept ${dataDir}: MEMTRACE_DATA_DIR=${dataDir} npx telemetry preview; memtrace dashboards report --db ${path.join(dataDir, 'collector.db')}`);
     if (!values['data-dir'] && !values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
     return EXIT_OK;
   },

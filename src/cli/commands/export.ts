@@ -1,7 +1,18 @@
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
-import { makePrivateDir, openPrivateFile, projectFileName, projectsOf, streamSink, writeJsonl, writeProjectMarkdown, type ExportCounts, type ExportFilter, type ExportSink } from '../../memory/index.js';
+import {
+  makePrivateDir,
+  openPrivateFile,
+  projectFileName,
+  projectsOf,
+  streamSink,
+  writeJsonl,
+  writeProjectMarkdown,
+  type ExportCounts,
+  type ExportFilter,
+  type ExportSink,
+} from '../../memory/index.js';
 import { openMemoryStore } from '../memory-store.js';
 
 const USAGE = `usage: memtrace export [--format jsonl|markdown] [--project P] [--session S] [--out PATH]
@@ -22,7 +33,12 @@ export const exportCommand: Command = {
   summary: 'the memory as portable files: jsonl (round-trips through import) or markdown',
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { format: { type: 'string' }, project: { type: 'string' }, session: { type: 'string' }, out: { type: 'string' } });
+    const { values } = parseCommandArgs(args, {
+      format: { type: 'string' },
+      project: { type: 'string' },
+      session: { type: 'string' },
+      out: { type: 'string' },
+    });
     const format = values.format ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'markdown') throw new UsageError(`--format must be jsonl or markdown, got '${format}'`);
     for (const flag of ['project', 'session', 'out'] as const) if (values[flag] === '') throw new UsageError(`--${flag} takes a value`);
@@ -34,7 +50,8 @@ export const exportCommand: Command = {
       const db = memory?.store.db ?? null;
       const counts = format === 'jsonl' ? await exportJsonl(db, filter, out, io) : await exportMarkdown(db, filter, out, io);
       memory?.access.record('cli', { kind: 'export', items: counts.observations + counts.summaries }, Date.now());
-      if (out !== null) io.stdout.write(`exported ${counts.observations} observation(s) and ${counts.summaries} session summary(ies) to ${out} (${counts.bytes} bytes).\n`);
+      if (out !== null)
+        io.stdout.write(`exported ${counts.observations} observation(s) and ${counts.summaries} session summary(ies) to ${out} (${counts.bytes} bytes).\n`);
       return EXIT_OK;
     } finally {
       memory?.close();
@@ -43,7 +60,10 @@ export const exportCommand: Command = {
 };
 
 const EMPTY: ExportCounts = { observations: 0, summaries: 0, bytes: 0 };
-const stdoutSink = (io: CliIO): ExportSink => async (chunk) => void io.stdout.write(chunk);
+const stdoutSink =
+  (io: CliIO): ExportSink =>
+  async (chunk) =>
+    void io.stdout.write(chunk);
 
 async function toFile(file: string, write: (sink: ExportSink) => Promise<ExportCounts>): Promise<ExportCounts> {
   const stream = openPrivateFile(file);

@@ -29,7 +29,14 @@ export const forgetCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(
       args,
-      { session: { type: 'string' }, project: { type: 'string' }, before: { type: 'string' }, match: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } },
+      {
+        session: { type: 'string' },
+        project: { type: 'string' },
+        before: { type: 'string' },
+        match: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        yes: { type: 'boolean' },
+      },
       { maxPositionals: Number.MAX_SAFE_INTEGER },
     );
     const ids = positionals.map((p) => {
@@ -45,13 +52,23 @@ export const forgetCommand: Command = {
 
     const memory = openMemoryStore(io, { create: false });
     if (!memory) {
-      io.stderr.write(ids.length > 0 ? `memtrace forget: no observation ${ids.join(', ')}: nothing is stored yet; nothing was forgotten.\n` : 'memtrace forget: nothing is stored yet; nothing to forget.\n');
+      io.stderr.write(
+        ids.length > 0
+          ? `memtrace forget: no observation ${ids.join(', ')}: nothing is stored yet; nothing was forgotten.\n`
+          : 'memtrace forget: nothing is stored yet; nothing to forget.\n',
+      );
       return ids.length > 0 ? EXIT_FAILURE : EXIT_OK;
     }
     try {
       let plan: ForgetPlan;
       try {
-        plan = planForget(memory.store.db, { observationIds: ids, sessionId: values.session ?? null, project: values.project ?? null, beforeMs, match: values.match ?? null });
+        plan = planForget(memory.store.db, {
+          observationIds: ids,
+          sessionId: values.session ?? null,
+          project: values.project ?? null,
+          beforeMs,
+          match: values.match ?? null,
+        });
       } catch (error) {
         if (!(error instanceof ForgetRefusedError)) throw error;
         io.stderr.write(`memtrace forget: ${error.message}; nothing was forgotten.\n`);
@@ -94,9 +111,12 @@ export const forgetCommand: Command = {
 };
 
 function describePlan(plan: ForgetPlan, dryRun: boolean): string {
-  const lines = [`${dryRun ? 'would forget' : 'to forget'}: ${plan.items.length} item(s)${plan.sessions.length ? ` and session ${plan.sessions.join(', ')}` : ''}${plan.compactedSummaries.length ? `, and ${plan.compactedSummaries.length} compacted summary(ies) built from them` : ''}`];
+  const lines = [
+    `${dryRun ? 'would forget' : 'to forget'}: ${plan.items.length} item(s)${plan.sessions.length ? ` and session ${plan.sessions.join(', ')}` : ''}${plan.compactedSummaries.length ? `, and ${plan.compactedSummaries.length} compacted summary(ies) built from them` : ''}`,
+  ];
   const shown = plan.items.slice(0, 50);
-  for (const i of shown) lines.push(`  ${i.kind === 'observation' ? `#${i.id}` : `summary ${i.id}`}  ${i.created_at.slice(0, 10)}  ${i.title.replace(/\s+/g, ' ').slice(0, 100)}`);
+  for (const i of shown)
+    lines.push(`  ${i.kind === 'observation' ? `#${i.id}` : `summary ${i.id}`}  ${i.created_at.slice(0, 10)}  ${i.title.replace(/\s+/g, ' ').slice(0, 100)}`);
   if (plan.items.length > shown.length) lines.push(`  … and ${plan.items.length - shown.length} more`);
   if (dryRun) lines.push('dry run: nothing was changed.');
   return `${lines.join('\n')}\n`;

@@ -2,7 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, type CliIO } from '../command.js';
-import { findPackageRoot, HOOK_FORWARDER, isEphemeralInstall, readFileSnapshot, settingsDiff, SettingsFileError, settingsForwarder, writeSettingsFile } from '../../install/index.js';
+import {
+  findPackageRoot,
+  HOOK_FORWARDER,
+  isEphemeralInstall,
+  readFileSnapshot,
+  settingsDiff,
+  SettingsFileError,
+  settingsForwarder,
+  writeSettingsFile,
+} from '../../install/index.js';
 import { hostConfigEdits, hostConfigPaths, trustStep, type FileEdit, type HostAction } from '../../install/host-config-files.js';
 import { hostMcpEntry, type InstallHost } from '../../install/host-hooks.js';
 import type { FileSnapshot } from '../../install/settings-file.js';
@@ -14,7 +23,12 @@ const HOST_NAMES: Readonly<Record<InstallHost, string>> = { 'gemini-cli': 'Gemin
  * read and its edit checked before any is written; each changed file is backed up, then replaced
  * atomically. A file that cannot be parsed is left untouched and named with the reason.
  */
-export async function runHostInstall(action: HostAction, host: InstallHost, options: { projectDir: string | null; dryRun: boolean }, io: CliIO): Promise<number> {
+export async function runHostInstall(
+  action: HostAction,
+  host: InstallHost,
+  options: { projectDir: string | null; dryRun: boolean },
+  io: CliIO,
+): Promise<number> {
   const fail = (message: string) => {
     io.stderr.write(`memtrace ${action}: ${message}\n`);
     return EXIT_FAILURE;
@@ -33,21 +47,37 @@ export async function runHostInstall(action: HostAction, host: InstallHost, opti
   const packageRoot = findPackageRoot();
   const forwarder = path.join(packageRoot, HOOK_FORWARDER);
   if (action === 'install' && !fs.existsSync(forwarder)) return fail(`memtrace's hook forwarder ${forwarder} is missing; reinstall memtrace.`);
-  const result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, path.join(packageRoot, 'bin', 'memtrace.cjs'), io.env));
+  const result = hostConfigEdits(
+    action,
+    host,
+    files,
+    settingsForwarder(process.execPath, packageRoot),
+    hostMcpEntry(process.execPath, path.join(packageRoot, 'bin', 'memtrace.cjs'), io.env),
+  );
   if (!result.ok) return fail(`${result.file} ${result.error}. Nothing was changed; fix the file (or move it aside) and run the command again.`);
   for (const edit of result.edits) for (const notice of edit.notices) io.stderr.write(`memtrace ${action}: warning: ${edit.snapshot.file}: ${notice}\n`);
   if (action === 'install' && isEphemeralInstall(packageRoot)) {
-    io.stderr.write(`memtrace ${action}: warning: this memtrace runs from npx's cache (${packageRoot}), which npm may clean; install it for good (npm install -g memtrace), then run install again.\n`);
+    io.stderr.write(
+      `memtrace ${action}: warning: this memtrace runs from npx's cache (${packageRoot}), which npm may clean; install it for good (npm install -g memtrace), then run install again.\n`,
+    );
   }
 
   const changed = result.edits.filter((e) => e.changes.length > 0);
   const what = `memtrace's hooks${host === 'gemini-cli' || paths.mcpFile ? ' and MCP server' : ''}`;
   if (changed.length === 0) {
-    out(action === 'install' ? `${what} are already in ${HOST_NAMES[host]}'s config (${result.edits.map((e) => e.snapshot.file).join(', ')}); nothing changed.` : `nothing written by memtrace install in ${result.edits.map((e) => e.snapshot.file).join(', ')}; nothing changed.`);
+    out(
+      action === 'install'
+        ? `${what} are already in ${HOST_NAMES[host]}'s config (${result.edits.map((e) => e.snapshot.file).join(', ')}); nothing changed.`
+        : `nothing written by memtrace install in ${result.edits.map((e) => e.snapshot.file).join(', ')}; nothing changed.`,
+    );
     if (action === 'install') out(trustStep(host, options.projectDir));
     return EXIT_OK;
   }
-  for (const edit of changed) if (edit.relaidOut) io.stderr.write(`memtrace ${action}: note: ${edit.snapshot.file} is laid out by hand; it is rewritten as plain indented JSON (the backup keeps it as it is).\n`);
+  for (const edit of changed)
+    if (edit.relaidOut)
+      io.stderr.write(
+        `memtrace ${action}: note: ${edit.snapshot.file} is laid out by hand; it is rewritten as plain indented JSON (the backup keeps it as it is).\n`,
+      );
   if (options.dryRun) {
     for (const edit of changed) {
       out(`dry run: would change ${edit.snapshot.file} (${describe(edit)}); nothing written.`);

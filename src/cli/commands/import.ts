@@ -47,9 +47,14 @@ export function createImportCommand(makeSanitize: () => { sanitize: ImportDeps['
         memory.access.record('cli', { kind: 'import', imported: report.imported, invalid: report.invalid }, Date.now());
         memory.access.redacted?.(redactions, Date.now());
         for (const p of report.problems) io.stderr.write(`memtrace import: line ${p.line}: ${p.reason}; not imported\n`);
-        if (report.invalid > report.problems.length) io.stderr.write(`memtrace import: … and ${report.invalid - report.problems.length} more invalid line(s)\n`);
+        if (report.invalid > report.problems.length)
+          io.stderr.write(`memtrace import: … and ${report.invalid - report.problems.length} more invalid line(s)\n`);
         const counts = { imported: report.imported, skipped: report.skipped, invalid: report.invalid };
-        io.stdout.write(values.json ? `${JSON.stringify(counts)}\n` : `imported ${counts.imported}, skipped ${counts.skipped} (id already stored), invalid ${counts.invalid} — into ${memory.config.dbFile}\n`);
+        io.stdout.write(
+          values.json
+            ? `${JSON.stringify(counts)}\n`
+            : `imported ${counts.imported}, skipped ${counts.skipped} (id already stored), invalid ${counts.invalid} — into ${memory.config.dbFile}\n`,
+        );
         return report.invalid === 0 ? EXIT_OK : EXIT_FAILURE;
       } finally {
         input.destroy();

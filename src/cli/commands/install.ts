@@ -67,7 +67,10 @@ const NEXT_STEP = "next: start a Claude Code session; memtrace's worker starts o
 function settingsCommand(action: Action): Command {
   return {
     name: action,
-    summary: action === 'install' ? "write memtrace's hooks and MCP server into Claude Code's, Gemini CLI's or Codex's config (backup, idempotent)" : 'remove exactly the hooks and MCP server memtrace install wrote',
+    summary:
+      action === 'install'
+        ? "write memtrace's hooks and MCP server into Claude Code's, Gemini CLI's or Codex's config (backup, idempotent)"
+        : 'remove exactly the hooks and MCP server memtrace install wrote',
     usage: action === 'install' ? INSTALL_USAGE : UNINSTALL_USAGE,
     run: (args, io) => runSettingsCommand(action, args, io),
   };
@@ -87,7 +90,8 @@ interface Target {
 async function runSettingsCommand(action: Action, args: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(args, { host: { type: 'string' }, project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
   if (values.host !== undefined && values.host !== 'claude-code') {
-    if (!(INSTALL_HOSTS as readonly string[]).includes(values.host)) throw new UsageError(`--host takes claude-code, gemini-cli or codex, got '${values.host}'`);
+    if (!(INSTALL_HOSTS as readonly string[]).includes(values.host))
+      throw new UsageError(`--host takes claude-code, gemini-cli or codex, got '${values.host}'`);
     const projectDir = values.project === undefined ? null : projectPath(values.project, io);
     return runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
   }
@@ -110,15 +114,21 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   let packageRoot: string | null = null;
   if (action === 'install') {
     packageRoot = findPackageRoot();
-    if (!fs.existsSync(path.join(packageRoot, HOOK_FORWARDER))) return fail(`memtrace's hook forwarder ${path.join(packageRoot, HOOK_FORWARDER)} is missing; reinstall memtrace.`);
+    if (!fs.existsSync(path.join(packageRoot, HOOK_FORWARDER)))
+      return fail(`memtrace's hook forwarder ${path.join(packageRoot, HOOK_FORWARDER)} is missing; reinstall memtrace.`);
   }
-  const hooks = packageRoot !== null ? installHooks(hooksFile.value, memtraceHooks(settingsForwarder(process.execPath, packageRoot), 'settings')) : uninstallHooks(hooksFile.value);
+  const hooks =
+    packageRoot !== null
+      ? installHooks(hooksFile.value, memtraceHooks(settingsForwarder(process.execPath, packageRoot), 'settings'))
+      : uninstallHooks(hooksFile.value);
   if (!hooks.ok) return fail(`${files.settings}: ${hooks.error}. Nothing was changed.`);
   const mcp = packageRoot !== null ? installMcpServer(mcpFile.value, memtraceMcpEntry(process.execPath, packageRoot)) : uninstallMcpServer(mcpFile.value);
   if (!mcp.ok) return fail(`${files.mcp}: ${mcp.error}. Nothing was changed.`);
   for (const notice of [...hooks.notices, ...mcp.notices]) io.stderr.write(`memtrace ${action}: warning: ${notice}\n`);
   if (packageRoot !== null && isEphemeralInstall(packageRoot)) {
-    io.stderr.write(`memtrace ${action}: warning: this memtrace runs from npx's cache (${packageRoot}), which npm may clean; install it for good (npm install -g memtrace) or use the plugin, then run install again.\n`);
+    io.stderr.write(
+      `memtrace ${action}: warning: this memtrace runs from npx's cache (${packageRoot}), which npm may clean; install it for good (npm install -g memtrace) or use the plugin, then run install again.\n`,
+    );
   }
 
   const targets: Target[] = [
@@ -139,7 +149,9 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
 
   for (const t of changing) {
     if (t.snapshot.bytes !== null && !t.snapshot.bytes.equals(Buffer.from(renderSettings(t.snapshot, t.snapshot.value)))) {
-      io.stderr.write(`memtrace ${action}: note: ${t.snapshot.file} is laid out by hand; it is rewritten as plain indented JSON (the backup keeps it as it is).\n`);
+      io.stderr.write(
+        `memtrace ${action}: note: ${t.snapshot.file} is laid out by hand; it is rewritten as plain indented JSON (the backup keeps it as it is).\n`,
+      );
     }
   }
   if (values['dry-run']) {
@@ -165,7 +177,10 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   if (action === 'install') {
     if (values.project !== undefined) {
       out('note: the hooks and the MCP server run node and memtrace by absolute paths on this machine; commit these files only if teammates share them.');
-      if (changing.some((t) => t.what === 'MCP server')) out(`approve: Claude Code may ask once before it starts a project's MCP servers; accept "${MCP_SERVER_KEY}" when it asks (memtrace does not approve it for you).`);
+      if (changing.some((t) => t.what === 'MCP server'))
+        out(
+          `approve: Claude Code may ask once before it starts a project's MCP servers; accept "${MCP_SERVER_KEY}" when it asks (memtrace does not approve it for you).`,
+        );
     }
     out(NEXT_STEP);
     out(`undo: memtrace uninstall${values.project !== undefined ? ` --project ${values.project}` : ''}`);

@@ -68,14 +68,20 @@ export const mineCommand: Command = {
     if (values.host !== undefined && values.host !== 'all' && !(MINE_HOSTS as readonly string[]).includes(values.host)) {
       throw new UsageError(`--host takes claude-code, gemini-cli, codex or all, got '${values.host}'`);
     }
-    if (values.host === 'all' && values.dir !== undefined) throw new UsageError('--dir is one host’s folder: give --host claude-code, gemini-cli or codex with it');
+    if (values.host === 'all' && values.dir !== undefined)
+      throw new UsageError('--dir is one host’s folder: give --host claude-code, gemini-cli or codex with it');
     const chosen = values.host === undefined || values.host === 'all' ? null : (values.host as MineHost);
     let named: { path: string; sessionId: string; host: MineHost } | null = null;
     if (values.file !== undefined) {
       const file = path.resolve(io.cwd, values.file);
       const host = chosen ?? hostOfTranscriptPath(file);
       const sessionId = host === 'codex' ? codexSessionIdOfPath(file) : host === 'gemini-cli' ? 'pending' : sessionIdOfNamedFile(path.basename(values.file));
-      if (sessionId === null) throw new UsageError(host === 'codex' ? `--file must name a Codex rollout-<time>-<session id>.jsonl, got '${values.file}'` : `--file must name a transcript <session-id>.jsonl, got '${values.file}'`);
+      if (sessionId === null)
+        throw new UsageError(
+          host === 'codex'
+            ? `--file must name a Codex rollout-<time>-<session id>.jsonl, got '${values.file}'`
+            : `--file must name a transcript <session-id>.jsonl, got '${values.file}'`,
+        );
       named = { path: file, sessionId, host };
     }
     const loaded = loadWorkerConfig(io.env, os.homedir());
@@ -93,7 +99,9 @@ export const mineCommand: Command = {
       try {
         stat = fs.statSync(named.path);
       } catch (error) {
-        io.stderr.write(`memtrace mine: cannot read ${named.path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}\n`);
+        io.stderr.write(
+          `memtrace mine: cannot read ${named.path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}\n`,
+        );
         return EXIT_FAILURE;
       }
       if (!stat.isFile()) {
@@ -120,7 +128,9 @@ export const mineCommand: Command = {
         const rootProblem = found.problems.find((p) => p.path === dir);
         if (rootProblem) {
           if (explicit || values.dir !== undefined) {
-            io.stderr.write(`memtrace mine: cannot list ${dir}: ${rootProblem.error}${values.dir === undefined ? ` (no ${host} transcripts here? give --dir)` : ''}\n`);
+            io.stderr.write(
+              `memtrace mine: cannot list ${dir}: ${rootProblem.error}${values.dir === undefined ? ` (no ${host} transcripts here? give --dir)` : ''}\n`,
+            );
             return EXIT_FAILURE;
           }
           missing.push(dir);
@@ -142,7 +152,14 @@ export const mineCommand: Command = {
     let report: PassReport;
     try {
       const redactions: RedactionCounts = {};
-      const miner = createMiner({}, { store: createStoreMiningStore(store, { projectOf, redacted: (counts) => addCounts(redactions, counts) }), now: () => Date.now(), wake: () => undefined });
+      const miner = createMiner(
+        {},
+        {
+          store: createStoreMiningStore(store, { projectOf, redacted: (counts) => addCounts(redactions, counts) }),
+          now: () => Date.now(),
+          wake: () => undefined,
+        },
+      );
       const totalBytes = targets.reduce((sum, t) => sum + t.size, 0);
       const bar = isTerminal(io) && !values.json ? createProgressBar(io.stderr, { total: targets.length, totalBytes, now: () => Date.now() }) : null;
       const sizes = new Map(targets.map((t) => [t.path, t.size]));
@@ -170,7 +187,10 @@ function isTerminal(io: CliIO): boolean {
 
 function recordTelemetry(io: CliIO, dataDir: string, db: ReturnType<typeof openStore>['db'], report: PassReport, redactions: RedactionCounts): void {
   try {
-    const telemetry = createTelemetry({ dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db, clock: systemClock, log: silentLogger, stderr: io.stderr });
+    const telemetry = createTelemetry(
+      { dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' },
+      { db, clock: systemClock, log: silentLogger, stderr: io.stderr },
+    );
     // The window is closed and sent by the worker's telemetry tick.
     telemetry.recordCounters('mining_rollup', { trigger: 'cli' }, miningRollupIncrements(report), Date.now());
     if (totalRedactions(redactions) > 0) telemetry.recordCounters('redaction_rollup', { edge: 'transcript' }, redactionIncrements(redactions), Date.now());
@@ -228,7 +248,10 @@ function toJson(report: PassReport, elapsedMs: number, dbFile: string, workerUp:
 function renderText(report: PassReport, elapsedMs: number, dbFile: string, workerUp: boolean): string {
   const mb = (report.bytesRead / 1e6).toFixed(1);
   const rows: Array<[string, string]> = [
-    ['transcripts', `${report.files} (${report.byOutcome.mined} mined, ${report.byOutcome.unchanged} unchanged${report.byOutcome.migrated ? `, ${report.byOutcome.migrated} legacy keys migrated` : ''}${report.byOutcome.failed ? `, ${report.byOutcome.failed} failed` : ''})`],
+    [
+      'transcripts',
+      `${report.files} (${report.byOutcome.mined} mined, ${report.byOutcome.unchanged} unchanged${report.byOutcome.migrated ? `, ${report.byOutcome.migrated} legacy keys migrated` : ''}${report.byOutcome.failed ? `, ${report.byOutcome.failed} failed` : ''})`,
+    ],
     ['segments mined', String(report.segmentsMined)],
     ['events queued', `${report.eventsQueued} (tool calls the hooks missed)`],
     ['already queued', `${report.eventsDuplicate} (delivered by the hooks; not observed twice)`],

@@ -38,7 +38,10 @@ export function recordRepairTelemetry(io: CliIO, origin: CompactionOrigin, repor
       if (!fs.existsSync(loaded.config.dbFile)) return;
       db = opened = openDatabase(loaded.config.dbFile);
     }
-    const telemetry = createTelemetry({ dataDir: loaded.config.dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db, clock: systemClock, log: silentLogger, stderr: io.stderr });
+    const telemetry = createTelemetry(
+      { dataDir: loaded.config.dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' },
+      { db, clock: systemClock, log: silentLogger, stderr: io.stderr },
+    );
     telemetry.recordCounters('compaction_rollup', { origin }, repairCounters(report), systemClock.now());
   } catch {
     // Telemetry never breaks a command.

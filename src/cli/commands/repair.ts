@@ -38,7 +38,7 @@ interface Opened {
 
 function openTarget(values: { lcm?: string; conversation?: string; project?: string }, io: CliIO, write: boolean, providerName: string): Opened {
   if (values.lcm !== undefined) {
-    if (values.project !== undefined) throw new UsageError('--project is for memtrace\'s store; with --lcm use --conversation');
+    if (values.project !== undefined) throw new UsageError("--project is for memtrace's store; with --lcm use --conversation");
     const conversationId = parseIntegerFlag('conversation', values.conversation, { min: 0, max: Number.MAX_SAFE_INTEGER });
     const file = path.resolve(io.cwd, values.lcm);
     if (!fs.existsSync(file)) throw new Error(`no such file: ${file}`);
@@ -143,7 +143,9 @@ ${SCOPE_HELP}
       }
       const backup = backupDatabase(opened.db, opened.file, Date.now());
       io.stderr.write(`repair: backup written to ${backup}\n`);
-      io.stderr.write(`repair: ${findings.length} fallback summar${findings.length === 1 ? 'y' : 'ies'} to re-summarize with ${selected.provider.name} (${selected.provider.model})\n`);
+      io.stderr.write(
+        `repair: ${findings.length} fallback summar${findings.length === 1 ? 'y' : 'ies'} to re-summarize with ${selected.provider.name} (${selected.provider.model})\n`,
+      );
       const report = await applyRepairs(opened.target, createSummarizer(selected.provider, opened.target.estimateTokens), {
         max,
         nowMs: () => Date.now(),
@@ -158,7 +160,9 @@ ${SCOPE_HELP}
         return EXIT_FAILURE;
       }
       if (isBusyError(error)) {
-        io.stderr.write(`memtrace repair: stopped, another process took the write lock of ${opened.file}; summaries already repaired are committed, the rest unchanged. Run apply again when it is idle.\n`);
+        io.stderr.write(
+          `memtrace repair: stopped, another process took the write lock of ${opened.file}; summaries already repaired are committed, the rest unchanged. Run apply again when it is idle.\n`,
+        );
         return EXIT_FAILURE;
       }
       throw error;
@@ -204,4 +208,8 @@ function writeReport(io: CliIO, json: boolean, report: RepairReport, backup: str
   for (const e of notDone) io.stdout.write(`  ${progressLine(e)}\n`);
 }
 
-export const repairCommand: Command = commandGroup('repair', 'find and re-summarize fallback (truncation) summaries in memtrace\'s store or a lossless-claw database', [scan, apply]);
+export const repairCommand: Command = commandGroup(
+  'repair',
+  "find and re-summarize fallback (truncation) summaries in memtrace's store or a lossless-claw database",
+  [scan, apply],
+);

@@ -36,7 +36,8 @@ export const searchCommand: Command = {
     if (text.trim() === '') throw new UsageError('give a query to search for');
     const query = buildSearchQuery(text);
     if (!query.ok) throw new UsageError(query.reason);
-    if (values.type !== undefined && !(TYPES as readonly string[]).includes(values.type)) throw new UsageError(`--type must be one of ${TYPES.join(', ')}, got '${values.type}'`);
+    if (values.type !== undefined && !(TYPES as readonly string[]).includes(values.type))
+      throw new UsageError(`--type must be one of ${TYPES.join(', ')}, got '${values.type}'`);
     if (values.project === '') throw new UsageError('--project takes a project path');
     const limit = parseIntegerFlag('limit', values.limit, { min: 1, max: MAX_SEARCH_LIMIT }) ?? 10;
     const sinceMs = parseIsoFlag('since', values.since);
@@ -46,7 +47,12 @@ export const searchCommand: Command = {
     if (memory) {
       try {
         const started = performance.now();
-        results = createMemorySearch(memory.store.db).search(text, { project: values.project ?? null, type: (values.type as ObservationType | 'summary' | undefined) ?? null, sinceMs, limit });
+        results = createMemorySearch(memory.store.db).search(text, {
+          project: values.project ?? null,
+          type: (values.type as ObservationType | 'summary' | undefined) ?? null,
+          sinceMs,
+          limit,
+        });
         memory.access.record('cli', { kind: 'search', durationMs: performance.now() - started, results: results.length }, Date.now());
       } finally {
         memory.close();

@@ -23,7 +23,10 @@ async function withTelemetry<T>(io: CliIO, fn: (t: ReturnType<typeof createTelem
   // Never recover claimed messages here: a running worker has them in flight.
   const store = openStore(path.join(dataDir, 'memtrace.db'), { recoverClaimed: false });
   try {
-    const telemetry = createTelemetry({ dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' }, { db: store.db, clock: systemClock, log: silentLogger, stderr: io.stderr });
+    const telemetry = createTelemetry(
+      { dataDir, env: io.env, appVersion: APP_VERSION, provider: 'none' },
+      { db: store.db, clock: systemClock, log: silentLogger, stderr: io.stderr },
+    );
     return await fn(telemetry);
   } finally {
     store.close();
@@ -35,7 +38,8 @@ const jsonFlag = { json: { type: 'boolean' as const } };
 const status: Command = {
   name: 'status',
   summary: 'state, who decided it, install id, sink, outbox and last flush',
-  usage: 'usage: memtrace telemetry status [--json]\n\nShows whether telemetry is on and which layer decided it (DO_NOT_TRACK, MEMTRACE_TELEMETRY,\nthe config file, or the default), the install id, config path, sink, outbox depth, pending\nrollups and the last flush.',
+  usage:
+    'usage: memtrace telemetry status [--json]\n\nShows whether telemetry is on and which layer decided it (DO_NOT_TRACK, MEMTRACE_TELEMETRY,\nthe config file, or the default), the install id, config path, sink, outbox depth, pending\nrollups and the last flush.',
   async run(args, io) {
     const { values } = parseCommandArgs(args, jsonFlag);
     const s = await withTelemetry(io, (t) => t.status(Date.now()));
@@ -48,7 +52,12 @@ const status: Command = {
       ['telemetry', `${s.enabled ? 'on' : 'off'} — ${s.reason} (decided by ${s.decided_by})`],
       ['install id', s.install_id ?? '(none yet)'],
       ['config', s.config_path],
-      ['worker', !worker.running ? 'not running' : `running (pid ${worker.pid}, port ${worker.port ?? '?'}) — ${worker.status}${worker.degraded && worker.degraded.length > 0 ? `: ${describeDegraded(worker.degraded)}` : ''}`],
+      [
+        'worker',
+        !worker.running
+          ? 'not running'
+          : `running (pid ${worker.pid}, port ${worker.port ?? '?'}) — ${worker.status}${worker.degraded && worker.degraded.length > 0 ? `: ${describeDegraded(worker.degraded)}` : ''}`,
+      ],
       ['sink', `${s.sink}${s.sink_state.state === 'down' ? ` — down after ${s.sink_state.failures} failure(s), next try ${s.sink_state.retry_at}` : ''}`],
       ['outbox', `${s.outbox_depth} event(s) waiting`],
       ['pending rollups', String(s.pending_rollups)],
@@ -135,4 +144,11 @@ const schema: Command = {
   },
 };
 
-export const telemetryCommand = commandGroup('telemetry', 'what memtrace shares, and the switches for it', [status, choice(true), choice(false), preview, flush, schema]);
+export const telemetryCommand = commandGroup('telemetry', 'what memtrace shares, and the switches for it', [
+  status,
+  choice(true),
+  choice(false),
+  preview,
+  flush,
+  schema,
+]);

@@ -64,9 +64,12 @@ export const viewerCommand: Command = {
 
 /** Best effort: the link is printed either way. */
 function openInBrowser(url: string): void {
-  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   try {
-    spawn(command as string, args as string[], { stdio: 'ignore', detached: true }).on('error', () => undefined).unref();
+    spawn(command as string, args as string[], { stdio: 'ignore', detached: true })
+      .on('error', () => undefined)
+      .unref();
   } catch {
     /* no browser opener on this machine */
   }

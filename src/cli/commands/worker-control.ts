@@ -48,13 +48,19 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
       if (full.observing === false && typeof full.note === 'string') say(`  observer     ${full.note}`);
       say(`  queue        ${String(full.queue_depth)} message(s), ${String(full.in_flight)} call(s) in flight`);
       const hooks = full.hooks as Record<string, number> | undefined;
-      if (hooks) say(`  hook calls   ${hooks.accepted} accepted, ${hooks.rejected} rejected, ${hooks.failed} failed, ${hooks.shortened} shortened, ${hooks.replayed_from_spool} replayed from the spool`);
+      if (hooks)
+        say(
+          `  hook calls   ${hooks.accepted} accepted, ${hooks.rejected} rejected, ${hooks.failed} failed, ${hooks.shortened} shortened, ${hooks.replayed_from_spool} replayed from the spool`,
+        );
       const store = full.store as StoreStatus | undefined;
       if (store) for (const line of describeStore(store)) say(line);
     }
     return EXIT_OK;
   }
-  const { values } = parseCommandArgs(args, action === 'start' ? { port: { type: 'string' }, 'wait-ms': { type: 'string' } } : { 'wait-ms': { type: 'string' } });
+  const { values } = parseCommandArgs(
+    args,
+    action === 'start' ? { port: { type: 'string' }, 'wait-ms': { type: 'string' } } : { 'wait-ms': { type: 'string' } },
+  );
   const waitMs = parseIntegerFlag('wait-ms', values['wait-ms'] as string | undefined, { min: 100, max: 600_000 }) ?? 15_000;
   const running = runningWorker(dataDir);
   if (action === 'start') {
@@ -69,7 +75,9 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
       return info?.port ? info : null;
     });
     if (!started) {
-      io.stderr.write(`memtrace worker: did not start within ${waitMs} ms (pid ${pid ?? '?'}); see ${path.join(dataDir, 'logs', 'worker.out')}:\n${tail(path.join(dataDir, 'logs', 'worker.out'), 5)}\n`);
+      io.stderr.write(
+        `memtrace worker: did not start within ${waitMs} ms (pid ${pid ?? '?'}); see ${path.join(dataDir, 'logs', 'worker.out')}:\n${tail(path.join(dataDir, 'logs', 'worker.out'), 5)}\n`,
+      );
       return EXIT_FAILURE;
     }
     say(`memtrace worker: started, pid ${started.pid}, listening on http://127.0.0.1:${started.port} (log ${path.join(dataDir, 'logs', 'worker.log')})`);
@@ -87,7 +95,9 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
   }
   const stopped = await waitUntil(waitMs, () => (runningWorker(dataDir) === null ? true : null));
   if (!stopped) {
-    io.stderr.write(`memtrace worker: pid ${running.pid} is still running after ${waitMs} ms; it may be draining — try again, or kill it (nothing accepted is lost)\n`);
+    io.stderr.write(
+      `memtrace worker: pid ${running.pid} is still running after ${waitMs} ms; it may be draining — try again, or kill it (nothing accepted is lost)\n`,
+    );
     return EXIT_FAILURE;
   }
   say(`memtrace worker: stopped (pid ${running.pid})`);
@@ -110,7 +120,6 @@ function tail(file: string, lines: number): string {
     return '(no output)';
   }
 }
-
 
 interface StoreStatus {
   bytes: number;
@@ -136,7 +145,9 @@ export function describeStore(store: StoreStatus): string[] {
     const r = last.removed;
     const parts = [`${r.tool_events} tool event(s)`, `${r.prompts} prompt(s)`, `${r.session_files} written-file record(s)`, `${r.spool_files} spool file(s)`];
     if (r.unprocessed_dropped) parts.push(`${r.unprocessed_dropped} unobserved message(s) (over budget)`);
-    lines.push(`  retention    last pass ${last.at}: removed ${parts.join(', ')}; ${mb(Math.max(0, last.bytes_before - last.bytes_after))} returned (raw data kept ${store.raw_retention_days} day(s) after processing)`);
+    lines.push(
+      `  retention    last pass ${last.at}: removed ${parts.join(', ')}; ${mb(Math.max(0, last.bytes_before - last.bytes_after))} returned (raw data kept ${store.raw_retention_days} day(s) after processing)`,
+    );
   }
   return lines;
 }

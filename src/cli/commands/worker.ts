@@ -55,7 +55,8 @@ export const workerCommand: Command = {
       'watch-dir': { type: 'string' },
     });
     if (values['watch-dir'] === '') throw new UsageError('--watch-dir needs a folder');
-    const watchDir = values['watch-dir'] !== undefined ? path.resolve(io.cwd, values['watch-dir']) : values.watch ? defaultProjectsDir(io.env, os.homedir()) : null;
+    const watchDir =
+      values['watch-dir'] !== undefined ? path.resolve(io.cwd, values['watch-dir']) : values.watch ? defaultProjectsDir(io.env, os.homedir()) : null;
     const port = parseIntegerFlag('port', values.port, { min: 0, max: 65535 });
     const concurrency = parseIntegerFlag('concurrency', values.concurrency, { min: 1, max: 64 }) ?? 2;
 
@@ -90,7 +91,10 @@ export const workerCommand: Command = {
     io.stdout.write(
       `memtrace worker listening on ${worker.url} (provider: ${selected.provider.name}${canObserve(selected.provider) ? `, model: ${selected.provider.model}` : ' — events are stored, not observed; set ANTHROPIC_API_KEY or OPENAI_API_KEY to observe them'}; data: ${config.dataDir})\n`,
     );
-    if (watchDir !== null) io.stdout.write(`watching transcripts in ${watchDir} (every ${DEFAULT_WATCH_CONFIG.intervalMs / 1000} s, files idle for ${DEFAULT_WATCH_CONFIG.idleMs / 60_000} min)\n`);
+    if (watchDir !== null)
+      io.stdout.write(
+        `watching transcripts in ${watchDir} (every ${DEFAULT_WATCH_CONFIG.intervalMs / 1000} s, files idle for ${DEFAULT_WATCH_CONFIG.idleMs / 60_000} min)\n`,
+      );
     if (worker.recoveredClaimed > 0) io.stdout.write(`recovered ${worker.recoveredClaimed} message(s) left in flight by an unclean stop\n`);
 
     await waitForStopSignal((signal) => io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`));

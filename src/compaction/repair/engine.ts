@@ -89,7 +89,14 @@ export async function applyRepairs(
       if (RUN_STOPPERS.has(reason)) stopReason = reason;
       return { status: 'failed', reason };
     }
-    target.rewrite(row, { content: result.text, tokens: result.tokens, level: result.level, model: result.model, sourceTokens: source.tokens, nowMs: options.nowMs() });
+    target.rewrite(row, {
+      content: result.text,
+      tokens: result.tokens,
+      level: result.level,
+      model: result.model,
+      sourceTokens: source.tokens,
+      nowMs: options.nowMs(),
+    });
     return { status: 'repaired', level: result.level, tokensAfter: result.tokens, sourceTokens: source.tokens };
   }
 }

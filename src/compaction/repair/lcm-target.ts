@@ -49,7 +49,9 @@ export function lcmRepairTarget(db: Database.Database, file: string, scope: { co
     SELECT coalesce(sum(s.descendant_count + 1), 0) AS dc, coalesce(sum(s.token_count + s.descendant_token_count), 0) AS dtc,
       coalesce(sum(s.source_message_token_count), 0) AS smtc
     FROM summary_parents p JOIN summaries s ON s.summary_id = p.parent_summary_id WHERE p.summary_id = ?`);
-  const setAggregates = db.prepare('UPDATE summaries SET descendant_count = ?, descendant_token_count = ?, source_message_token_count = ? WHERE summary_id = ?');
+  const setAggregates = db.prepare(
+    'UPDATE summaries SET descendant_count = ?, descendant_token_count = ?, source_message_token_count = ? WHERE summary_id = ?',
+  );
   const fts = ftsTables.map((table) => ({
     update: db.prepare(`UPDATE ${table} SET content = ? WHERE summary_id = ?`),
     insert: db.prepare(`INSERT INTO ${table} (summary_id, content) VALUES (?, ?)`),

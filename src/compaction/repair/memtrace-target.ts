@@ -23,12 +23,24 @@ export function memtraceRepairTarget(db: Database.Database, scope: { project?: s
 
   const condensedInput = (id: number) => {
     const sources = summarySources.all(id) as Array<Record<string, unknown>>;
-    const text = condensedSourceText(sources.map((s): SourceSummary => ({ content: s.content as string, earliestAt: s.earliest_at as number, latestAt: s.latest_at as number })));
+    const text = condensedSourceText(
+      sources.map((s): SourceSummary => ({ content: s.content as string, earliestAt: s.earliest_at as number, latestAt: s.latest_at as number })),
+    );
     return { text, ids: sources.map((s) => String(s.id)) };
   };
 
   const rewriteTx = db.transaction((row: RepairRow, r: Parameters<RepairTarget['rewrite']>[1]) => {
-    update.run({ id: Number(row.id), content: r.content, tokens: r.tokens, sourceTokens: r.sourceTokens, level: r.level, model: r.model, provider: providerName, promptVersion: COMPACTION_PROMPT_VERSION, nowMs: r.nowMs });
+    update.run({
+      id: Number(row.id),
+      content: r.content,
+      tokens: r.tokens,
+      sourceTokens: r.sourceTokens,
+      level: r.level,
+      model: r.model,
+      provider: providerName,
+      promptVersion: COMPACTION_PROMPT_VERSION,
+      nowMs: r.nowMs,
+    });
     // A consumer's source size is measured on its sources' current text, which just changed.
     for (const { summary_id: consumer } of consumers.all(Number(row.id)) as Array<{ summary_id: number }>) {
       setSourceTokens.run(estimateTokens(condensedInput(consumer).text), consumer);

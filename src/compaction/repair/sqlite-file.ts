@@ -4,7 +4,10 @@ import { writePrivateFile } from '../../data-dir/private-files.js';
 
 /** Another connection holds the write lock: repair refuses rather than race it. */
 export class DatabaseBusyError extends Error {
-  constructor(readonly file: string, readonly waitedMs: number) {
+  constructor(
+    readonly file: string,
+    readonly waitedMs: number,
+  ) {
     super(
       `${file} is being written by another process (waited ${waitedMs} ms for SQLite's write lock); ` +
         'stop lossless-claw / the memtrace worker or try again when it is idle. Nothing was changed.',

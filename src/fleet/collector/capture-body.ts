@@ -5,9 +5,7 @@ import type { CollectedEvent } from './collected-event.js';
 /** PostHog's own capture limit is in this range; anything larger is refused, compressed or not. */
 export const MAX_CAPTURE_BYTES = 5 * 1024 * 1024;
 
-export type DecodeResult =
-  | { ok: true; events: CollectedEvent[]; rejected: number }
-  | { ok: false; status: 400 | 413; reason: string };
+export type DecodeResult = { ok: true; events: CollectedEvent[]; rejected: number } | { ok: false; status: 400 | 413; reason: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_NAME = 200;

@@ -84,7 +84,10 @@ function migrate(db: Database.Database): void {
   if (version === SCHEMA_VERSION) return;
   if (version > SCHEMA_VERSION) throw new Error(`collector store schema v${version} is newer than this memtrace (v${SCHEMA_VERSION})`);
   db.transaction(() => {
-    const old = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all().map((c) => c.name);
+    const old = db
+      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')")
+      .all()
+      .map((c) => c.name);
     // Stores from before v1 had no seq column and kept properties as JSONB; carry their rows over.
     if (old.length > 0) db.exec('ALTER TABLE events RENAME TO events_v0; DROP INDEX IF EXISTS events_by_name_time');
     db.exec(`
@@ -99,7 +102,9 @@ function migrate(db: Database.Database): void {
       CREATE INDEX events_event_time ON events (event, timestamp);
     `);
     if (old.length > 0) {
-      db.exec('INSERT OR IGNORE INTO events (uuid, event, distinct_id, timestamp, properties) SELECT uuid, event, distinct_id, timestamp, json(properties) FROM events_v0 ORDER BY rowid; DROP TABLE events_v0');
+      db.exec(
+        'INSERT OR IGNORE INTO events (uuid, event, distinct_id, timestamp, properties) SELECT uuid, event, distinct_id, timestamp, json(properties) FROM events_v0 ORDER BY rowid; DROP TABLE events_v0',
+      );
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

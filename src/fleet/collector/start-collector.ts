@@ -29,7 +29,10 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   let server: ListeningServer;
   try {
     // A new store or a changed tile counts the events already stored, once, before serving.
-    for (const [what, sums] of [['dashboard tiles', store.tiles], ['release review sums', store.review]] as const) {
+    for (const [what, sums] of [
+      ['dashboard tiles', store.tiles],
+      ['release review sums', store.review],
+    ] as const) {
       const caughtUp = sums.refresh();
       if (caughtUp.pending > 0) log.info(`collector counted stored events into the ${what}`, { events: caughtUp.pending, ms: Math.round(caughtUp.ms) });
     }

@@ -12,7 +12,13 @@ const SPREAD = 0.6;
 const WINDOW_MS = 300_000;
 
 /** The agent_time_rollup one finished session adds (its own window), for a host. */
-export function sessionAgentTime(random: Random, version: string, platform: string, startMs: number, endMs: number): { timestamp: number; properties: Record<string, unknown> } {
+export function sessionAgentTime(
+  random: Random,
+  version: string,
+  platform: string,
+  startMs: number,
+  endMs: number,
+): { timestamp: number; properties: Record<string, unknown> } {
   const median = MEDIAN_SHARE_PCT[version] ?? CURRENT_MEDIAN_PCT;
   const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   const sharePct = Math.min(60, median * Math.exp(SPREAD * z));

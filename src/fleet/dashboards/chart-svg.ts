@@ -44,7 +44,11 @@ export function chartData(result: TileResult): ChartData {
     const bySeries = new Map<string, Array<number | null>>();
     for (const row of rows) {
       const name = String(row.series ?? '') || '(unknown)';
-      if (!bySeries.has(name)) bySeries.set(name, xs.map(() => null));
+      if (!bySeries.has(name))
+        bySeries.set(
+          name,
+          xs.map(() => null),
+        );
       bySeries.get(name)![at.get(String(row.x ?? ''))!] = value(row[measure]);
     }
     const total = tile.series.total;
@@ -56,7 +60,9 @@ export function chartData(result: TileResult): ChartData {
   return {
     xs,
     series: named.map(([name, values]) =>
-      tile.series?.total !== undefined && name === tile.series.total ? { name, values, color: HEADLINE_COLOR, headline: true } : { name, values, color: FIXED[name] ?? PALETTE[k++ % PALETTE.length]! },
+      tile.series?.total !== undefined && name === tile.series.total
+        ? { name, values, color: HEADLINE_COLOR, headline: true }
+        : { name, values, color: FIXED[name] ?? PALETTE[k++ % PALETTE.length]! },
     ),
   };
 }
@@ -103,7 +109,9 @@ function vertical(result: TileResult, data: ChartData): string {
   }
   const labelY = top + plotH + 16;
   if (ranked) {
-    parts.push(`<text x="${left + plotW / 2}" y="${labelY}" text-anchor="middle" ${AXIS}>${xs.length} ${tile.x === 'install' ? 'installs' : 'groups'}, highest first</text>`);
+    parts.push(
+      `<text x="${left + plotW / 2}" y="${labelY}" text-anchor="middle" ${AXIS}>${xs.length} ${tile.x === 'install' ? 'installs' : 'groups'}, highest first</text>`,
+    );
   } else {
     const every = Math.max(1, Math.ceil(xs.length / Math.floor(plotW / 56)));
     xs.forEach((x, i) => {
@@ -112,21 +120,31 @@ function vertical(result: TileResult, data: ChartData): string {
       parts.push(`<text x="${(left + step * (i + 0.5)).toFixed(1)}" y="${labelY}" text-anchor="middle" ${AXIS}><title>${esc(x)}</title>${esc(label)}</text>`);
     });
   }
-  const title = (s: ChartSeries, i: number, v: number) => `<title>${esc(`${series.length > 1 ? `${s.name} · ` : ''}${tile.x === 'week' ? `week of ${xs[i]}` : xs[i]}: ${formatValue(v, tile.unit)}`)}</title>`;
+  const title = (s: ChartSeries, i: number, v: number) =>
+    `<title>${esc(`${series.length > 1 ? `${s.name} · ` : ''}${tile.x === 'week' ? `week of ${xs[i]}` : xs[i]}: ${formatValue(v, tile.unit)}`)}</title>`;
   if (tile.chart === 'lines') {
     // Secondary lines first, so the headline line is drawn over them.
     const secondaryFirst = [...series].sort((a, b) => Number(a.headline ?? false) - Number(b.headline ?? false));
     for (const s of secondaryFirst) {
-      const points = s.values.map((v, i) => (v === null ? null : [left + step * (i + 0.5), y(v)] as const));
+      const points = s.values.map((v, i) => (v === null ? null : ([left + step * (i + 0.5), y(v)] as const)));
       const runs: string[][] = [[]];
       for (const p of points) {
         if (p) runs[runs.length - 1]!.push(`${p[0].toFixed(1)},${p[1].toFixed(1)}`);
         else runs.push([]);
       }
-      const stroke = s.headline ? 'stroke-width="3.2"' : series.some((o) => o.headline) ? 'stroke-width="1.6" stroke-opacity="0.8" stroke-dasharray="5 3"' : 'stroke-width="2.2"';
-      for (const run of runs) if (run.length > 1) parts.push(`<polyline class="mark" data-series="${esc(s.name)}" fill="none" stroke="${s.color}" ${stroke} points="${run.join(' ')}"/>`);
+      const stroke = s.headline
+        ? 'stroke-width="3.2"'
+        : series.some((o) => o.headline)
+          ? 'stroke-width="1.6" stroke-opacity="0.8" stroke-dasharray="5 3"'
+          : 'stroke-width="2.2"';
+      for (const run of runs)
+        if (run.length > 1)
+          parts.push(`<polyline class="mark" data-series="${esc(s.name)}" fill="none" stroke="${s.color}" ${stroke} points="${run.join(' ')}"/>`);
       points.forEach((p, i) => {
-        if (p) parts.push(`<circle class="mark" ${dataOf(s.name, xs[i]!, s.values[i]!)} cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="${s.headline ? 3.6 : 2.4}" fill="${s.color}">${title(s, i, s.values[i]!)}</circle>`);
+        if (p)
+          parts.push(
+            `<circle class="mark" ${dataOf(s.name, xs[i]!, s.values[i]!)} cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="${s.headline ? 3.6 : 2.4}" fill="${s.color}">${title(s, i, s.values[i]!)}</circle>`,
+          );
       });
     }
   } else {
@@ -142,7 +160,9 @@ function vertical(result: TileResult, data: ChartData): string {
         const to = stacked ? base + Math.max(0, v) : v;
         if (stacked) base = to;
         const color = ranked && v < 0 ? '#dc2626' : s.color;
-        parts.push(`<rect class="mark" ${dataOf(s.name, xs[i]!, v)} x="${x0.toFixed(1)}" y="${Math.min(y(from), y(to)).toFixed(1)}" width="${Math.max(0.6, barW).toFixed(1)}" height="${Math.max(0.8, Math.abs(y(to) - y(from))).toFixed(1)}" fill="${color}">${title(s, i, v)}</rect>`);
+        parts.push(
+          `<rect class="mark" ${dataOf(s.name, xs[i]!, v)} x="${x0.toFixed(1)}" y="${Math.min(y(from), y(to)).toFixed(1)}" width="${Math.max(0.6, barW).toFixed(1)}" height="${Math.max(0.8, Math.abs(y(to) - y(from))).toFixed(1)}" fill="${color}">${title(s, i, v)}</rect>`,
+        );
       });
     });
   }
@@ -169,16 +189,23 @@ function horizontal(result: TileResult, data: ChartData): string {
   }
   xs.forEach((label, i) => {
     const cy = top + i * rowH + rowH / 2;
-    parts.push(`<text x="${labelW - 8}" y="${cy + 4}" text-anchor="end" font-size="12" fill="#1e293b"><title>${esc(label)}</title>${esc(clip(label || '(unknown)', 28))}</text>`);
+    parts.push(
+      `<text x="${labelW - 8}" y="${cy + 4}" text-anchor="end" font-size="12" fill="#1e293b"><title>${esc(label)}</title>${esc(clip(label || '(unknown)', 28))}</text>`,
+    );
     let base = 0;
     for (const s of series) {
       const v = s.values[i];
       if (v === null || v === undefined || v <= 0) continue;
       const from = stacked ? base : 0;
       base = from + v;
-      parts.push(`<rect class="mark" ${dataOf(s.name, label, v)} x="${x(from).toFixed(1)}" y="${(cy - 8).toFixed(1)}" width="${Math.max(0.8, x(from + v) - x(from)).toFixed(1)}" height="16" fill="${s.color}"><title>${esc(`${label}${series.length > 1 ? ` · ${s.name}` : ''}: ${formatValue(v, tile.unit)}`)}</title></rect>`);
+      parts.push(
+        `<rect class="mark" ${dataOf(s.name, label, v)} x="${x(from).toFixed(1)}" y="${(cy - 8).toFixed(1)}" width="${Math.max(0.8, x(from + v) - x(from)).toFixed(1)}" height="16" fill="${s.color}"><title>${esc(`${label}${series.length > 1 ? ` · ${s.name}` : ''}: ${formatValue(v, tile.unit)}`)}</title></rect>`,
+      );
     }
-    if (!stacked && series.length === 1) parts.push(`<text x="${(x(base) + 5).toFixed(1)}" y="${cy + 4}" font-size="11.5" fill="#334155">${esc(formatValue(series[0]!.values[i], tile.unit))}</text>`);
+    if (!stacked && series.length === 1)
+      parts.push(
+        `<text x="${(x(base) + 5).toFixed(1)}" y="${cy + 4}" font-size="11.5" fill="#334155">${esc(formatValue(series[0]!.values[i], tile.unit))}</text>`,
+      );
   });
   const key = legend(series, top + plotH + 26);
   return wrap(tile.name, top + plotH + 26 + key.height + 4, parts.join('') + key.svg);

@@ -51,7 +51,10 @@ export function compileHogQL(tile: Tile, options: { sinceWeeks?: number } = {}):
     ...(plan.distinct.size > 0 ? ['any(distinct_id) AS i'] : []),
     ...plan.leaves.map((leaf, i) => `any(${renderExpr(leaf, EXPR)}) AS v${i}`),
   ];
-  const where = [`event IN (${tile.events.map(quote).join(', ')})`, ...(sinceWeeks > 0 ? [`timestamp >= now() - INTERVAL ${Math.floor(sinceWeeks)} WEEK`] : [])];
+  const where = [
+    `event IN (${tile.events.map(quote).join(', ')})`,
+    ...(sinceWeeks > 0 ? [`timestamp >= now() - INTERVAL ${Math.floor(sinceWeeks)} WEEK`] : []),
+  ];
   const once = `SELECT uuid, ${perEvent.join(', ')} FROM events WHERE ${where.join(' AND ')} GROUP BY uuid`;
   const groups = `SELECT x AS xk, s AS series, ${plan.leaves.map((_, i) => (plan.distinct.has(i) ? `count(DISTINCT if(v${i} != 0, i, NULL)) AS f${i}` : `sum(v${i}) AS f${i}`)).join(', ')} FROM (${once}) GROUP BY xk, series`;
   return { sql: renderTileQuery(plan, groups, QUERY), columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)] };

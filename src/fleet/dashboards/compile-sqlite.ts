@@ -67,11 +67,17 @@ function extraction(plan: TilePlan): string[] {
 function groupsFromEvents(plan: TilePlan): string {
   const { tile } = plan;
   // LIMIT -1 keeps SQLite from flattening the subquery, which would repeat each json_extract per use.
-  const rows = `SELECT event, timestamp, distinct_id${extraction(plan).map((c) => `, ${c}`).join('')} FROM events WHERE event IN (${tile.events.map(quote).join(', ')}) LIMIT -1`;
+  const rows = `SELECT event, timestamp, distinct_id${extraction(plan)
+    .map((c) => `, ${c}`)
+    .join('')} FROM events WHERE event IN (${tile.events.map(quote).join(', ')}) LIMIT -1`;
   const columns = [
     `${dimension(tile.x)} AS xk`,
     `${tile.series ? dimension(tile.series.by) : "''"} AS series`,
-    ...plan.leaves.map((leaf, i) => (plan.distinct.has(i) ? `count(DISTINCT CASE WHEN (${renderExpr(leaf, EXPR)}) != 0 THEN distinct_id END) AS f${i}` : `sum(${renderExpr(leaf, EXPR)}) AS f${i}`)),
+    ...plan.leaves.map((leaf, i) =>
+      plan.distinct.has(i)
+        ? `count(DISTINCT CASE WHEN (${renderExpr(leaf, EXPR)}) != 0 THEN distinct_id END) AS f${i}`
+        : `sum(${renderExpr(leaf, EXPR)}) AS f${i}`,
+    ),
   ];
   return `SELECT ${columns.join(', ')} FROM (${rows}) GROUP BY xk, series`;
 }
@@ -88,7 +94,9 @@ export function compileSQLite(tile: Tile): CompiledSQLite {
   const pairs = plan.leaves.map((_, i) => `s${i} REAL NOT NULL, c${i} REAL NOT NULL`);
   const fromTable = `SELECT xk, series, ${plan.leaves.map((_, i) => `s${i} + c${i} AS f${i}`).join(', ')} FROM "${table}"`;
   const seenTable = plan.distinct.size > 0 ? `${table}_seen` : null;
-  const createSeen = seenTable ? `; CREATE TABLE IF NOT EXISTS "${seenTable}" (xk NOT NULL, series TEXT NOT NULL, leaf INTEGER NOT NULL, install TEXT NOT NULL, PRIMARY KEY (xk, series, leaf, install)) WITHOUT ROWID` : '';
+  const createSeen = seenTable
+    ? `; CREATE TABLE IF NOT EXISTS "${seenTable}" (xk NOT NULL, series TEXT NOT NULL, leaf INTEGER NOT NULL, install TEXT NOT NULL, PRIMARY KEY (xk, series, leaf, install)) WITHOUT ROWID`
+    : '';
   return {
     columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)],
     query: renderTileQuery(plan, groupsFromEvents(plan), dialect),

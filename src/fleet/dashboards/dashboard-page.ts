@@ -30,7 +30,9 @@ function headline(result: TileResult): string | null {
   if (tile.chart === 'hbars') {
     const values = xs.map((x, i) => [x, total(i)] as const).sort((a, b) => b[1] - a[1]);
     const [hi, lo] = [values[0]!, values[values.length - 1]!];
-    return values.length > 1 ? `highest ${hi[0]} ${formatValue(hi[1], tile.unit)} · lowest ${lo[0]} ${formatValue(lo[1], tile.unit)}` : `${hi[0]} ${formatValue(hi[1], tile.unit)}`;
+    return values.length > 1
+      ? `highest ${hi[0]} ${formatValue(hi[1], tile.unit)} · lowest ${lo[0]} ${formatValue(lo[1], tile.unit)}`
+      : `${hi[0]} ${formatValue(hi[1], tile.unit)}`;
   }
   return `${xs.length} ${xs.length === 1 ? 'group' : 'groups'}`;
 }

@@ -21,12 +21,28 @@ export interface ModelProfile {
 
 export const MODELS: readonly ModelProfile[] = [
   { id: 'haiku', weight: 0.17, provider: 'anthropic', usdPerMillionInput: 0.8, usdPerMillionOutput: 4, poisonedShare: 0.411, followsTypes: true },
-  { id: 'claude-haiku-4-5-20251001', weight: 0.3, provider: 'anthropic', usdPerMillionInput: 1, usdPerMillionOutput: 5, poisonedShare: 0.339, followsTypes: true },
+  {
+    id: 'claude-haiku-4-5-20251001',
+    weight: 0.3,
+    provider: 'anthropic',
+    usdPerMillionInput: 1,
+    usdPerMillionOutput: 5,
+    poisonedShare: 0.339,
+    followsTypes: true,
+  },
   { id: 'claude-sonnet-4-5', weight: 0.1, provider: 'anthropic', usdPerMillionInput: 3, usdPerMillionOutput: 15, poisonedShare: 0.177, followsTypes: true },
   { id: 'claude-sonnet-4-6', weight: 0.16, provider: 'anthropic', usdPerMillionInput: 3, usdPerMillionOutput: 15, poisonedShare: 0.096, followsTypes: true },
   { id: 'claude-opus-4-7', weight: 0.05, provider: 'anthropic', usdPerMillionInput: 5, usdPerMillionOutput: 25, poisonedShare: 0.059, followsTypes: true },
   { id: 'gemini-2.5-flash-lite', weight: 0.1, provider: 'openai', usdPerMillionInput: 0.1, usdPerMillionOutput: 0.4, poisonedShare: 0.001, followsTypes: true },
-  { id: 'openai/gpt-oss-120b:free', weight: 0.05, provider: 'openai', usdPerMillionInput: 0, usdPerMillionOutput: 0, poisonedShare: 0.001, followsTypes: false },
+  {
+    id: 'openai/gpt-oss-120b:free',
+    weight: 0.05,
+    provider: 'openai',
+    usdPerMillionInput: 0,
+    usdPerMillionOutput: 0,
+    poisonedShare: 0.001,
+    followsTypes: false,
+  },
   { id: 'gemini-3-flash-preview', weight: 0.04, provider: 'openai', usdPerMillionInput: 0.5, usdPerMillionOutput: 3, poisonedShare: 0, followsTypes: true },
   { id: 'xiaomi/mimo-v2-flash:free', weight: 0.03, provider: 'openai', usdPerMillionInput: 0, usdPerMillionOutput: 0, poisonedShare: 0, followsTypes: false },
 ];
@@ -65,8 +81,26 @@ export function upgradeWeek(curve: AdoptionCurve, random: Random): number {
 export const LEGACY_VERSIONS = ['13.5.2', '13.6.0'] as const;
 export const MEMTRACE_VERSIONS = ['0.1.0', '0.2.0'] as const;
 
-export const TYPE_MIX: Readonly<Record<string, number>> = { discovery: 0.27, change: 0.2, bugfix: 0.18, feature: 0.12, refactor: 0.08, decision: 0.08, security: 0.03, other: 0.04 };
-export const LOOSE_TYPE_MIX: Readonly<Record<string, number>> = { discovery: 0.2, change: 0.15, bugfix: 0.12, feature: 0.1, refactor: 0.05, decision: 0.05, security: 0.01, other: 0.32 };
+export const TYPE_MIX: Readonly<Record<string, number>> = {
+  discovery: 0.27,
+  change: 0.2,
+  bugfix: 0.18,
+  feature: 0.12,
+  refactor: 0.08,
+  decision: 0.08,
+  security: 0.03,
+  other: 0.04,
+};
+export const LOOSE_TYPE_MIX: Readonly<Record<string, number>> = {
+  discovery: 0.2,
+  change: 0.15,
+  bugfix: 0.12,
+  feature: 0.1,
+  refactor: 0.05,
+  decision: 0.05,
+  security: 0.01,
+  other: 0.32,
+};
 
 /** Entries and total per weights object: the simulator draws from the same few mixes millions of times. */
 const prepared = new WeakMap<object, { entries: Array<[string, number]>; total: number }>();

@@ -52,7 +52,10 @@ export function sessionHookWindows(random: Random, version: string, startMs: num
   const out: HookWindow[] = [];
   const emit = (hookEvent: string, windowStart: number, calls: number) => {
     if (calls === 0) return;
-    out.push({ timestamp: windowStart + WINDOW_MS, properties: { hook_event: hookEvent, install_mode: installMode, ...counters(random, median, calls), window_start_ts: windowStart } });
+    out.push({
+      timestamp: windowStart + WINDOW_MS,
+      properties: { hook_event: hookEvent, install_mode: installMode, ...counters(random, median, calls), window_start_ts: windowStart },
+    });
   };
   emit('session_start', windowOf(startMs), 1);
   emit('user_prompt_submit', windowOf(startMs), 1 + Math.floor(random() * 3));

@@ -27,7 +27,11 @@ function latencyMs(random: Random): number {
 }
 
 /** The memory_access_rollup events of one session: one per face that searched, in the session's first window. */
-export function sessionMemoryWindows(random: Random, profile: MemoryProfile, startMs: number): Array<{ timestamp: number; properties: Record<string, unknown> }> {
+export function sessionMemoryWindows(
+  random: Random,
+  profile: MemoryProfile,
+  startMs: number,
+): Array<{ timestamp: number; properties: Record<string, unknown> }> {
   const searches = Math.round(profile.searchesPerSession * (0.4 + 1.2 * random()));
   if (searches === 0) return [];
   const byVia = new Map<string, number>();

@@ -89,9 +89,11 @@ export async function pushDashboards(config: PushConfig, deps: PushDeps = {}, sp
 
   const dashboards = await list(`${base}/dashboards/?limit=100`);
   const existingDashboard = find(dashboards, spec.dashboard.name);
-  const savedDashboard = (existingDashboard
-    ? await call('PATCH', `${base}/dashboards/${existingDashboard.id}/`, spec.dashboard)
-    : await call('POST', `${base}/dashboards/`, spec.dashboard)) as Item | null;
+  const savedDashboard = (
+    existingDashboard
+      ? await call('PATCH', `${base}/dashboards/${existingDashboard.id}/`, spec.dashboard)
+      : await call('POST', `${base}/dashboards/`, spec.dashboard)
+  ) as Item | null;
   const dashboardId = savedDashboard?.id ?? existingDashboard?.id;
   if (typeof dashboardId !== 'number') throw new PostHogApiError('PostHog API did not return the dashboard id', null);
   const dashboard = { id: dashboardId, action: (existingDashboard ? 'updated' : 'created') as Action };

@@ -50,5 +50,10 @@ export function sessionRedactionWindows(random: Random, startMs: number, endMs: 
   }
   const at = startMs + Math.floor(random() * Math.max(1, endMs - startMs));
   const windowStart = Math.floor(at / WINDOW_MS) * WINDOW_MS;
-  return [{ timestamp: windowStart + WINDOW_MS, properties: { edge: random() < FROM_TRANSCRIPT ? 'transcript' : 'hook_api', ...counts, total: n, window_start_ts: windowStart } }];
+  return [
+    {
+      timestamp: windowStart + WINDOW_MS,
+      properties: { edge: random() < FROM_TRANSCRIPT ? 'transcript' : 'hook_api', ...counts, total: n, window_start_ts: windowStart },
+    },
+  ];
 }

@@ -1,12 +1,35 @@
 import type { CollectedEvent } from '../collector/collected-event.js';
-import { LEGACY_VERSIONS, LOOSE_TYPE_MIX, MEMTRACE_VERSIONS, MODELS, pickWeighted, TYPE_MIX, turnCostUsd, turnTokens, upgradeWeek, type AdoptionCurve, type ModelProfile } from './fleet-model.js';
+import {
+  LEGACY_VERSIONS,
+  LOOSE_TYPE_MIX,
+  MEMTRACE_VERSIONS,
+  MODELS,
+  pickWeighted,
+  TYPE_MIX,
+  turnCostUsd,
+  turnTokens,
+  upgradeWeek,
+  type AdoptionCurve,
+  type ModelProfile,
+} from './fleet-model.js';
 import { effectFactors, NO_EFFECT, type EffectFactors, type SimulatedEffect } from './fleet-effects.js';
 import { sessionAgentTime } from './agent-time-model.js';
 import { sessionHookWindows } from './hook-model.js';
 import { memoryProfile, sessionMemoryWindows } from './memory-model.js';
 import { sessionRedactionWindows } from './redaction-model.js';
 import { seededRandom, type Random } from './prng.js';
-import { ABORT_REASONS, AGENT_TIME_ROLLUP, CONTEXT_ROLLUP, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, MEMORY_ROLLUP, OBSERVATION_TYPES, REDACTION_ROLLUP, ROLLUP } from './tiles.js';
+import {
+  ABORT_REASONS,
+  AGENT_TIME_ROLLUP,
+  CONTEXT_ROLLUP,
+  HOOK_ROLLUP,
+  LEGACY,
+  LEGACY_CONTEXT,
+  MEMORY_ROLLUP,
+  OBSERVATION_TYPES,
+  REDACTION_ROLLUP,
+  ROLLUP,
+} from './tiles.js';
 
 /**
  * A mixed fleet, pure and seeded. Installs on legacy releases send one `session_compressed` per
@@ -128,7 +151,12 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
     const toMemtrace = upgrades[0]!;
     const legacyVersion = random() < 0.35 ? LEGACY_VERSIONS[0] : LEGACY_VERSIONS[1];
     const activity = 0.3 + 1.7 * random();
-    const base = { os: pickWeighted(random, OS_MIX), arch: random() < 0.6 ? 'arm64' : 'x64', node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0', is_ci: random() < 0.03 };
+    const base = {
+      os: pickWeighted(random, OS_MIX),
+      arch: random() < 0.6 ? 'arm64' : 'x64',
+      node_version: random() < 0.7 ? 'v20.20.2' : 'v22.12.0',
+      is_ci: random() < 0.03,
+    };
     // Some installs inject little memory per session, so injection can cost more than it saves.
     const injectedMean = random() < 0.08 ? 1.5 : 4 + 10 * random();
     const memory = memoryProfile(memoryRandom);
@@ -167,13 +195,27 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
           for (let t = 0; t < turns; t += 1) {
             const id = uuid();
             const turn = legacyTurn(random, model, effect);
-            if (builds(LEGACY)) events.push({ uuid: id, event: LEGACY, distinctId, timestamp: start + 5_000 + t * 25_000, properties: { ...base, ...versionProps, model: model.id, ...turn } });
+            if (builds(LEGACY))
+              events.push({
+                uuid: id,
+                event: LEGACY,
+                distinctId,
+                timestamp: start + 5_000 + t * 25_000,
+                properties: { ...base, ...versionProps, model: model.id, ...turn },
+              });
           }
         } else {
           const rollupId = uuid();
           const counters = rollup(random, model, turns, effect);
           const reason = random() < 0.93 ? 'session_end' : 'worker_shutdown';
-          if (builds(ROLLUP)) events.push({ uuid: rollupId, event: ROLLUP, distinctId, timestamp: end, properties: { ...base, ...versionProps, ...platform, ...counters, rollup_reason: reason, window_seq: 0, window_start_ts: start } });
+          if (builds(ROLLUP))
+            events.push({
+              uuid: rollupId,
+              event: ROLLUP,
+              distinctId,
+              timestamp: end,
+              properties: { ...base, ...versionProps, ...platform, ...counters, rollup_reason: reason, window_seq: 0, window_start_ts: start },
+            });
           const contextId = uuid();
           if (builds(CONTEXT_ROLLUP)) {
             events.push({
@@ -181,27 +223,54 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
               event: CONTEXT_ROLLUP,
               distinctId,
               timestamp: start + 300_000,
-              properties: { ...base, ...versionProps, count: 1, outcomes_ok: 1, outcomes_error: 0, total_tokens: injectedTokens, avg_tokens: injectedTokens, total_observations_injected: injected, total_tokens_saved_vs_naive: savedTokens, window_start_ts: start },
+              properties: {
+                ...base,
+                ...versionProps,
+                count: 1,
+                outcomes_ok: 1,
+                outcomes_error: 0,
+                total_tokens: injectedTokens,
+                avg_tokens: injectedTokens,
+                total_observations_injected: injected,
+                total_tokens_saved_vs_naive: savedTokens,
+                window_start_ts: start,
+              },
             });
           }
           for (const w of sessionHookWindows(random, version, start, end, turns + Math.floor(turns * random()), effect.hookMs)) {
             const id = uuid();
-            if (builds(HOOK_ROLLUP)) events.push({ uuid: id, event: HOOK_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...platform, ...w.properties } });
+            if (builds(HOOK_ROLLUP))
+              events.push({
+                uuid: id,
+                event: HOOK_ROLLUP,
+                distinctId,
+                timestamp: w.timestamp,
+                properties: { ...base, ...versionProps, ...platform, ...w.properties },
+              });
           }
         }
         if (laterMemtrace) {
           const share = sessionAgentTime(agentRandom, version, host, start, end);
           const shareId = uuidFrom(agentRandom);
-          if (builds(AGENT_TIME_ROLLUP)) events.push({ uuid: shareId, event: AGENT_TIME_ROLLUP, distinctId, timestamp: share.timestamp, properties: { ...base, ...versionProps, ...share.properties } });
+          if (builds(AGENT_TIME_ROLLUP))
+            events.push({
+              uuid: shareId,
+              event: AGENT_TIME_ROLLUP,
+              distinctId,
+              timestamp: share.timestamp,
+              properties: { ...base, ...versionProps, ...share.properties },
+            });
           for (const w of sessionRedactionWindows(random, start, end)) {
             const id = uuid();
-            if (builds(REDACTION_ROLLUP)) events.push({ uuid: id, event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+            if (builds(REDACTION_ROLLUP))
+              events.push({ uuid: id, event: REDACTION_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
           }
         }
         if (withMemorySearch) {
           for (const w of sessionMemoryWindows(memoryRandom, memory, start)) {
             const id = uuidFrom(memoryRandom);
-            if (builds(MEMORY_ROLLUP)) events.push({ uuid: id, event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+            if (builds(MEMORY_ROLLUP))
+              events.push({ uuid: id, event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
           }
         }
         // A session its host could not have run yet is drawn all the same, so the rest of the fleet stays as the seed made it.
@@ -232,7 +301,8 @@ function legacyTurn(random: Random, model: ModelProfile, effect: EffectFactors):
   const invalid = p + 0.06 * effect.dropped;
   if (r < p) return { outcome: 'aborted', abort_reason: 'poisoned', invalid_output_class: 'poisoned' };
   if (r < invalid) return { outcome: 'invalid_output', invalid_output_class: pickWeighted(random, LEGACY_INVALID_MIX) };
-  if (r < invalid + 0.03) return { outcome: 'aborted', abort_reason: random() < 0.9 ? TRANSIENT[Math.floor(random() * TRANSIENT.length)] : random() < 0.5 ? 'quota' : 'auth' };
+  if (r < invalid + 0.03)
+    return { outcome: 'aborted', abort_reason: random() < 0.9 ? TRANSIENT[Math.floor(random() * TRANSIENT.length)] : random() < 0.5 ? 'quota' : 'auth' };
   const observations = scaleCount(random, Math.floor(random() * 3.2), effect.observations);
   const tokens = turnTokens(random);
   // About one turn in twenty had no usage reported: its cost is unknown, so it is left out.
@@ -241,7 +311,17 @@ function legacyTurn(random: Random, model: ModelProfile, effect: EffectFactors):
 }
 
 function rollup(random: Random, model: ModelProfile, turns: number, effect: EffectFactors): Record<string, unknown> {
-  const c: Record<string, number> = { count: turns, turns_parsed: 0, turns_dropped: 0, invalid_class_idle: 0, invalid_class_prose: 0, invalid_class_malformed_xml: 0, outcomes_ok: 0, outcomes_error: 0, outcomes_aborted: 0 };
+  const c: Record<string, number> = {
+    count: turns,
+    turns_parsed: 0,
+    turns_dropped: 0,
+    invalid_class_idle: 0,
+    invalid_class_prose: 0,
+    invalid_class_malformed_xml: 0,
+    outcomes_ok: 0,
+    outcomes_error: 0,
+    outcomes_aborted: 0,
+  };
   for (const reason of ABORT_REASONS) c[`abort_reason_${reason}`] = 0;
   for (const type of OBSERVATION_TYPES) c[`obs_type_${type}`] = 0;
   const bump = (key: string, by = 1) => {

@@ -53,7 +53,8 @@ function validateTile(tile: Tile): string[] {
   }
   for (const p of tile.plot ?? []) if (!names.has(p)) errors.push(`plots unknown measure ${p}`);
   if (tile.order && !names.has(tile.order.by)) errors.push(`orders by unknown measure ${tile.order.by}`);
-  if (tile.series?.total !== undefined && !/^[\w .()-]{1,40}$/.test(tile.series.total)) errors.push(`series total label ${JSON.stringify(tile.series.total)} must be plain words`);
+  if (tile.series?.total !== undefined && !/^[\w .()-]{1,40}$/.test(tile.series.total))
+    errors.push(`series total label ${JSON.stringify(tile.series.total)} must be plain words`);
   if (tile.series?.total !== undefined && tile.limit !== undefined) errors.push('a limit would cut total rows and series rows alike; use one or the other');
   if (tile.limit !== undefined && !(Number.isInteger(tile.limit) && tile.limit > 0)) errors.push('limit must be a positive whole number');
   return errors.map((e) => `dashboard tile ${tile.id}: ${e}`);
@@ -110,7 +111,8 @@ export function planTile(tile: Tile): TilePlan {
     if ('atLeast' in a) return { atLeast: { value: plan(a.atLeast.value), of: plan(a.atLeast.of), min: plan(a.atLeast.min) } };
     const { q, buckets } = a.quantile;
     const bounds = buckets.map((b) => b.upTo);
-    const sound = q > 0 && q < 1 && buckets.length > 0 && bounds.every((u, i) => (u === null ? i === bounds.length - 1 : Number.isFinite(u) && u > (bounds[i - 1] ?? 0)));
+    const sound =
+      q > 0 && q < 1 && buckets.length > 0 && bounds.every((u, i) => (u === null ? i === bounds.length - 1 : Number.isFinite(u) && u > (bounds[i - 1] ?? 0)));
     if (!sound) throw new Error(`dashboard tile ${tile.id}: a quantile needs 0 < q < 1 and ascending positive bucket bounds, only the last open`);
     return { quantile: { q, buckets: buckets.map((b) => ({ upTo: b.upTo, count: plan(b.count) })) } };
   };
@@ -165,7 +167,8 @@ function renderQuantile(quantile: { q: number; buckets: Array<{ upTo: number | n
   let lower = 0;
   quantile.buckets.forEach((b, k) => {
     const through = k === 0 ? counts[k]! : `(${before} + ${counts[k]})`;
-    const value = b.upTo === null ? literalNumber(lower) : `${literalNumber(lower)} + ${literalNumber(b.upTo - lower)} * ${d.ratio(`${target} - ${before}`, counts[k]!)}`;
+    const value =
+      b.upTo === null ? literalNumber(lower) : `${literalNumber(lower)} + ${literalNumber(b.upTo - lower)} * ${d.ratio(`${target} - ${before}`, counts[k]!)}`;
     branches.push([`${through} >= ${target}`, value]);
     before = through;
     lower = b.upTo ?? lower;

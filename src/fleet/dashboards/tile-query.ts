@@ -18,12 +18,18 @@ export function renderTileQuery(plan: TilePlan, groups: string, d: QueryDialect)
   const sums = plan.leaves.map((_, i) => `f${i}`);
   const hasSeries = tile.series !== undefined;
   const kept = plan.having === null ? groups : `SELECT * FROM (${groups}) WHERE f${plan.having} != 0`;
-  const totals = (window: boolean) => plan.xTotals.map((i) => (window && hasSeries ? `sum(f${i}) OVER (PARTITION BY xk) AS t${i}` : window ? `f${i} AS t${i}` : `sum(f${i}) AS t${i}`));
+  const totals = (window: boolean) =>
+    plan.xTotals.map((i) => (window && hasSeries ? `sum(f${i}) OVER (PARTITION BY xk) AS t${i}` : window ? `f${i} AS t${i}` : `sum(f${i}) AS t${i}`));
   const perGroup = `SELECT xk, series, ${[...sums, ...totals(true)].join(', ')} FROM kept`;
   const total = tile.series?.total;
-  const rows = total === undefined ? perGroup : `${perGroup} UNION ALL SELECT xk, ${quote(total)} AS series, ${[...sums.map((f) => `sum(${f}) AS ${f}`), ...totals(false)].join(', ')} FROM kept GROUP BY xk`;
+  const rows =
+    total === undefined
+      ? perGroup
+      : `${perGroup} UNION ALL SELECT xk, ${quote(total)} AS series, ${[...sums.map((f) => `sum(${f}) AS ${f}`), ...totals(false)].join(', ')} FROM kept GROUP BY xk`;
   const select = [`${d.xOut('xk')} AS x`, ...(hasSeries ? ['series'] : []), ...plan.measures.map((m) => `${renderAggregate(m.agg, d)} AS ${m.name}`)];
   const tieBreak = total === undefined ? 'xk, series' : `xk, series = ${quote(total)} DESC, series`;
   const order = tile.order ? `${tile.order.by}${tile.order.desc ? ' DESC' : ''}, ${tieBreak}` : tieBreak;
-  return [`WITH kept AS (${kept})`, `SELECT ${select.join(', ')}`, `FROM (${rows})`, `ORDER BY ${order}`, ...(tile.limit ? [`LIMIT ${tile.limit}`] : [])].join('\n');
+  return [`WITH kept AS (${kept})`, `SELECT ${select.join(', ')}`, `FROM (${rows})`, `ORDER BY ${order}`, ...(tile.limit ? [`LIMIT ${tile.limit}`] : [])].join(
+    '\n',
+  );
 }

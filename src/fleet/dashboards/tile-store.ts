@@ -57,14 +57,22 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
   const castText = db.prepare<[number], { t: string }>('SELECT CAST(? AS TEXT) AS t');
   const realText = (n: number) => castText.get(n)!.t;
   const state = db.prepare<[string], { definition: string; through_seq: number }>('SELECT definition, through_seq FROM dashboard_tiles WHERE tile = ?');
-  const setState = db.prepare('INSERT INTO dashboard_tiles (tile, definition, through_seq) VALUES (?, ?, ?) ON CONFLICT (tile) DO UPDATE SET definition = excluded.definition, through_seq = excluded.through_seq');
+  const setState = db.prepare(
+    'INSERT INTO dashboard_tiles (tile, definition, through_seq) VALUES (?, ?, ?) ON CONFLICT (tile) DO UPDATE SET definition = excluded.definition, through_seq = excluded.through_seq',
+  );
   const advance = db.prepare('UPDATE dashboard_tiles SET through_seq = ? WHERE tile = ?');
   const maxSeq = db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM events');
 
   const compiled = tiles.map((tile) => {
     const plan = planTile(tile);
     const sql = compileSQLite(tile);
-    return { tile, plan, sql, definition: `evaluator v${EVALUATOR_VERSION}\n${sql.createTable}\n${sql.query}`, evaluate: compileTileEvaluator(plan, { realText }) };
+    return {
+      tile,
+      plan,
+      sql,
+      definition: `evaluator v${EVALUATOR_VERSION}\n${sql.createTable}\n${sql.query}`,
+      evaluate: compileTileEvaluator(plan, { realText }),
+    };
   });
   db.transaction(() => {
     for (const c of compiled) {
@@ -139,7 +147,8 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       }
       for (let i = 0; i < v.values.length; i += 1) {
         if (!t.plan.distinct.has(i)) addCompensated(group.sums[i]!, v.values[i]!);
-        else if (v.values[i] !== 0 && t.markSeen!.run(typeof v.xk === 'number' ? BigInt(v.xk) : v.xk, v.series, i, v.install).changes === 1) addCompensated(group.sums[i]!, 1);
+        else if (v.values[i] !== 0 && t.markSeen!.run(typeof v.xk === 'number' ? BigInt(v.xk) : v.xk, v.series, i, v.install).changes === 1)
+          addCompensated(group.sums[i]!, 1);
       }
       touched.add(group);
     }
@@ -172,7 +181,14 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
     const from = Math.min(...behind.map((b) => b.through));
     const events: StoredEvent[] = [];
     for (const r of rows.iterate(from, to)) {
-      events.push({ seq: r.seq, uuid: '', event: r.event, distinctId: r.distinct_id, timestamp: r.timestamp, properties: JSON.parse(r.properties) as Record<string, unknown> });
+      events.push({
+        seq: r.seq,
+        uuid: '',
+        event: r.event,
+        distinctId: r.distinct_id,
+        timestamp: r.timestamp,
+        properties: JSON.parse(r.properties) as Record<string, unknown>,
+      });
     }
     for (const b of behind) {
       fold(b.index, b.through === from ? events : events.filter((e) => e.seq > b.through));

@@ -9,7 +9,31 @@ import {
   OBSERVATION_TYPES,
   REDACTION_KINDS,
 } from '../../telemetry/index.js';
-import { add, anyOf, atLeast, byEvent, eq, firstOf, has, installs, lit, mul, not, num, product, quantile, ratio, scale, str, sum, text, xTotal, type Dimension, type Expr, type Tile } from './tile-ir.js';
+import {
+  add,
+  anyOf,
+  atLeast,
+  byEvent,
+  eq,
+  firstOf,
+  has,
+  installs,
+  lit,
+  mul,
+  not,
+  num,
+  product,
+  quantile,
+  ratio,
+  scale,
+  str,
+  sum,
+  text,
+  xTotal,
+  type Dimension,
+  type Expr,
+  type Tile,
+} from './tile-ir.js';
 
 /** memtrace's rollups (docs/interfaces.md#event-names) and the legacy fleet's per-occurrence events. */
 export const ROLLUP = 'observer_turn_rollup';
@@ -38,7 +62,7 @@ export const VERSION_NOISE_FLOOR = 0.1;
 export const HOOK_BUCKETS = HOOK_DURATION_BUCKETS.map((key, i) => ({ key, upTo: HOOK_DURATION_BOUNDS_MS[i] ?? null }));
 
 /** The vocabularies the rollups count by, as the telemetry schema defines them (never copied here). */
-export { ABORT_REASONS,  OBSERVATION_TYPES };
+export { ABORT_REASONS, OBSERVATION_TYPES };
 
 /** Every observer turn counts once: a rollup carries `count` turns, a legacy event is one turn. */
 const turns: Expr = byEvent({ [ROLLUP]: num('count'), [LEGACY]: lit(1) });
@@ -68,7 +92,8 @@ const postToolUse = (e: Expr): Expr => byEvent({ [HOOK_ROLLUP]: mul(eq(str('hook
 export const redactionMeasure = (kind: string) => (kind === 'private' ? 'private_span' : kind);
 const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(postToolUse(num(b.key))) }));
 /** agent_time_rollup's exclusive share buckets, as fractions (the schema's bounds are percent). */
-const agentShareBuckets = () => AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
+const agentShareBuckets = () =>
+  AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
 /** The agent host a rollup came from; releases before rollups named it ran on Claude Code only. */
 const host: Dimension = { expr: firstOf(str('platform'), text('claude-code')), label: 'host' };
 const memorySearches: Expr = byEvent({ [MEMORY_ROLLUP]: num('searches') });
@@ -194,7 +219,8 @@ export const TILES: readonly Tile[] = [
   {
     id: 'hook-cost',
     name: 'Hook cost per tool call by version',
-    description: 'Mean milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup (tables add p50 and p90, read from its duration buckets).',
+    description:
+      'Mean milliseconds the post_tool_use hook adds to every tool call, weekly, by app version: sum(total_ms) / sum(count) over hook_rollup (tables add p50 and p90, read from its duration buckets).',
     healthy: 'tens of milliseconds on current versions; a version near 600 ms still starts a TypeScript runtime on every call.',
     chart: 'lines',
     unit: 'ms',
@@ -214,7 +240,8 @@ export const TILES: readonly Tile[] = [
   {
     id: 'agent-time-share',
     name: 'memtrace’s share of agent time',
-    description: 'Per session, the time the agent waited for memtrace’s hooks over the session’s wall time, weekly, by host: the fleet’s p50 and p95 of that share, read from agent_time_rollup’s buckets (tables add the mean, sum(blocking_ms) / sum(agent_ms)).',
+    description:
+      'Per session, the time the agent waited for memtrace’s hooks over the session’s wall time, weekly, by host: the fleet’s p50 and p95 of that share, read from agent_time_rollup’s buckets (tables add the mean, sum(blocking_ms) / sum(agent_ms)).',
     healthy: 'p50 around 1 % and p95 under 5 % on every host: the agent does not feel memtrace.',
     chart: 'lines',
     unit: 'share',
@@ -233,8 +260,10 @@ export const TILES: readonly Tile[] = [
   {
     id: 'secrets-redacted',
     name: 'Secrets kept out of storage, by kind',
-    description: 'Secrets replaced by [REDACTED:<kind>] before the first write, per week, by kind, summed over every edge (hook API, transcripts, imports, the final guard before the observer LLM). caught_by_final_guard counts those only the last guard caught.',
-    healthy: 'a steady mix led by authorization headers, URL passwords and cloud keys; caught_by_final_guard stays at zero (every edge redacts before it writes).',
+    description:
+      'Secrets replaced by [REDACTED:<kind>] before the first write, per week, by kind, summed over every edge (hook API, transcripts, imports, the final guard before the observer LLM). caught_by_final_guard counts those only the last guard caught.',
+    healthy:
+      'a steady mix led by authorization headers, URL passwords and cloud keys; caught_by_final_guard stays at zero (every edge redacts before it writes).',
     chart: 'stacked-bars',
     unit: 'count',
     events: [REDACTION_ROLLUP],
@@ -249,7 +278,8 @@ export const TILES: readonly Tile[] = [
   {
     id: 'hosts',
     name: 'Active installs and observer turns by host',
-    description: 'Weekly, by agent host: installs with observer or hook rollups from it, and observer turns and sessions on it. Rollups without a platform (older releases) are claude-code.',
+    description:
+      'Weekly, by agent host: installs with observer or hook rollups from it, and observer turns and sessions on it. Rollups without a platform (older releases) are claude-code.',
     healthy: 'claude-code steady while gemini-cli and codex grow after their release; an install on two hosts counts once on each.',
     chart: 'lines',
     unit: 'count',

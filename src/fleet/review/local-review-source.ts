@@ -25,14 +25,16 @@ export function localReviewSource(db: Database.Database, sums: TileSums, where: 
   // per version, as its compensated pair's value s + c.
   const leaves = [...new Set(REVIEW_MEASURES.flatMap((m) => [leafOf(numeratorColumn(m.id)), leafOf(denominatorColumn(m.id))]))];
   const column = (version: 1 | 2, leaf: number) => 2 + (version - 1) * leaves.length + leaves.indexOf(leaf);
-  const perVersion = (p: 1 | 2) => leaves.map((leaf) => `max(CASE WHEN series = ${p === 1 ? "@baseline" : "@candidate"} THEN s${leaf} + c${leaf} END)`);
+  const perVersion = (p: 1 | 2) => leaves.map((leaf) => `max(CASE WHEN series = ${p === 1 ? '@baseline' : '@candidate'} THEN s${leaf} + c${leaf} END)`);
   /*
    * One row per install, both versions side by side, in the table's own key order (the install
    * first), so SQLite groups without sorting and JavaScript receives numbers only: reading the
    * install ids as strings cost more than the statistics.
    */
   const selectPairs = db
-    .prepare(`SELECT max(series = @baseline), max(series = @candidate), ${[...perVersion(1), ...perVersion(2)].join(', ')} FROM "${table}" WHERE series IN (@baseline, @candidate) GROUP BY xk ORDER BY xk`)
+    .prepare(
+      `SELECT max(series = @baseline), max(series = @candidate), ${[...perVersion(1), ...perVersion(2)].join(', ')} FROM "${table}" WHERE series IN (@baseline, @candidate) GROUP BY xk ORDER BY xk`,
+    )
     .raw(true);
   const memtrace = leafOf(MEMTRACE_EVENTS_COLUMN);
   const selectVersions = db.prepare<[], { version: string; installs: number; memtrace: number }>(

@@ -60,7 +60,8 @@ export function postHogReviewSource(config: PostHogReviewConfig, deps: PostHogRe
       throw new PostHogApiError(`PostHog query API answered ${response.status} with a body that is not JSON`, response.status);
     }
     const table = body as Partial<QueryTable> | null;
-    if (!Array.isArray(table?.columns) || !Array.isArray(table?.results)) throw new PostHogApiError('PostHog query API answered without "columns" and "results"', response.status);
+    if (!Array.isArray(table?.columns) || !Array.isArray(table?.results))
+      throw new PostHogApiError('PostHog query API answered without "columns" and "results"', response.status);
     return { columns: table.columns.map(String), results: table.results as unknown[][] };
   };
 
@@ -78,7 +79,11 @@ export function postHogReviewSource(config: PostHogReviewConfig, deps: PostHogRe
     async versions(): Promise<VersionInfo[]> {
       const table = await query(versionsHogQL(sinceWeeks));
       const cell = reader(table);
-      return table.results.map((row) => ({ version: String(cell(row, 'version')), installs: number(cell(row, 'installs'), 'installs'), memtraceEvents: number(cell(row, MEMTRACE_EVENTS_COLUMN), MEMTRACE_EVENTS_COLUMN) }));
+      return table.results.map((row) => ({
+        version: String(cell(row, 'version')),
+        installs: number(cell(row, 'installs'), 'installs'),
+        memtraceEvents: number(cell(row, MEMTRACE_EVENTS_COLUMN), MEMTRACE_EVENTS_COLUMN),
+      }));
     },
     async pairedSums(baseline, candidate): Promise<PairedSums> {
       const versions = [baseline, candidate];
@@ -86,10 +91,14 @@ export function postHogReviewSource(config: PostHogReviewConfig, deps: PostHogRe
       for (let page = 0; page < MAX_PAGES; page += 1) {
         const table = await query(installSumsHogQL(versions, { limit: pageRows, offset: page * pageRows }, sinceWeeks));
         const cell = reader(table);
-        for (const row of table.results) rows.push(installSumsFromColumns(String(cell(row, 'install')), String(cell(row, 'version')), (column) => number(cell(row, column), column)));
+        for (const row of table.results)
+          rows.push(installSumsFromColumns(String(cell(row, 'install')), String(cell(row, 'version')), (column) => number(cell(row, column), column)));
         if (table.results.length < pageRows) return pairInstalls(rows, baseline, candidate);
       }
-      throw new PostHogApiError(`PostHog returned more than ${MAX_PAGES} pages of ${pageRows} installs; the review stops there rather than read a partial fleet`, null);
+      throw new PostHogApiError(
+        `PostHog returned more than ${MAX_PAGES} pages of ${pageRows} installs; the review stops there rather than read a partial fleet`,
+        null,
+      );
     },
   };
 }

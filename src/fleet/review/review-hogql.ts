@@ -27,7 +27,10 @@ function leafOf(name: string): number {
  */
 function perEvent(leaves: readonly number[], sinceWeeks: number): string {
   const columns = ['any(distinct_id) AS install', `any(${versionExpr}) AS version`, ...leaves.map((i) => `any(${renderHogQLExpr(plan.leaves[i]!)}) AS v${i}`)];
-  const where = [`event IN (${REVIEW_SUMS_TILE.events.map(quote).join(', ')})`, ...(sinceWeeks > 0 ? [`timestamp >= now() - INTERVAL ${Math.floor(sinceWeeks)} WEEK`] : [])];
+  const where = [
+    `event IN (${REVIEW_SUMS_TILE.events.map(quote).join(', ')})`,
+    ...(sinceWeeks > 0 ? [`timestamp >= now() - INTERVAL ${Math.floor(sinceWeeks)} WEEK`] : []),
+  ];
   return `SELECT uuid, ${columns.join(', ')} FROM events WHERE ${where.join(' AND ')} GROUP BY uuid`;
 }
 

@@ -40,7 +40,8 @@ function forestPlot(review: Review): string {
     .map(({ m, r }, i) => {
       const y = TOP + i * ROW_H + ROW_H / 2;
       const label = `<text x="${LABEL_W}" y="${y + 4}" text-anchor="end" font-size="11" fill="#0f172a">${esc(m.id)}</text>`;
-      if (!r) return `${label}<text x="${PLOT.left + 4}" y="${y + 4}" font-size="10" fill="#94a3b8">${m.verdict === 'insufficient_data' ? 'insufficient data' : 'no baseline to compare with'}</text>`;
+      if (!r)
+        return `${label}<text x="${PLOT.left + 4}" y="${y + 4}" font-size="10" fill="#94a3b8">${m.verdict === 'insufficient_data' ? 'insufficient data' : 'no baseline to compare with'}</text>`;
       const color = COLOR[m.verdict];
       return (
         `${label}<g class="mark" data-measure="${esc(m.id)}" data-verdict="${m.verdict}">` +

@@ -63,11 +63,19 @@ export function reviewSummary(review: Review): string {
 }
 
 const EXPLANATION =
-  'Values are ratios of sums over each version\'s installs with 95 % intervals [low, high]; the install is the unit of sampling (delta method). ' +
+  "Values are ratios of sums over each version's installs with 95 % intervals [low, high]; the install is the unit of sampling (delta method). " +
   'A verdict is better or worse only when the difference\'s interval excludes 0. "min detectable" is the smallest difference this fleet would flag 4 times in 5.';
 
 function headers(review: Review): Cells {
-  return { measure: 'measure', baseline: `baseline ${review.baseline}`, candidate: `candidate ${review.candidate}`, difference: 'difference', verdict: 'verdict', minDetectable: 'min detectable', installs: 'installs' };
+  return {
+    measure: 'measure',
+    baseline: `baseline ${review.baseline}`,
+    candidate: `candidate ${review.candidate}`,
+    difference: 'difference',
+    verdict: 'verdict',
+    minDetectable: 'min detectable',
+    installs: 'installs',
+  };
 }
 
 const ORDER: ReadonlyArray<keyof Cells> = ['measure', 'baseline', 'candidate', 'difference', 'verdict', 'minDetectable', 'installs'];
@@ -76,7 +84,11 @@ const ORDER: ReadonlyArray<keyof Cells> = ['measure', 'baseline', 'candidate', '
 export function reviewTable(review: Review): string {
   const rows = [headers(review), ...review.measures.map(cells)].map((c) => ORDER.map((k) => c[k]));
   const widths = ORDER.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [
     `## Release review: ${review.baseline} → ${review.candidate}`,
     line(rows[0]!),

@@ -26,7 +26,8 @@ export function checkVersionsPresent(wanted: readonly string[], present: readonl
   const missing = wanted.find((v) => !known.has(v));
   if (missing === undefined) return;
   const listed = [...present].sort((a, b) => compareVersions(b.version, a.version)).map((v) => v.version);
-  const hint = listed.length === 0 ? 'it holds no events a review reads' : `versions with events: ${listed.slice(0, 12).join(', ')}${listed.length > 12 ? ', …' : ''}`;
+  const hint =
+    listed.length === 0 ? 'it holds no events a review reads' : `versions with events: ${listed.slice(0, 12).join(', ')}${listed.length > 12 ? ', …' : ''}`;
   throw new ReviewInputError(`no events from version ${missing} in ${where} (${hint})`);
 }
 

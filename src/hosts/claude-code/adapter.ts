@@ -15,7 +15,12 @@ const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
   ['stop', 'Stop', 'stop'],
   ['session-end', 'SessionEnd', 'session_end'],
 ];
-const KIND_OF = new Map<string, HookEventKind>(NAMES.flatMap(([ours, theirs, kind]) => [[ours, kind], [theirs, kind]]));
+const KIND_OF = new Map<string, HookEventKind>(
+  NAMES.flatMap(([ours, theirs, kind]) => [
+    [ours, kind],
+    [theirs, kind],
+  ]),
+);
 
 /** The first line of a failed Bash call's error: "Exit code 2". */
 const EXIT_CODE = /^Exit code (\d+)/;
@@ -53,7 +58,10 @@ export const claudeCodeAdapter: HostAdapter = {
         if (kind === 'post_tool_use') return { ok: true, event: definedFields({ kind, ...tool, tool_response: input.tool_response ?? null }) };
         const error = typeof input.error === 'string' ? input.error : 'failed';
         const exit = EXIT_CODE.exec(error);
-        return { ok: true, event: definedFields({ kind, ...tool, error, exit_code: exit ? Number(exit[1]) : null, is_interrupt: input.is_interrupt === true }) };
+        return {
+          ok: true,
+          event: definedFields({ kind, ...tool, error, exit_code: exit ? Number(exit[1]) : null, is_interrupt: input.is_interrupt === true }),
+        };
       }
       case 'stop': {
         // Versions before 2.1.47 send no final message: read it from the transcript's tail.

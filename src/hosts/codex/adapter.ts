@@ -17,7 +17,12 @@ const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
   ['stop', 'Stop', 'stop'],
   ['session-end', 'SessionEnd', 'session_end'],
 ];
-const KIND_OF = new Map<string, HookEventKind>(NAMES.flatMap(([ours, theirs, kind]) => [[ours, kind], [theirs, kind]]));
+const KIND_OF = new Map<string, HookEventKind>(
+  NAMES.flatMap(([ours, theirs, kind]) => [
+    [ours, kind],
+    [theirs, kind],
+  ]),
+);
 
 /** Codex reports its exec_command tool as Bash. */
 export const CODEX_SHELL_TOOL = 'Bash';
@@ -59,8 +64,17 @@ export const codexAdapter: HostAdapter = {
         const toolName = text(input.tool_name);
         if (!toolName) return { ok: false, reason: `${name} input has no tool_name` };
         const toolUseId = text(input.tool_use_id);
-        const tool = { ...common, tool_use_id: toolUseId, tool_name: toolName, tool_input: input.tool_input ?? null, tool_response: input.tool_response ?? null, agent_id: text(input.agent_id), prompt_id: promptId };
-        const exitCode = toolName === CODEX_SHELL_TOOL && toolUseId && common.transcript_path ? (deps.exitCodeOf?.(common.transcript_path, toolUseId) ?? null) : null;
+        const tool = {
+          ...common,
+          tool_use_id: toolUseId,
+          tool_name: toolName,
+          tool_input: input.tool_input ?? null,
+          tool_response: input.tool_response ?? null,
+          agent_id: text(input.agent_id),
+          prompt_id: promptId,
+        };
+        const exitCode =
+          toolName === CODEX_SHELL_TOOL && toolUseId && common.transcript_path ? (deps.exitCodeOf?.(common.transcript_path, toolUseId) ?? null) : null;
         const failure = codexToolFailure(toolName, input.tool_response, exitCode);
         if (!failure) return { ok: true, event: definedFields({ kind: 'post_tool_use' as const, ...tool }) };
         return { ok: true, event: definedFields({ kind: 'post_tool_use_failure' as const, ...tool, error: failure.error, exit_code: failure.exitCode }) };

@@ -43,7 +43,12 @@ export function exitCodeIn(lines: Iterable<RolloutLine>, callId: string): number
   for (const line of lines) {
     const item = completedItem(line);
     if (item && item.id === callId && item.type === 'CommandExecution' && typeof item.exit_code === 'number') return item.exit_code;
-    if (line.type === 'response_item' && line.payload.type === 'function_call_output' && line.payload.call_id === callId && typeof line.payload.output === 'string') {
+    if (
+      line.type === 'response_item' &&
+      line.payload.type === 'function_call_output' &&
+      line.payload.call_id === callId &&
+      typeof line.payload.output === 'string'
+    ) {
       const match = PROCESS_EXIT.exec(line.payload.output);
       if (match) fromOutput = Number(match[1]);
     }
@@ -60,7 +65,12 @@ function itemText(content: unknown): string {
 export function lastAgentMessageIn(lines: Iterable<RolloutLine>): string | null {
   let last: string | null = null;
   for (const line of lines) {
-    if (line.type === 'event_msg' && line.payload.type === 'task_complete' && typeof line.payload.last_agent_message === 'string' && line.payload.last_agent_message !== '') {
+    if (
+      line.type === 'event_msg' &&
+      line.payload.type === 'task_complete' &&
+      typeof line.payload.last_agent_message === 'string' &&
+      line.payload.last_agent_message !== ''
+    ) {
       last = line.payload.last_agent_message;
       continue;
     }

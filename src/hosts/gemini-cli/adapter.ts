@@ -16,7 +16,12 @@ const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
   ['stop', 'AfterAgent', 'stop'],
   ['session-end', 'SessionEnd', 'session_end'],
 ];
-const KIND_OF = new Map<string, HookEventKind>(NAMES.flatMap(([ours, theirs, kind]) => [[ours, kind], [theirs, kind]]));
+const KIND_OF = new Map<string, HookEventKind>(
+  NAMES.flatMap(([ours, theirs, kind]) => [
+    [ours, kind],
+    [theirs, kind],
+  ]),
+);
 
 const SHELL_TOOL = 'run_shell_command';
 /** In -p mode Gemini prepends session-start context to the prompt; it is the hooks' text, not the user's. */
@@ -82,12 +87,21 @@ export const geminiCliAdapter: HostAdapter = {
       case 'session_start':
         return { ok: true, event: definedFields({ kind, ...common, source: text(input.source) }) };
       case 'user_prompt_submit':
-        return { ok: true, event: definedFields({ kind, ...common, prompt: text(typeof input.prompt === 'string' ? input.prompt.replace(HOOK_CONTEXT, '') : null) }) };
+        return {
+          ok: true,
+          event: definedFields({ kind, ...common, prompt: text(typeof input.prompt === 'string' ? input.prompt.replace(HOOK_CONTEXT, '') : null) }),
+        };
       case 'post_tool_use':
       case 'post_tool_use_failure': {
         const toolName = text(input.tool_name);
         if (!toolName) return { ok: false, reason: `${name} input has no tool_name` };
-        const tool = { ...common, tool_use_id: toolUseIdOf(sessionId, input, toolName, deps), tool_name: toolName, tool_input: input.tool_input ?? null, tool_response: input.tool_response ?? null };
+        const tool = {
+          ...common,
+          tool_use_id: toolUseIdOf(sessionId, input, toolName, deps),
+          tool_name: toolName,
+          tool_input: input.tool_input ?? null,
+          tool_response: input.tool_response ?? null,
+        };
         const failure = geminiToolFailure(toolName, input.tool_response);
         if (!failure) return { ok: true, event: definedFields({ kind: 'post_tool_use' as const, ...tool }) };
         return { ok: true, event: definedFields({ kind: 'post_tool_use_failure' as const, ...tool, error: failure.error, exit_code: failure.exitCode }) };

@@ -53,7 +53,15 @@ function toolCallsOf(value: unknown): ChatToolCall[] {
     const id = str(call.id);
     const name = str(call.name);
     if (id === null || name === null) continue;
-    calls.push({ id, name, args: call.args ?? null, result: call.result ?? null, status: str(call.status), timestamp: str(call.timestamp), resultDisplay: call.resultDisplay ?? null });
+    calls.push({
+      id,
+      name,
+      args: call.args ?? null,
+      result: call.result ?? null,
+      status: str(call.status),
+      timestamp: str(call.timestamp),
+      resultDisplay: call.resultDisplay ?? null,
+    });
   }
   return calls;
 }

@@ -80,7 +80,9 @@ export const RULES: readonly Rule[] = [
     // matched from "ecret" on, so `SecretAccessKey` (JSON from the AWS CLI) counts too.
     kind: 'aws_secret_access_key',
     trigger: 'ecret|ECRET',
-    match: stickyValue(/(?:ecret|ECRET)[_-]?(?:access|Access|ACCESS)[_-]?(?:key|Key|KEY)["']?[ \t]*(?::|=>|=)[ \t]*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dy),
+    match: stickyValue(
+      /(?:ecret|ECRET)[_-]?(?:access|Access|ACCESS)[_-]?(?:key|Key|KEY)["']?[ \t]*(?::|=>|=)[ \t]*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dy,
+    ),
   },
   {
     // gitleaks github-pat, github-oauth, github-app-token, github-refresh-token
@@ -235,9 +237,22 @@ export const RULES: readonly Rule[] = [
   },
 ];
 
-const AUTHORIZATION = /(?:[Aa]uthorization|AUTHORIZATION)["']?[ \t]*[:=][ \t]*["']?(?:(Bearer|bearer|BEARER|Basic|basic|BASIC|Token|token|Digest|Negotiate|Bot|Key|key)[ \t]+)?([^\s"',;\\[][^\s"',;\\]{0,4095})/y;
+const AUTHORIZATION =
+  /(?:[Aa]uthorization|AUTHORIZATION)["']?[ \t]*[:=][ \t]*["']?(?:(Bearer|bearer|BEARER|Basic|basic|BASIC|Token|token|Digest|Negotiate|Bot|Key|key)[ \t]+)?([^\s"',;\\[][^\s"',;\\]{0,4095})/y;
 
 function isPemBodyChar(code: number): boolean {
   // A–Z a–z 0–9 + / = whitespace and the backslash of an escaped \n.
-  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 61 || code === 92 || code === 10 || code === 13 || code === 32 || code === 9;
+  return (
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 47 ||
+    code === 61 ||
+    code === 92 ||
+    code === 10 ||
+    code === 13 ||
+    code === 32 ||
+    code === 9
+  );
 }

@@ -43,8 +43,19 @@ export function startRetention(config: RetentionConfig, schedule: RetentionSched
         const report = await runRetentionPass(config, { ...deps, pause }, deps.clock.now());
         last = report;
         const removed = Object.values(report.removed).reduce((a, b) => a + b, 0);
-        if (removed > 0 || report.overBudget) deps.log.info('retention pass', { ...report.removed, removed_for_budget: report.removedForBudget, bytes_before: report.bytesBefore, bytes_after: report.bytesAfter, over_budget: report.overBudget });
-        if (report.overBudget) deps.log.warn('the store is over MEMTRACE_MAX_DB_MB with no raw data left to prune; observations are kept', { bytes: report.bytesAfter, budget_bytes: report.budgetBytes });
+        if (removed > 0 || report.overBudget)
+          deps.log.info('retention pass', {
+            ...report.removed,
+            removed_for_budget: report.removedForBudget,
+            bytes_before: report.bytesBefore,
+            bytes_after: report.bytesAfter,
+            over_budget: report.overBudget,
+          });
+        if (report.overBudget)
+          deps.log.warn('the store is over MEMTRACE_MAX_DB_MB with no raw data left to prune; observations are kept', {
+            bytes: report.bytesAfter,
+            budget_bytes: report.budgetBytes,
+          });
         deps.onReport?.(report);
         return report;
       } catch (error) {

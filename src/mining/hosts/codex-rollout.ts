@@ -56,16 +56,27 @@ export function readCodexRollout(lines: readonly RolloutLine[], fallbackSessionI
     const item = completedItem(line);
     if (item) {
       if (item.type === 'CommandExecution' && typeof item.id === 'string') {
-        executions.set(item.id, { exitCode: typeof item.exit_code === 'number' ? item.exit_code : null, output: typeof item.aggregated_output === 'string' ? item.aggregated_output : null });
+        executions.set(item.id, {
+          exitCode: typeof item.exit_code === 'number' ? item.exit_code : null,
+          output: typeof item.aggregated_output === 'string' ? item.aggregated_output : null,
+        });
       } else if (item.type === 'UserMessage' && prompt === null && Array.isArray(item.content)) {
-        const text = item.content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '')).join('').trim();
+        const text = item.content
+          .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+          .join('')
+          .trim();
         if (text !== '') prompt = text;
       }
       continue;
     }
     if (line.type !== 'response_item' || typeof p.call_id !== 'string') continue;
     if ((p.type === 'function_call' || p.type === 'custom_tool_call') && typeof p.name === 'string') {
-      open.set(p.call_id, { callId: p.call_id, name: p.name, input: p.type === 'custom_tool_call' ? p.input : parseArguments(p.arguments), atMs: Number.isFinite(atMs) ? atMs : null });
+      open.set(p.call_id, {
+        callId: p.call_id,
+        name: p.name,
+        input: p.type === 'custom_tool_call' ? p.input : parseArguments(p.arguments),
+        atMs: Number.isFinite(atMs) ? atMs : null,
+      });
     } else if (p.type === 'function_call_output' || p.type === 'custom_tool_call_output') {
       const call = open.get(p.call_id);
       if (!call) continue;
@@ -88,9 +99,19 @@ function hostCallOf(call: OpenCall, output: unknown, execution: { exitCode: numb
     toolInput = { command: typeof args.cmd === 'string' ? args.cmd : typeof args.command === 'string' ? args.command : call.input };
     toolResponse = execution?.output ?? text.replace(OUTPUT_HEADER, '');
   } else if (call.name === 'apply_patch') {
-    toolInput = { command: typeof call.input === 'string' ? call.input : isObject(call.input) && typeof call.input.input === 'string' ? call.input.input : call.input };
+    toolInput = {
+      command: typeof call.input === 'string' ? call.input : isObject(call.input) && typeof call.input.input === 'string' ? call.input.input : call.input,
+    };
   }
   const exit = PROCESS_EXIT.exec(text);
   const exitCode = execution?.exitCode ?? (toolName === CODEX_SHELL_TOOL && exit ? Number(exit[1]) : null);
-  return { toolUseId: call.callId, alsoKnownAs: [], toolName, toolInput, toolResponse, failure: codexToolFailure(toolName, toolResponse, exitCode), atMs: call.atMs };
+  return {
+    toolUseId: call.callId,
+    alsoKnownAs: [],
+    toolName,
+    toolInput,
+    toolResponse,
+    failure: codexToolFailure(toolName, toolResponse, exitCode),
+    atMs: call.atMs,
+  };
 }

@@ -21,7 +21,12 @@ export async function discoverHostTranscripts(host: 'gemini-cli' | 'codex', root
   else {
     const rootEntries = await listDir(root, problems, true);
     const names = new Set(rootEntries.map((e) => e.name));
-    const chatDirs = path.basename(root) === 'chats' ? [root] : names.has('chats') ? [path.join(root, 'chats')] : rootEntries.filter((e) => e.isDirectory()).map((e) => path.join(root, e.name, 'chats'));
+    const chatDirs =
+      path.basename(root) === 'chats'
+        ? [root]
+        : names.has('chats')
+          ? [path.join(root, 'chats')]
+          : rootEntries.filter((e) => e.isDirectory()).map((e) => path.join(root, e.name, 'chats'));
     for (const dir of chatDirs) {
       for (const entry of await listDir(dir, problems, false)) {
         if (entry.isFile() && entry.name.endsWith('.jsonl')) found.push({ path: path.join(dir, entry.name), sessionId: null });
@@ -41,7 +46,13 @@ export async function discoverHostTranscripts(host: 'gemini-cli' | 'codex', root
   return { targets, problems };
 }
 
-async function walkCodex(dir: string, depth: number, found: Array<{ path: string; sessionId: string | null }>, problems: Discovery['problems'], isRoot: boolean): Promise<void> {
+async function walkCodex(
+  dir: string,
+  depth: number,
+  found: Array<{ path: string; sessionId: string | null }>,
+  problems: Discovery['problems'],
+  isRoot: boolean,
+): Promise<void> {
   for (const entry of await listDir(dir, problems, isRoot)) {
     const full = path.join(dir, entry.name);
     if (entry.isFile()) {

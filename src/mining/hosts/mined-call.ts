@@ -28,8 +28,21 @@ export interface HostTranscript {
 }
 
 /** A mined event shaped like the hook's, shortened to the hooks' body limit when it is larger. */
-export function minedEventOf(host: HostName, call: HostCall, context: { transcriptPath: string; cwd: string | null }): { event: MinedEvent; shortened: boolean } {
-  const common = { tool_name: call.toolName, tool_input: call.toolInput, tool_response: call.toolResponse, cwd: context.cwd, at: call.atMs, source: 'transcript' as const, transcript_path: context.transcriptPath, platform: host };
+export function minedEventOf(
+  host: HostName,
+  call: HostCall,
+  context: { transcriptPath: string; cwd: string | null },
+): { event: MinedEvent; shortened: boolean } {
+  const common = {
+    tool_name: call.toolName,
+    tool_input: call.toolInput,
+    tool_response: call.toolResponse,
+    cwd: context.cwd,
+    at: call.atMs,
+    source: 'transcript' as const,
+    transcript_path: context.transcriptPath,
+    platform: host,
+  };
   const payload: MinedPayload = call.failure
     ? { kind: 'post_tool_use_failure', ...common, error: call.failure.error, ...(call.failure.exitCode === null ? {} : { exit_code: call.failure.exitCode }) }
     : { kind: 'post_tool_use', ...common };

@@ -37,7 +37,11 @@ export const MEMORY_SEARCH_SCHEMA: Migration = {
     // In id-ordered chunks: a connection cannot write while it iterates, and a large store need not fit in memory.
     const index = createSearchIndex(db);
     const observations = db.prepare('SELECT * FROM observations WHERE id > ? ORDER BY id LIMIT 1000');
-    for (let rows = observations.all(0) as Array<Record<string, unknown>>; rows.length > 0; rows = observations.all(rows.at(-1)!.id) as Array<Record<string, unknown>>) {
+    for (
+      let rows = observations.all(0) as Array<Record<string, unknown>>;
+      rows.length > 0;
+      rows = observations.all(rows.at(-1)!.id) as Array<Record<string, unknown>>
+    ) {
       for (const row of rows) index.addObservation(row.id as number, toStoredObservation(row));
     }
     const summaries = db.prepare('SELECT id, request, investigated, learned, completed, next_steps, notes FROM summaries WHERE id > ? ORDER BY id LIMIT 1000');

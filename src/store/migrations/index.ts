@@ -14,4 +14,15 @@ import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
  * a change is a new step appended here (one file per step).
  */
-export const MIGRATIONS: readonly Migration[] = [CORE_SCHEMA, TELEMETRY_SCHEMA, STORE_META_SCHEMA, SESSION_DETAILS_SCHEMA, COMPACTION_SCHEMA, MINING_SCHEMA, CLAIM_PROVENANCE_SCHEMA, MEMORY_SEARCH_SCHEMA, RETENTION_SCHEMA, TOOL_EVENT_OUTCOME_SCHEMA];
+export const MIGRATIONS: readonly Migration[] = [
+  CORE_SCHEMA,
+  TELEMETRY_SCHEMA,
+  STORE_META_SCHEMA,
+  SESSION_DETAILS_SCHEMA,
+  COMPACTION_SCHEMA,
+  MINING_SCHEMA,
+  CLAIM_PROVENANCE_SCHEMA,
+  MEMORY_SEARCH_SCHEMA,
+  RETENTION_SCHEMA,
+  TOOL_EVENT_OUTCOME_SCHEMA,
+];

@@ -25,7 +25,14 @@ export const AGENT_TIME_ROLLUP: EventSpec = {
     count('agent_ms', 'sum of those sessions’ wall time, from the first hook’s start to the last hook’s reply (ms)'),
     count('blocking_ms', 'sum of the time the agent waited for memtrace’s hooks in them (ms)'),
     count('blocking_calls', 'hook calls the agent waited for'),
-    ...AGENT_SHARE_BUCKETS.map((b) => count(b, b === 'pct_gt_20' ? 'sessions that waited more than 20 % of their wall time' : `sessions that waited at most ${b.slice(7).replace('_', '.')} % (and more than the bucket below)`)),
+    ...AGENT_SHARE_BUCKETS.map((b) =>
+      count(
+        b,
+        b === 'pct_gt_20'
+          ? 'sessions that waited more than 20 % of their wall time'
+          : `sessions that waited at most ${b.slice(7).replace('_', '.')} % (and more than the bucket below)`,
+      ),
+    ),
     windowStart,
   ],
 };

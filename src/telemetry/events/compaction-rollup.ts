@@ -5,7 +5,24 @@ export const COMPACTION_ORIGINS = ['background', 'repair_memtrace', 'repair_lcm'
 export type CompactionOrigin = (typeof COMPACTION_ORIGINS)[number];
 
 /** Why a step or a repair wrote nothing: a provider error class, or what was wrong with the answer. */
-export const COMPACTION_SKIP_REASONS = ['auth', 'quota', 'rate_limit', 'overloaded', 'transport', 'bad_request', 'empty', 'did_not_shrink', 'marker', 'observer_markup', 'prompt_echo', 'nothing_to_compact', 'stale', 'source_unrepaired', 'no_sources', 'limit'] as const;
+export const COMPACTION_SKIP_REASONS = [
+  'auth',
+  'quota',
+  'rate_limit',
+  'overloaded',
+  'transport',
+  'bad_request',
+  'empty',
+  'did_not_shrink',
+  'marker',
+  'observer_markup',
+  'prompt_echo',
+  'nothing_to_compact',
+  'stale',
+  'source_unrepaired',
+  'no_sources',
+  'limit',
+] as const;
 
 export const COMPACTION_ROLLUP: EventSpec = {
   name: 'compaction_rollup',

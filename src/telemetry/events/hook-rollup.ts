@@ -29,7 +29,9 @@ export const HOOK_ROLLUP: EventSpec = {
     { key: 'platform', type: PLATFORM, description: 'the agent host whose hook ran (claude-code, gemini-cli, codex; other for any other)' },
     count('count', 'hook calls that reached the worker'),
     count('total_ms', 'sum of hook process durations, start to reply (ms)'),
-    ...HOOK_DURATION_BUCKETS.map((b) => count(b, b === 'ms_gt_2500' ? 'calls that took over 2500 ms' : `calls that took at most ${b.slice(6)} ms (and more than the bucket below)`)),
+    ...HOOK_DURATION_BUCKETS.map((b) =>
+      count(b, b === 'ms_gt_2500' ? 'calls that took over 2500 ms' : `calls that took at most ${b.slice(6)} ms (and more than the bucket below)`),
+    ),
     count('timeouts', 'hook calls that gave up waiting for the worker (their events were spooled and replayed)'),
     count('unreachable', 'hook calls that found no worker running (their events were spooled and replayed)'),
     count('payloads_shortened', 'events whose largest fields the hook shortened to fit the body limit'),

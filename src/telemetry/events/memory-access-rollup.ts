@@ -19,14 +19,18 @@ export function searchLatencyBucket(durationMs: number): SearchLatencyBucket {
 
 export const MEMORY_ACCESS_ROLLUP: EventSpec = {
   name: 'memory_access_rollup',
-  description: 'How people and agents use the memory: searches (and how many found nothing, and how fast), observations opened, timelines, exports, imports and forgets. Counts only: never a query, an id or a title.',
-  cadence: 'one per 5-minute window with memory access, per face (cli, mcp, viewer); a command run without the worker is folded into the same window and sent by the worker',
+  description:
+    'How people and agents use the memory: searches (and how many found nothing, and how fast), observations opened, timelines, exports, imports and forgets. Counts only: never a query, an id or a title.',
+  cadence:
+    'one per 5-minute window with memory access, per face (cli, mcp, viewer); a command run without the worker is folded into the same window and sent by the worker',
   fields: [
     { key: 'via', type: { kind: 'enum', values: MEMORY_ACCESS_VIA }, description: 'the command line, the MCP server (an agent), or the viewer page' },
     count('searches', 'searches run'),
     count('searches_empty', 'searches that found nothing'),
     count('search_total_ms', 'sum of search durations (ms)'),
-    ...SEARCH_LATENCY_BUCKETS.map((b) => count(b, b === 'search_ms_gt_1000' ? 'searches that took over 1000 ms' : `searches that took at most ${b.slice(13)} ms (and more than the bucket below)`)),
+    ...SEARCH_LATENCY_BUCKETS.map((b) =>
+      count(b, b === 'search_ms_gt_1000' ? 'searches that took over 1000 ms' : `searches that took at most ${b.slice(13)} ms (and more than the bucket below)`),
+    ),
     count('results_returned', 'search results returned'),
     count('observations_fetched', 'observations opened in full (get_observations, the viewer’s observation page)'),
     count('timelines', 'timelines shown'),

@@ -14,10 +14,15 @@ export type RedactionEdge = (typeof REDACTION_EDGES)[number];
 
 export const REDACTION_ROLLUP: EventSpec = {
   name: 'redaction_rollup',
-  description: 'Secrets replaced by [REDACTED:<kind>] (and <private> spans by [PRIVATE]) before anything was stored, by kind. Only kinds and counts: never any part of a secret.',
+  description:
+    'Secrets replaced by [REDACTED:<kind>] (and <private> spans by [PRIVATE]) before anything was stored, by kind. Only kinds and counts: never any part of a secret.',
   cadence: 'one per 5-minute window with redactions, per edge',
   fields: [
-    { key: 'edge', type: { kind: 'enum', values: REDACTION_EDGES }, description: 'where the secret was caught: hook API, transcript, import, or the final guard before the observer LLM' },
+    {
+      key: 'edge',
+      type: { kind: 'enum', values: REDACTION_EDGES },
+      description: 'where the secret was caught: hook API, transcript, import, or the final guard before the observer LLM',
+    },
     count('total', 'redactions of every kind'),
     ...SECRET_KINDS.map((k) => count(k, k === 'private' ? '<private>…</private> spans replaced by [PRIVATE]' : `${k.replace(/_/g, ' ')}s replaced`)),
     windowStart,

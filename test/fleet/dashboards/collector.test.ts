@@ -20,14 +20,22 @@ describe('memtrace collector', () => {
 
   const post = (route: string, body: Buffer | string, headers: Record<string, string> = {}) =>
     fetch(`${collector.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  const event = (uuid: string, extra: Record<string, unknown> = {}) => ({ event: 'observer_turn_rollup', distinct_id: 'install-1', uuid, properties: { count: 1 }, timestamp: '2026-06-01T00:00:00Z', ...extra });
+  const event = (uuid: string, extra: Record<string, unknown> = {}) => ({
+    event: 'observer_turn_rollup',
+    distinct_id: 'install-1',
+    uuid,
+    properties: { count: 1 },
+    timestamp: '2026-06-01T00:00:00Z',
+    ...extra,
+  });
 
   it.each([
     ['gzip', false],
     ['plain', true],
   ])('accepts %s batches from real posthog-node', async (_, disableCompression) => {
     const client = new PostHog('phc_local', { host: collector.url, flushAt: 100, flushInterval: 0, disableCompression, fetchRetryCount: 0 });
-    for (let i = 0; i < 5; i += 1) client.capture({ distinctId: 'install-1', event: 'observer_turn_rollup', properties: { count: i }, uuid: `00000000-0000-4000-8000-00000000000${i}` });
+    for (let i = 0; i < 5; i += 1)
+      client.capture({ distinctId: 'install-1', event: 'observer_turn_rollup', properties: { count: i }, uuid: `00000000-0000-4000-8000-00000000000${i}` });
     await client.flush();
     await client.shutdown();
     expect(collector.store.count()).toBe(5);
@@ -61,7 +69,10 @@ describe('memtrace collector', () => {
   });
 
   it('answers a 10 MB body with 413', async () => {
-    const res = await post('/batch/', JSON.stringify({ api_key: 'k', batch: [event('55555555-5555-4555-8555-555555555555', { properties: { pad: 'x'.repeat(10 * 1024 * 1024) } })] }));
+    const res = await post(
+      '/batch/',
+      JSON.stringify({ api_key: 'k', batch: [event('55555555-5555-4555-8555-555555555555', { properties: { pad: 'x'.repeat(10 * 1024 * 1024) } })] }),
+    );
     expect(res.status).toBe(413);
     expect(collector.store.count()).toBe(0);
   });

@@ -34,7 +34,16 @@ maybe('dashboard in headless Chromium', () => {
     collector.store.insert(simulateFleet({ seed: 3 }));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
   afterAll(async () => {
@@ -59,7 +68,9 @@ maybe('dashboard in headless Chromium', () => {
     const tiles = await page.$$eval('section.tile', (sections) =>
       sections.map((s) => ({
         id: s.getAttribute('data-tile') ?? '',
-        marks: [...s.querySelectorAll('svg .mark[data-value]')].map((m) => [m.getAttribute('data-series') ?? '', m.getAttribute('data-x') ?? '', Number(m.getAttribute('data-value'))] as Mark),
+        marks: [...s.querySelectorAll('svg .mark[data-value]')].map(
+          (m) => [m.getAttribute('data-series') ?? '', m.getAttribute('data-x') ?? '', Number(m.getAttribute('data-value'))] as Mark,
+        ),
         lines: [...new Set([...s.querySelectorAll('svg polyline.mark')].map((m) => m.getAttribute('data-series') ?? ''))].sort(),
       })),
     );
@@ -68,14 +79,22 @@ maybe('dashboard in headless Chromium', () => {
     // each tile's compiled SQL over the stored events.
     for (const result of queryTilesDirect(collector.store.db)) {
       const data = chartData(result);
-      const expected = data.series.flatMap((s) => s.values.flatMap((v, i): Mark[] => (drawn(result.tile.chart, v) ? [[s.name, data.xs[i]!, v]] : []))).sort(byKey);
+      const expected = data.series
+        .flatMap((s) => s.values.flatMap((v, i): Mark[] => (drawn(result.tile.chart, v) ? [[s.name, data.xs[i]!, v]] : [])))
+        .sort(byKey);
       const page = tiles.find((t) => t.id === result.tile.id)!;
       const got = [...page.marks].sort(byKey);
       expect(expected.length, `${result.tile.id}: the simulated fleet fills every tile`).toBeGreaterThan(0);
-      expect(got.map(([series, x]) => [series, x]), result.tile.id).toEqual(expected.map(([series, x]) => [series, x]));
-      for (const [i, [series, x, value]] of got.entries()) expect(Math.abs(value - expected[i]![2]), `${result.tile.id} ${series} ${x}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(value)));
+      expect(
+        got.map(([series, x]) => [series, x]),
+        result.tile.id,
+      ).toEqual(expected.map(([series, x]) => [series, x]));
+      for (const [i, [series, x, value]] of got.entries())
+        expect(Math.abs(value - expected[i]![2]), `${result.tile.id} ${series} ${x}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(value)));
       if (result.tile.chart === 'lines') {
-        const withLine = data.series.filter((s) => s.values.some((v, i) => v !== null && s.values[i + 1] !== null && s.values[i + 1] !== undefined)).map((s) => s.name);
+        const withLine = data.series
+          .filter((s) => s.values.some((v, i) => v !== null && s.values[i + 1] !== null && s.values[i + 1] !== undefined))
+          .map((s) => s.name);
         expect(page.lines, `${result.tile.id}: one line per series`).toEqual([...withLine].sort());
       }
     }
@@ -101,7 +120,9 @@ maybe('dashboard in headless Chromium', () => {
     const zero = (await review.locator('svg line.zero').boundingBox())!;
     const hook = (await review.locator('g.mark[data-measure="hook_ms_per_call"]').boundingBox())!;
     expect(hook.x + hook.width).toBeLessThan(zero.x);
-    const straddling = await review.locator('g.mark[data-verdict="no_change"]').evaluateAll((marks) => marks.map((m) => m.getBoundingClientRect()).map((r) => [r.left, r.right]));
+    const straddling = await review
+      .locator('g.mark[data-verdict="no_change"]')
+      .evaluateAll((marks) => marks.map((m) => m.getBoundingClientRect()).map((r) => [r.left, r.right]));
     expect(straddling.length).toBeGreaterThan(0);
     for (const [left, right] of straddling) {
       expect(left).toBeLessThanOrEqual(zero.x + zero.width);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { generateFleet, MEMTRACE_VERSIONS, parseEffect, releasesFor, releaseWeek, ROLLUP, SIMULATED_EFFECT_MEASURES, simulateFleet, type SimulatedEffect } from '../../../src/fleet/dashboards/index.js';
+import {
+  generateFleet,
+  MEMTRACE_VERSIONS,
+  parseEffect,
+  releasesFor,
+  releaseWeek,
+  ROLLUP,
+  SIMULATED_EFFECT_MEASURES,
+  simulateFleet,
+  type SimulatedEffect,
+} from '../../../src/fleet/dashboards/index.js';
 import { computeReview, REVIEW_MEASURES } from '../../../src/fleet/review/index.js';
 import { installSumsOf } from '../../support/review-calibration.js';
 
@@ -46,7 +56,8 @@ describe('simulated effects', () => {
   it('moves the measure on its version by the factor asked; other versions stay as they were, up to noise', () => {
     const options = { seed: 8, installs: 600, nowMs: NOW, releases: ['0.1.0', '0.2.0', '0.3.0'], events: [ROLLUP] };
     const index = REVIEW_MEASURES.findIndex((m) => m.id === 'turns_dropped_rate');
-    const value = (effects: SimulatedEffect[], candidate: string) => computeReview(installSumsOf(generateFleet({ ...options, effects })), '0.1.0', candidate).measures[index]!;
+    const value = (effects: SimulatedEffect[], candidate: string) =>
+      computeReview(installSumsOf(generateFleet({ ...options, effects })), '0.1.0', candidate).measures[index]!;
     const before = value([], '0.3.0');
     const after = value([{ measure: 'turns_dropped_rate', change: -0.4, version: '0.3.0' }], '0.3.0');
     // Same installs and sessions; the draws after a thinned drop differ, so the rest agrees up to noise.

@@ -50,7 +50,7 @@ describe('the HogQL that dashboards export produces', () => {
     }
   });
 
-  it('exports insight and dashboard JSON in the shapes PostHog\'s API accepts', () => {
+  it("exports insight and dashboard JSON in the shapes PostHog's API accepts", () => {
     expect(spec.insights).toHaveLength(TILES.length);
     expect(() => dashboardBody.parse(spec.dashboard)).not.toThrow();
     for (const insight of spec.insights) {

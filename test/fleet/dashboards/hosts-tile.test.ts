@@ -64,7 +64,11 @@ describe('the "Active installs and observer turns by host" tile', () => {
     expect(new Set(byHost.map((r) => r.series))).toEqual(new Set(['claude-code', 'gemini-cli', 'codex']));
     const weeks = new Set(byHost.map((r) => r.x));
     for (const week of weeks) {
-      const turns = fleet.filter((e) => e.event === 'observer_turn_rollup' && new Date(e.timestamp - ((e.timestamp - 345_600_000) % 604_800_000)).toISOString().slice(0, 10) === week).reduce((sum, e) => sum + (e.properties.count as number), 0);
+      const turns = fleet
+        .filter(
+          (e) => e.event === 'observer_turn_rollup' && new Date(e.timestamp - ((e.timestamp - 345_600_000) % 604_800_000)).toISOString().slice(0, 10) === week,
+        )
+        .reduce((sum, e) => sum + (e.properties.count as number), 0);
       expect(byHost.filter((r) => r.x === week).reduce((sum, r) => sum + r.observer_turns, 0)).toBe(turns);
     }
     const lastWeek = [...weeks].sort().at(-1)!;

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { adoptedShare, fleetCurves, HOOK_BUCKETS, LEGACY_VERSIONS, MEMTRACE_VERSIONS, MODELS, mondayOf, REDACTION_KINDS, redactionMeasure, simulateFleet } from '../../../src/fleet/dashboards/index.js';
+import {
+  adoptedShare,
+  fleetCurves,
+  HOOK_BUCKETS,
+  LEGACY_VERSIONS,
+  MEMTRACE_VERSIONS,
+  MODELS,
+  mondayOf,
+  REDACTION_KINDS,
+  redactionMeasure,
+  simulateFleet,
+} from '../../../src/fleet/dashboards/index.js';
 import { openCollectorStore } from '../../../src/fleet/collector/index.js';
 
 const NOW = Date.UTC(2026, 10, 18, 15); // a Wednesday
@@ -78,7 +89,14 @@ describe('the fleet simulator', () => {
   });
 
   it('models memory search on the latest release: most active installs search, mostly through MCP', () => {
-    const rows = tiles['memory-searches'] as Array<{ x: string; searches: number; via_mcp: number; via_cli: number; via_viewer: number; empty_share: number | null }>;
+    const rows = tiles['memory-searches'] as Array<{
+      x: string;
+      searches: number;
+      via_mcp: number;
+      via_cli: number;
+      via_viewer: number;
+      empty_share: number | null;
+    }>;
     expect(rows.length).toBeGreaterThan(200);
     const searching = rows.filter((r) => r.searches > 0);
     expect(searching.length / rows.length).toBeGreaterThan(0.5);

@@ -19,13 +19,94 @@ function expectSameAsPlainSql(store: CollectorStore): void {
 function oddEvents(count: number, seed: number): CollectedEvent[] {
   const random = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const odd: unknown[] = [null, true, false, 0, -0, 1, 2.5, 1 / 3, 0.1 + 0.2, 1e21, -7, 2 ** 53 + 2, 9.3e18, '', '12abc', ' 3.5', '1e3', 'x', '0x10', '.5', 'poisoned', 'haiku', { a: 1 }, [1, 2], '日本'];
-  const events = ['observer_turn_rollup', 'session_compressed', 'context_injected_rollup', 'context_injected', 'hook_rollup', 'redaction_rollup', 'agent_time_rollup', 'other_event'];
-  const keys = ['platform', 'count', 'total_cost_usd', 'cost_usd', 'observations_created', 'obs_type_bugfix', 'abort_reason', 'invalid_output_class', 'outcome', 'top_model', 'model', 'app_version', '$app_version', 'total_observations_injected', 'tokens_saved_vs_naive', 'hook_event', 'total_ms', 'abort_reason_quota', 'invalid_class_prose', 'edge', 'total', 'github_token', 'private', 'sessions', 'agent_ms', 'blocking_ms', 'pct_le_1', 'pct_gt_20'];
+  const odd: unknown[] = [
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1,
+    2.5,
+    1 / 3,
+    0.1 + 0.2,
+    1e21,
+    -7,
+    2 ** 53 + 2,
+    9.3e18,
+    '',
+    '12abc',
+    ' 3.5',
+    '1e3',
+    'x',
+    '0x10',
+    '.5',
+    'poisoned',
+    'haiku',
+    { a: 1 },
+    [1, 2],
+    '日本',
+  ];
+  const events = [
+    'observer_turn_rollup',
+    'session_compressed',
+    'context_injected_rollup',
+    'context_injected',
+    'hook_rollup',
+    'redaction_rollup',
+    'agent_time_rollup',
+    'other_event',
+  ];
+  const keys = [
+    'platform',
+    'count',
+    'total_cost_usd',
+    'cost_usd',
+    'observations_created',
+    'obs_type_bugfix',
+    'abort_reason',
+    'invalid_output_class',
+    'outcome',
+    'top_model',
+    'model',
+    'app_version',
+    '$app_version',
+    'total_observations_injected',
+    'tokens_saved_vs_naive',
+    'hook_event',
+    'total_ms',
+    'abort_reason_quota',
+    'invalid_class_prose',
+    'edge',
+    'total',
+    'github_token',
+    'private',
+    'sessions',
+    'agent_ms',
+    'blocking_ms',
+    'pct_le_1',
+    'pct_gt_20',
+  ];
   return Array.from({ length: count }, (_, i) => {
     const properties: Record<string, unknown> = {};
-    for (const key of keys) if (random() < 0.5) properties[key] = random() < 0.5 ? pick(odd) : key === 'hook_event' ? 'post_tool_use' : key === 'edge' ? pick(['hook_api', 'observer_guard']) : key.includes('version') ? pick(['0.1.0', '13.6.0']) : Math.floor(random() * 5);
-    return { uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, event: pick(events), distinctId: pick(['a', 'b', 'c']), timestamp: NOW - Math.floor(random() * 5e9), properties };
+    for (const key of keys)
+      if (random() < 0.5)
+        properties[key] =
+          random() < 0.5
+            ? pick(odd)
+            : key === 'hook_event'
+              ? 'post_tool_use'
+              : key === 'edge'
+                ? pick(['hook_api', 'observer_guard'])
+                : key.includes('version')
+                  ? pick(['0.1.0', '13.6.0'])
+                  : Math.floor(random() * 5);
+    return {
+      uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      event: pick(events),
+      distinctId: pick(['a', 'b', 'c']),
+      timestamp: NOW - Math.floor(random() * 5e9),
+      properties,
+    };
   });
 }
 

@@ -40,8 +40,7 @@ function reads(tile: Tile, e: Expr, events: readonly string[], into: Read[]): vo
     for (const p of e.mul) reads(tile, p, events, into);
   } else if ('add' in e) {
     for (const p of e.add) reads(tile, p, events, into);
-  }
-  else if ('byEvent' in e) for (const [event, p] of Object.entries(e.byEvent)) reads(tile, p, [event], into);
+  } else if ('byEvent' in e) for (const [event, p] of Object.entries(e.byEvent)) reads(tile, p, [event], into);
 }
 
 type Aggregate = Tile['measures'][number]['agg'];
@@ -57,8 +56,7 @@ function aggregateExprs(a: Aggregate, into: Expr[]): void {
   } else if ('scale' in a) aggregateExprs(a.scale[0], into);
   else if ('atLeast' in a) {
     for (const p of [a.atLeast.value, a.atLeast.of, a.atLeast.min]) aggregateExprs(p, into);
-  }
-  else for (const b of a.quantile.buckets) aggregateExprs(b.count, into);
+  } else for (const b of a.quantile.buckets) aggregateExprs(b.count, into);
 }
 
 function tileReads(tile: Tile): Read[] {

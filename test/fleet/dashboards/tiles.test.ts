@@ -52,7 +52,9 @@ describe('poisoned-slice decay on the simulated fleet', () => {
     expect(hidden.length).toBeGreaterThan(0);
     for (const r of versions) expect(r.poisoned_share === null).toBe(r.turns < VERSION_NOISE_FLOOR * r.week_turns);
     const lastWeek = fleet.at(-1)!.x;
-    expect(versions.filter((r) => r.x === lastWeek && (LEGACY_VERSIONS as readonly string[]).includes(r.series)).every((r) => r.poisoned_share === null)).toBe(true);
+    expect(versions.filter((r) => r.x === lastWeek && (LEGACY_VERSIONS as readonly string[]).includes(r.series)).every((r) => r.poisoned_share === null)).toBe(
+      true,
+    );
   });
 
   it('shows legacy versions above zero and memtrace versions at exactly zero', () => {
@@ -69,18 +71,109 @@ describe('poisoned-slice decay on the simulated fleet', () => {
 describe('one definition, two compilers', () => {
   const t0 = Date.UTC(2026, 5, 1, 12); // a Monday
   const fixture: CollectedEvent[] = [
-    { uuid: '00000000-0000-4000-8000-000000000001', event: 'session_compressed', distinctId: 'a', timestamp: t0, properties: { app_version: '13.6.0', model: 'haiku', outcome: 'aborted', abort_reason: 'poisoned', invalid_output_class: 'poisoned' } },
-    { uuid: '00000000-0000-4000-8000-000000000002', event: 'session_compressed', distinctId: 'a', timestamp: t0 + 1, properties: { app_version: '13.6.0', model: 'haiku', outcome: 'ok', invalid_output_class: 'xml', observations_created: 2, cost_usd: 0.004 } },
-    { uuid: '00000000-0000-4000-8000-000000000003', event: 'session_compressed', distinctId: 'a', timestamp: t0 + 2, properties: { app_version: '13.6.0', model: 'haiku', outcome: 'invalid_output', invalid_output_class: 'prose' } },
-    { uuid: '00000000-0000-4000-8000-000000000004', event: 'observer_turn_rollup', distinctId: 'b', timestamp: t0 + 3, properties: { app_version: '0.1.0', top_model: 'claude-haiku-4-5', count: 7, invalid_class_prose: 2, abort_reason_rate_limit: 1, observations_created: 4, obs_type_bugfix: 3, obs_type_decision: 1, total_cost_usd: 0.006 } },
-    { uuid: '00000000-0000-4000-8000-000000000005', event: 'context_injected_rollup', distinctId: 'b', timestamp: t0 + 4, properties: { app_version: '0.1.0', count: 2, total_observations_injected: 10, total_tokens_saved_vs_naive: 5000 } },
-    { uuid: '00000000-0000-4000-8000-000000000006', event: 'hook_rollup', distinctId: 'b', timestamp: t0 + 5, properties: { app_version: '0.1.0', hook_event: 'post_tool_use', install_mode: 'settings', count: 4, total_ms: 2400, timeouts: 0, ms_le_500: 1, ms_le_1000: 3 } },
-    { uuid: '00000000-0000-4000-8000-000000000007', event: 'hook_rollup', distinctId: 'b', timestamp: t0 + 6, properties: { app_version: '0.1.0', hook_event: 'session_start', install_mode: 'settings', count: 1, total_ms: 900 } },
-    { uuid: '00000000-0000-4000-8000-000000000008', event: 'redaction_rollup', distinctId: 'b', timestamp: t0 + 7, properties: { app_version: '0.2.0', edge: 'hook_api', total: 3, github_token: 2, private: 1 } },
-    { uuid: '00000000-0000-4000-8000-000000000009', event: 'redaction_rollup', distinctId: 'c', timestamp: t0 + 8, properties: { app_version: '0.2.0', edge: 'observer_guard', total: 1, jwt: 1 } },
-    { uuid: '00000000-0000-4000-8000-00000000000b', event: 'memory_access_rollup', distinctId: 'b', timestamp: t0 + 7, properties: { app_version: '0.1.0', via: 'mcp', searches: 3, searches_empty: 1, observations_fetched: 2 } },
-    { uuid: '00000000-0000-4000-8000-00000000000c', event: 'memory_access_rollup', distinctId: 'b', timestamp: t0 + 8, properties: { app_version: '0.1.0', via: 'cli', searches: 1, searches_empty: 0 } },
-    { uuid: '00000000-0000-4000-8000-00000000000d', event: 'memory_access_rollup', distinctId: 'c', timestamp: t0 + 9, properties: { app_version: '0.1.0', via: 'viewer', searches: 0, observations_fetched: 1 } },
+    {
+      uuid: '00000000-0000-4000-8000-000000000001',
+      event: 'session_compressed',
+      distinctId: 'a',
+      timestamp: t0,
+      properties: { app_version: '13.6.0', model: 'haiku', outcome: 'aborted', abort_reason: 'poisoned', invalid_output_class: 'poisoned' },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000002',
+      event: 'session_compressed',
+      distinctId: 'a',
+      timestamp: t0 + 1,
+      properties: { app_version: '13.6.0', model: 'haiku', outcome: 'ok', invalid_output_class: 'xml', observations_created: 2, cost_usd: 0.004 },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000003',
+      event: 'session_compressed',
+      distinctId: 'a',
+      timestamp: t0 + 2,
+      properties: { app_version: '13.6.0', model: 'haiku', outcome: 'invalid_output', invalid_output_class: 'prose' },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000004',
+      event: 'observer_turn_rollup',
+      distinctId: 'b',
+      timestamp: t0 + 3,
+      properties: {
+        app_version: '0.1.0',
+        top_model: 'claude-haiku-4-5',
+        count: 7,
+        invalid_class_prose: 2,
+        abort_reason_rate_limit: 1,
+        observations_created: 4,
+        obs_type_bugfix: 3,
+        obs_type_decision: 1,
+        total_cost_usd: 0.006,
+      },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000005',
+      event: 'context_injected_rollup',
+      distinctId: 'b',
+      timestamp: t0 + 4,
+      properties: { app_version: '0.1.0', count: 2, total_observations_injected: 10, total_tokens_saved_vs_naive: 5000 },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000006',
+      event: 'hook_rollup',
+      distinctId: 'b',
+      timestamp: t0 + 5,
+      properties: {
+        app_version: '0.1.0',
+        hook_event: 'post_tool_use',
+        install_mode: 'settings',
+        count: 4,
+        total_ms: 2400,
+        timeouts: 0,
+        ms_le_500: 1,
+        ms_le_1000: 3,
+      },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000007',
+      event: 'hook_rollup',
+      distinctId: 'b',
+      timestamp: t0 + 6,
+      properties: { app_version: '0.1.0', hook_event: 'session_start', install_mode: 'settings', count: 1, total_ms: 900 },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000008',
+      event: 'redaction_rollup',
+      distinctId: 'b',
+      timestamp: t0 + 7,
+      properties: { app_version: '0.2.0', edge: 'hook_api', total: 3, github_token: 2, private: 1 },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-000000000009',
+      event: 'redaction_rollup',
+      distinctId: 'c',
+      timestamp: t0 + 8,
+      properties: { app_version: '0.2.0', edge: 'observer_guard', total: 1, jwt: 1 },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-00000000000b',
+      event: 'memory_access_rollup',
+      distinctId: 'b',
+      timestamp: t0 + 7,
+      properties: { app_version: '0.1.0', via: 'mcp', searches: 3, searches_empty: 1, observations_fetched: 2 },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-00000000000c',
+      event: 'memory_access_rollup',
+      distinctId: 'b',
+      timestamp: t0 + 8,
+      properties: { app_version: '0.1.0', via: 'cli', searches: 1, searches_empty: 0 },
+    },
+    {
+      uuid: '00000000-0000-4000-8000-00000000000d',
+      event: 'memory_access_rollup',
+      distinctId: 'c',
+      timestamp: t0 + 9,
+      properties: { app_version: '0.1.0', via: 'viewer', searches: 0, observations_fetched: 1 },
+    },
   ];
   const store = openCollectorStore(':memory:');
   store.insert(fixture);
@@ -89,7 +182,9 @@ describe('one definition, two compilers', () => {
   const results = Object.fromEntries(store.tiles.read().map((r) => [r.tile.id, r.rows]));
 
   it('computes the expected numbers in SQLite', () => {
-    expect(results['abort-reasons']).toEqual([{ x: '2026-06-01', quota: 0, auth: 0, rate_limit: 1, overloaded: 0, transport: 0, bad_request: 0, idle: 0, shutdown: 0, poisoned: 1, other: 0 }]);
+    expect(results['abort-reasons']).toEqual([
+      { x: '2026-06-01', quota: 0, auth: 0, rate_limit: 1, overloaded: 0, transport: 0, bad_request: 0, idle: 0, shutdown: 0, poisoned: 1, other: 0 },
+    ]);
     expect(results['invalid-output-classes']).toEqual([{ x: '2026-06-01', idle: 0, prose: 3, malformed_xml: 0, poisoned: 1 }]);
     expect(results['poisoned-decay']).toEqual([
       { x: '2026-06-01', series: 'all versions', poisoned_share: 0.1, poisoned_turns: 1, turns: 10, week_turns: 10 },
@@ -100,7 +195,9 @@ describe('one definition, two compilers', () => {
       { x: 'haiku', usd_per_observation: 0.002, cost_usd: 0.004, observations: 2 },
       { x: 'claude-haiku-4-5', usd_per_observation: 0.0015, cost_usd: 0.006, observations: 4 },
     ]);
-    expect(results['observation-types']).toEqual([{ x: 'claude-haiku-4-5', bugfix: 0.75, feature: 0, refactor: 0, change: 0, discovery: 0, decision: 0.25, security: 0, other: 0, observations: 4 }]);
+    expect(results['observation-types']).toEqual([
+      { x: 'claude-haiku-4-5', bugfix: 0.75, feature: 0, refactor: 0, change: 0, discovery: 0, decision: 0.25, security: 0, other: 0, observations: 4 },
+    ]);
     expect(results['context-cache-value']![0]!.usd_value).toBeCloseTo(10 * (0.01 / 6));
     expect(results['tokens-saved']).toEqual([{ x: 'b', tokens_saved: 5000, injections: 2 }]);
     // p50: the 2nd of 4 calls is the 1st of the 3 in (500, 1000] → 500 + 500 × 1/3; p90: 500 + 500 × 2.6/3.
@@ -112,7 +209,9 @@ describe('one definition, two compilers', () => {
       { x: 'b', searches: 4, via_mcp: 3, via_cli: 1, via_viewer: 0, empty_share: 0.25, observations_fetched: 2, observer_turns: 7 },
       { x: 'c', searches: 0, via_mcp: 0, via_cli: 0, via_viewer: 0, empty_share: null, observations_fetched: 1, observer_turns: 0 },
     ]);
-    expect(results['hook-cost']).toEqual([{ x: '2026-06-01', series: '0.1.0', mean_ms: 600, p50_ms: 500 + 500 / 3, p90_ms: 500 + (500 * 2.6) / 3, calls: 4, timeouts: 0 }]);
+    expect(results['hook-cost']).toEqual([
+      { x: '2026-06-01', series: '0.1.0', mean_ms: 600, p50_ms: 500 + 500 / 3, p90_ms: 500 + (500 * 2.6) / 3, calls: 4, timeouts: 0 },
+    ]);
   });
 
   it('gives the same rows through the plain compiled SQL', () => {

@@ -19,7 +19,13 @@ describe(`release review calibration (default fleet: ${DEFAULT_FLEET.installs} i
   }, 600_000);
 
   it('finds a 40 % drop in turns_dropped_rate in most seeds', () => {
-    const result = calibrate({ seeds: SEEDS, baseline: '0.2.0', candidate: '0.3.0', releases: RELEASES, effects: [{ measure: 'turns_dropped_rate', change: -0.4, version: '0.3.0' }] });
+    const result = calibrate({
+      seeds: SEEDS,
+      baseline: '0.2.0',
+      candidate: '0.3.0',
+      releases: RELEASES,
+      effects: [{ measure: 'turns_dropped_rate', change: -0.4, version: '0.3.0' }],
+    });
     expect(result.flagged.turns_dropped_rate).toBeGreaterThanOrEqual(16);
   }, 600_000);
 });

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/fleet/dashboards/index.js';
-import { computeReview, MIN_INSTALLS, minDetectableEffect, ratioOfSums, REVIEW_MEASURES, tQuantile, Z_80, Z_975, type InstallSums } from '../../../src/fleet/review/index.js';
+import {
+  computeReview,
+  MIN_INSTALLS,
+  minDetectableEffect,
+  ratioOfSums,
+  REVIEW_MEASURES,
+  tQuantile,
+  Z_80,
+  Z_975,
+  type InstallSums,
+} from '../../../src/fleet/review/index.js';
 
 const DROPPED = REVIEW_MEASURES.findIndex((m) => m.id === 'turns_dropped_rate');
 const OBSERVATIONS = REVIEW_MEASURES.findIndex((m) => m.id === 'observations_per_turn');
@@ -50,10 +60,14 @@ describe('the interval method (delta method on a ratio of sums over installs)', 
     expect(e.se).toBeCloseTo(Math.sqrt(0.0093), 12);
   });
 
-  it('counts installs, not turns: scaling every install\'s turns by 1000 leaves the interval where it was', () => {
+  it("counts installs, not turns: scaling every install's turns by 1000 leaves the interval where it was", () => {
     const random = seededRandom(7);
-    const rates = Array.from({ length: 40 }, () => [0.05 + 0.4 * random(), 20 + Math.floor(200 * random()), 0.05 + 0.4 * random(), 20 + Math.floor(200 * random())] as const);
-    const at = (scale: number) => review(fleet(40, (i) => [rates[i]![0] * rates[i]![1] * scale, rates[i]![1] * scale, rates[i]![2] * rates[i]![3] * scale, rates[i]![3] * scale]));
+    const rates = Array.from(
+      { length: 40 },
+      () => [0.05 + 0.4 * random(), 20 + Math.floor(200 * random()), 0.05 + 0.4 * random(), 20 + Math.floor(200 * random())] as const,
+    );
+    const at = (scale: number) =>
+      review(fleet(40, (i) => [rates[i]![0] * rates[i]![1] * scale, rates[i]![1] * scale, rates[i]![2] * rates[i]![3] * scale, rates[i]![3] * scale]));
     const once = at(1);
     const many = at(1000);
     expect(many.difference.high! - many.difference.low!).toBeCloseTo(once.difference.high! - once.difference.low!, 10);
@@ -76,7 +90,10 @@ describe('the interval method (delta method on a ratio of sums over installs)', 
     const lower = fleet(20, (i) => [20 + (i % 3), 100, 10 + (i % 3), 100]);
     expect(review(lower).verdict).toBe('better');
     expect(review(lower.map((r) => ({ ...r, version: r.version === '0.1.0' ? '0.2.0' : '0.1.0' }))).verdict).toBe('worse');
-    const more = Array.from({ length: 20 }, (_, i) => [row(`i${i}`, '0.1.0', 70 + (i % 4), 100, OBSERVATIONS), row(`i${i}`, '0.2.0', 90 + (i % 4), 100, OBSERVATIONS)]).flat();
+    const more = Array.from({ length: 20 }, (_, i) => [
+      row(`i${i}`, '0.1.0', 70 + (i % 4), 100, OBSERVATIONS),
+      row(`i${i}`, '0.2.0', 90 + (i % 4), 100, OBSERVATIONS),
+    ]).flat();
     expect(review(more, OBSERVATIONS).verdict).toBe('better');
   });
 
@@ -95,7 +112,14 @@ describe('the interval method (delta method on a ratio of sums over installs)', 
     const random = seededRandom(11);
     const rows = fleet(25, () => [Math.floor(40 * random()), 100, Math.floor(40 * random()), 100]);
     const shuffled = [...rows].sort(() => random() - 0.5);
-    const split = shuffled.flatMap((r) => (r.install === 'i3' ? [{ ...r, num: r.num.map((n) => n / 4), den: r.den.map((d) => d / 4) }, { ...r, num: r.num.map((n) => (n * 3) / 4), den: r.den.map((d) => (d * 3) / 4) }] : [r]));
+    const split = shuffled.flatMap((r) =>
+      r.install === 'i3'
+        ? [
+            { ...r, num: r.num.map((n) => n / 4), den: r.den.map((d) => d / 4) },
+            { ...r, num: r.num.map((n) => (n * 3) / 4), den: r.den.map((d) => (d * 3) / 4) },
+          ]
+        : [r],
+    );
     expect(computeReview(shuffled, '0.1.0', '0.2.0')).toEqual(computeReview(rows, '0.1.0', '0.2.0'));
     expect(computeReview(split, '0.1.0', '0.2.0').measures[DROPPED]!.difference.value).toBeCloseTo(review(rows).difference.value!, 14);
   });

@@ -15,8 +15,17 @@ describe('pairing installs across two versions', () => {
   });
 
   it('lines up each install on both versions and counts the rows each version has', () => {
-    const row = (install: string, version: string, n: number): InstallSums => ({ install, version, num: REVIEW_MEASURES.map(() => n), den: REVIEW_MEASURES.map(() => 10) });
-    const paired = pairInstalls([row('b', '0.2.0', 2), row('a', '0.1.0', 1), row('c', '0.1.0', 3), row('b', '0.1.0', 4), row('x', '9.9.9', 7)], '0.1.0', '0.2.0');
+    const row = (install: string, version: string, n: number): InstallSums => ({
+      install,
+      version,
+      num: REVIEW_MEASURES.map(() => n),
+      den: REVIEW_MEASURES.map(() => 10),
+    });
+    const paired = pairInstalls(
+      [row('b', '0.2.0', 2), row('a', '0.1.0', 1), row('c', '0.1.0', 3), row('b', '0.1.0', 4), row('x', '9.9.9', 7)],
+      '0.1.0',
+      '0.2.0',
+    );
     expect(paired.rows).toEqual({ baseline: 3, candidate: 1 });
     expect([...paired.baseline[0]!.num]).toEqual([1, 4, 3]);
     expect([...paired.candidate[0]!.num]).toEqual([0, 2, 0]);

@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { openCollectorStore, type CollectorStore } from '../../../src/fleet/collector/index.js';
 import { compileSQLite, PostHogApiError, simulateFleet } from '../../../src/fleet/dashboards/index.js';
-import { installSumsHogQL, localReviewSource, postHogReviewSource, REVIEW_SUMS_TILE, ReviewInputError, runReview, versionsHogQL } from '../../../src/fleet/review/index.js';
+import {
+  installSumsHogQL,
+  localReviewSource,
+  postHogReviewSource,
+  REVIEW_SUMS_TILE,
+  ReviewInputError,
+  runReview,
+  versionsHogQL,
+} from '../../../src/fleet/review/index.js';
 import { captureIO } from '../../support/cli-io.js';
 import { startFakePostHogApi, type QueryTable } from '../../support/fake-posthog-api.js';
 import { makeTempDir } from '../../support/temp-dir.js';
@@ -26,7 +34,9 @@ function clickhouseFrom(rows: Array<Record<string, unknown>>) {
       const versions = [...(/version IN \(([^)]*)\)/.exec(hogql)?.[1] ?? '').matchAll(/'([^']*)'/g)].map((m) => m[1]);
       const [, limit, offset] = /LIMIT (\d+) OFFSET (\d+)/.exec(hogql)!.map(Number) as [number, number, number];
       const byte = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-      const wanted = rows.filter((r) => versions.includes(String(r.series))).sort((a, b) => byte(String(a.series), String(b.series)) || byte(String(a.x), String(b.x)));
+      const wanted = rows
+        .filter((r) => versions.includes(String(r.series)))
+        .sort((a, b) => byte(String(a.series), String(b.series)) || byte(String(a.x), String(b.x)));
       return { columns: ['install', 'version', ...SUMS], results: wanted.slice(offset, offset + limit).map((r) => [r.x, r.series, ...SUMS.map((s) => r[s])]) };
     }
     const versions = new Map<string, { installs: number; memtrace: number }>();
@@ -70,7 +80,9 @@ describe('the release review from PostHog', () => {
       expect(ast.error ? `${ast.type}: ${ast.message}` : 'parsed').toBe('parsed');
       expect((ast.select ?? []).map((s) => s.alias ?? s.chain?.at(-1))).toEqual(columns);
     }
-    const broken = JSON.parse(parser.parseSelect(installSumsHogQL(['0.1.0', '0.2.0'], { limit: 100, offset: 0 }).replace('GROUP BY install', 'GROUP install'), true)) as Ast;
+    const broken = JSON.parse(
+      parser.parseSelect(installSumsHogQL(['0.1.0', '0.2.0'], { limit: 100, offset: 0 }).replace('GROUP BY install', 'GROUP install'), true),
+    ) as Ast;
     expect(broken.error).toBe(true);
   }, 120_000);
 
