@@ -22,6 +22,19 @@ export interface HostAdapter {
   contextOutput(markdown: string): string;
 }
 
+/** A hook's name in memtrace's words, in the host's words, and the event kind both stand for. */
+export type EventNameRow = readonly [ours: string, theirs: string, kind: HookEventKind];
+
+/** A host's event-name table as an adapter exposes it: every name it is invoked with, and the kind of each. */
+export function eventNameTable(rows: readonly EventNameRow[]): Pick<HostAdapter, 'eventNames' | 'kindOf'> {
+  const kinds = new Map<string, HookEventKind>();
+  for (const [ours, theirs, kind] of rows) {
+    kinds.set(ours, kind);
+    kinds.set(theirs, kind);
+  }
+  return { eventNames: rows.flatMap(([ours, theirs]) => [ours, theirs]), kindOf: (name) => kinds.get(name) ?? null };
+}
+
 export type AdaptResult =
   | { ok: true; event: HookEvent }
   /** A payload memtrace has nothing to do with (a host event it does not handle). */

@@ -1,5 +1,15 @@
 import type { HookEventKind } from '../hook-event.js';
-import { definedFields, sessionStartContextJson, text, wholeMs, type AdaptResult, type AdapterDeps, type HostAdapter } from '../host-adapter.js';
+import {
+  definedFields,
+  eventNameTable,
+  sessionStartContextJson,
+  text,
+  wholeMs,
+  type AdaptResult,
+  type AdapterDeps,
+  type EventNameRow,
+  type HostAdapter,
+} from '../host-adapter.js';
 
 /**
  * Claude Code's hook payloads (docs/claude-code-e2e.md): session_id, transcript_path and cwd on
@@ -7,7 +17,7 @@ import { definedFields, sessionStartContextJson, text, wholeMs, type AdaptResult
  * tool_use_id, duration_ms, agent_id (PostToolUse); error, is_interrupt (PostToolUseFailure);
  * source, model (SessionStart); last_assistant_message (Stop, since 2.1.47); reason (SessionEnd).
  */
-const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
+const NAMES: readonly EventNameRow[] = [
   ['session-start', 'SessionStart', 'session_start'],
   ['user-prompt-submit', 'UserPromptSubmit', 'user_prompt_submit'],
   ['post-tool-use', 'PostToolUse', 'post_tool_use'],
@@ -15,24 +25,18 @@ const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
   ['stop', 'Stop', 'stop'],
   ['session-end', 'SessionEnd', 'session_end'],
 ];
-const KIND_OF = new Map<string, HookEventKind>(
-  NAMES.flatMap(([ours, theirs, kind]) => [
-    [ours, kind],
-    [theirs, kind],
-  ]),
-);
+const NAME_TABLE = eventNameTable(NAMES);
 
 /** The first line of a failed Bash call's error: "Exit code 2". */
 const EXIT_CODE = /^Exit code (\d+)/;
 
 export const claudeCodeAdapter: HostAdapter = {
   host: 'claude-code',
-  eventNames: NAMES.flatMap(([ours, theirs]) => [ours, theirs]),
+  ...NAME_TABLE,
   // src/install/hook-definitions.ts: prompts and tool events run async.
   blocking: new Set<HookEventKind>(['session_start', 'stop', 'session_end']),
-  kindOf: (name) => KIND_OF.get(name) ?? null,
   toEvent(name: string, input: Record<string, unknown>, deps: AdapterDeps): AdaptResult {
-    const kind = KIND_OF.get(name);
+    const kind = NAME_TABLE.kindOf(name);
     if (!kind) return { ok: true, event: null, ignored: `Claude Code hook '${name}' is not one memtrace handles` };
     const sessionId = text(input.session_id);
     if (!sessionId) return { ok: false, reason: 'hook input has no session_id' };

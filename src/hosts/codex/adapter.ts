@@ -1,5 +1,14 @@
 import { HOOK_EVENT_KINDS, type HookEventKind } from '../hook-event.js';
-import { definedFields, sessionStartContextJson, text, type AdaptResult, type AdapterDeps, type HostAdapter } from '../host-adapter.js';
+import {
+  definedFields,
+  eventNameTable,
+  sessionStartContextJson,
+  text,
+  type AdaptResult,
+  type AdapterDeps,
+  type EventNameRow,
+  type HostAdapter,
+} from '../host-adapter.js';
 
 /**
  * Codex CLI 0.169's hook payloads (AGENT-HOSTS.md §1, §3.4): session_id, transcript_path
@@ -10,19 +19,14 @@ import { definedFields, sessionStartContextJson, text, type AdaptResult, type Ad
  * call's exit code is read from the rollout by tool_use_id, and apply_patch's response starts
  * with `Exit code: N`.
  */
-const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
+const NAMES: readonly EventNameRow[] = [
   ['session-start', 'SessionStart', 'session_start'],
   ['user-prompt-submit', 'UserPromptSubmit', 'user_prompt_submit'],
   ['post-tool-use', 'PostToolUse', 'post_tool_use'],
   ['stop', 'Stop', 'stop'],
   ['session-end', 'SessionEnd', 'session_end'],
 ];
-const KIND_OF = new Map<string, HookEventKind>(
-  NAMES.flatMap(([ours, theirs, kind]) => [
-    [ours, kind],
-    [theirs, kind],
-  ]),
-);
+const NAME_TABLE = eventNameTable(NAMES);
 
 /** Codex reports its exec_command tool as Bash. */
 export const CODEX_SHELL_TOOL = 'Bash';
@@ -45,10 +49,9 @@ export const codexAdapter: HostAdapter = {
   host: 'codex',
   // Codex kills background hooks when `codex exec` exits: memtrace's hooks all run in the foreground.
   blocking: new Set<HookEventKind>(HOOK_EVENT_KINDS),
-  eventNames: NAMES.flatMap(([ours, theirs]) => [ours, theirs]),
-  kindOf: (name) => KIND_OF.get(name) ?? null,
+  ...NAME_TABLE,
   toEvent(name: string, input: Record<string, unknown>, deps: AdapterDeps): AdaptResult {
-    const kind = KIND_OF.get(name);
+    const kind = NAME_TABLE.kindOf(name);
     if (!kind) return { ok: true, event: null, ignored: `Codex hook '${name}' is not one memtrace handles` };
     const sessionId = text(input.session_id);
     if (!sessionId) return { ok: false, reason: 'hook input has no session_id' };

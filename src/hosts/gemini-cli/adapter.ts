@@ -1,5 +1,14 @@
 import { HOOK_EVENT_KINDS, type HookEventKind } from '../hook-event.js';
-import { definedFields, sessionStartContextJson, text, type AdaptResult, type AdapterDeps, type HostAdapter } from '../host-adapter.js';
+import {
+  definedFields,
+  eventNameTable,
+  sessionStartContextJson,
+  text,
+  type AdaptResult,
+  type AdapterDeps,
+  type EventNameRow,
+  type HostAdapter,
+} from '../host-adapter.js';
 import { canonicalJson, geminiToolUseId } from './tool-use-id.js';
 
 /**
@@ -9,19 +18,14 @@ import { canonicalJson, geminiToolUseId } from './tool-use-id.js';
  * prompt_response (AfterAgent); reason (SessionEnd). Gemini has no failure event: a tool error
  * (`tool_response.error`) or a shell command's non-zero `Exit Code: N` makes the call a failure.
  */
-const NAMES: ReadonlyArray<[string, string, HookEventKind]> = [
+const NAMES: readonly EventNameRow[] = [
   ['session-start', 'SessionStart', 'session_start'],
   ['user-prompt-submit', 'BeforeAgent', 'user_prompt_submit'],
   ['post-tool-use', 'AfterTool', 'post_tool_use'],
   ['stop', 'AfterAgent', 'stop'],
   ['session-end', 'SessionEnd', 'session_end'],
 ];
-const KIND_OF = new Map<string, HookEventKind>(
-  NAMES.flatMap(([ours, theirs, kind]) => [
-    [ours, kind],
-    [theirs, kind],
-  ]),
-);
+const NAME_TABLE = eventNameTable(NAMES);
 
 const SHELL_TOOL = 'run_shell_command';
 /** In -p mode Gemini prepends session-start context to the prompt; it is the hooks' text, not the user's. */
@@ -75,10 +79,9 @@ export const geminiCliAdapter: HostAdapter = {
   host: 'gemini-cli',
   // Gemini CLI has no background hooks: the agent waits for every one.
   blocking: new Set<HookEventKind>(HOOK_EVENT_KINDS),
-  eventNames: NAMES.flatMap(([ours, theirs]) => [ours, theirs]),
-  kindOf: (name) => KIND_OF.get(name) ?? null,
+  ...NAME_TABLE,
   toEvent(name: string, input: Record<string, unknown>, deps: AdapterDeps): AdaptResult {
-    const kind = KIND_OF.get(name);
+    const kind = NAME_TABLE.kindOf(name);
     if (!kind) return { ok: true, event: null, ignored: `Gemini CLI hook '${name}' is not one memtrace handles` };
     const sessionId = text(input.session_id);
     if (!sessionId) return { ok: false, reason: 'hook input has no session_id' };
