@@ -1,4 +1,4 @@
-export { isHostName, platformOf, type HostName, type Platform } from './platforms.js';
+export { HOSTS, isHostName, platformOf, type HostName, type Platform } from './platforms.js';
 export {
   isToolEvent,
   parseEvent,

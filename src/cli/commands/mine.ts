@@ -12,6 +12,7 @@ import { silentLogger } from '../../log.js';
 import { systemClock } from '../../clock.js';
 import { APP_VERSION } from '../../version.js';
 import { createProjectResolver } from '../../worker/project-of.js';
+import { HOSTS, isHostName, type HostName } from '../../hosts/index.js';
 import {
   createMiner,
   createStoreMiningStore,
@@ -54,9 +55,6 @@ options:
 
 environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR, CODEX_HOME.`;
 
-const MINE_HOSTS = ['claude-code', 'gemini-cli', 'codex'] as const;
-type MineHost = (typeof MINE_HOSTS)[number];
-
 export const mineCommand: Command = {
   name: 'mine',
   summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex; --host, --dir)',
@@ -65,13 +63,13 @@ export const mineCommand: Command = {
     const { values } = parseCommandArgs(args, { host: { type: 'string' }, dir: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } });
     if (values.dir !== undefined && values.file !== undefined) throw new UsageError('give --dir or --file, not both');
     if (values.dir === '') throw new UsageError('--dir needs a folder');
-    if (values.host !== undefined && values.host !== 'all' && !(MINE_HOSTS as readonly string[]).includes(values.host)) {
+    if (values.host !== undefined && values.host !== 'all' && !isHostName(values.host)) {
       throw new UsageError(`--host takes claude-code, gemini-cli, codex or all, got '${values.host}'`);
     }
     if (values.host === 'all' && values.dir !== undefined)
       throw new UsageError('--dir is one host’s folder: give --host claude-code, gemini-cli or codex with it');
-    const chosen = values.host === undefined || values.host === 'all' ? null : (values.host as MineHost);
-    let named: { path: string; sessionId: string; host: MineHost } | null = null;
+    const chosen = values.host === undefined || values.host === 'all' ? null : values.host;
+    let named: { path: string; sessionId: string; host: HostName } | null = null;
     if (values.file !== undefined) {
       const file = path.resolve(io.cwd, values.file);
       const host = chosen ?? hostOfTranscriptPath(file);
@@ -90,7 +88,7 @@ export const mineCommand: Command = {
       return EXIT_FAILURE;
     }
     const home = io.env.HOME || os.homedir();
-    const rootOf = (host: MineHost) => (host === 'claude-code' ? defaultProjectsDir(io.env, home) : defaultHostTranscriptRoot(host, io.env, home));
+    const rootOf = (host: HostName) => (host === 'claude-code' ? defaultProjectsDir(io.env, home) : defaultHostTranscriptRoot(host, io.env, home));
 
     const startedMs = Date.now();
     let targets: TranscriptTarget[];
@@ -118,7 +116,7 @@ export const mineCommand: Command = {
       } else targets = [{ ...named, size: stat.size, mtimeMs: stat.mtimeMs }];
     } else {
       // Without --host every host's folder is looked at, and a host not installed here is skipped.
-      const hosts: MineHost[] = chosen ? [chosen] : [...MINE_HOSTS];
+      const hosts: HostName[] = chosen ? [chosen] : [...HOSTS];
       const explicit = chosen !== null;
       targets = [];
       const missing: string[] = [];
