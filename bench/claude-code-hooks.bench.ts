@@ -7,6 +7,7 @@ import { claudeUnavailableReason, claudeVersion, runClaudeCode } from '../test/s
 import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/claude-code-scenario.js';
 import { captureIO } from '../test/support/cli-io.js';
 import { startFakeAnthropic } from '../test/support/fake-anthropic.js';
+import { stopStartedWorker } from '../test/support/started-worker.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { percentile } from './stats.js';
 
@@ -107,26 +108,5 @@ async function once(projectDir: string, env: Record<string, string>, tempDir: st
   } finally {
     await fake.close();
     fs.rmSync(home, { recursive: true, force: true });
-  }
-}
-
-/** Stops the worker a cold start launched in `dataDir`, if any, and waits for it to go. */
-async function stopStartedWorker(dataDir: string): Promise<void> {
-  const infoFile = path.join(dataDir, 'worker.json');
-  for (let i = 0; i < 100 && !fs.existsSync(infoFile) && fs.existsSync(dataDir); i += 1) await new Promise((r) => setTimeout(r, 50));
-  if (!fs.existsSync(infoFile)) return;
-  const { pid } = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { pid: number };
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 200; i += 1) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -163,13 +163,16 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
   // after a session ends (its background hooks may have been cut off) and when idle.
   const contextFiles = createContextFiles({ db: store.db, dataDir: config.dataDir });
-  const keepContext = (cwd: string, output: string) => {
-    try {
-      writeContextFile(config.dataDir, cwd, output === '' ? null : output);
-    } catch (error) {
-      log.warn('could not keep the context file', { error: String(error) });
-    }
-  };
+  // After the reply: the file is for a later start with no worker, and writing it (fsync, rename)
+  // would otherwise sit on the one hook the agent waits for.
+  const keepContext = (cwd: string, output: string) =>
+    setImmediate(() => {
+      try {
+        writeContextFile(config.dataDir, cwd, output === '' ? null : output);
+      } catch (error) {
+        log.warn('could not keep the context file', { error: String(error) });
+      }
+    });
   const services = createWorkerServices({
     store,
     loop,
