@@ -2,11 +2,19 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
+// Fixed dates make the hashes the same on every run, so a test that depends on a hash's shape
+// fails every time or never, not once in forty runs.
+const FIXED_DATES = { GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' };
+
 /** A real git repository with `commits` commits; returns their full hashes, oldest first. */
 export function makeGitRepo(dir: string, commits = 1): string[] {
   fs.mkdirSync(dir, { recursive: true });
   const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, ...FIXED_DATES },
+    }).trim();
   git('init', '-q');
   const hashes: string[] = [];
   for (let i = 0; i < commits; i += 1) {
