@@ -4,6 +4,7 @@ import path from 'node:path';
 import { writeContextFile } from '../src/data-dir/index.js';
 import { startChildWorker } from '../test/support/child-worker.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { pathWithoutPerl } from '../test/support/without-perl.js';
 import { percentile } from './stats.js';
 
 export const name = 'hook';
@@ -23,8 +24,9 @@ interface Sample {
  * process. Interleaved in one run, so drift hits every command alike:
  * - yardsticks: `node -e 0` (with this machine's environment, NODE_EXTRA_CA_CERTS included when
  *   set) and `curl` of the worker's /health on loopback;
- * - the forwarder `memtrace install` writes (shell + curl over the data dir's socket), for a tool
- *   event and for SessionStart (which waits for the context);
+ * - the forwarder `memtrace install` writes (a shell handing over to perl, over the data dir's
+ *   socket), for a tool event and for SessionStart (which waits for the context), and the same
+ *   on a machine without perl (a shell and curl);
  * - the Node hook (the forwarder's fallback), for a tool event;
  * - a cold SessionStart: no worker running, the context kept for the directory printed by the
  *   forwarder; the background part (spooling, starting the worker) does not block the agent and
@@ -54,11 +56,19 @@ export async function run(): Promise<Record<string, unknown>> {
     ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
   };
   const node = process.execPath;
+  const withoutPerl = pathWithoutPerl();
   const commands: Record<string, { command: string; stdin: string; env?: Record<string, string> }> = {
     node_e_0: { command: `"${node}" -e 0`, stdin: toolPayload },
     curl_loopback: { command: `curl -s -o /dev/null ${worker.url}/health`, stdin: toolPayload },
     forwarder_tool_event: { command: `sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`, stdin: toolPayload },
     forwarder_session_start: { command: `sh "${FORWARDER}" claude-code session-start settings "${node}"`, stdin: startPayload },
+    // The same forwarder on a machine without perl: a shell and curl.
+    forwarder_curl_tool_event: { command: `sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`, stdin: toolPayload, env: { PATH: withoutPerl } },
+    forwarder_curl_session_start: {
+      command: `sh "${FORWARDER}" claude-code session-start settings "${node}"`,
+      stdin: startPayload,
+      env: { PATH: withoutPerl },
+    },
     node_hook_tool_event: { command: `"${node}" "${path.join(ROOT, 'bin/memtrace.cjs')}" hook post-tool-use --via settings`, stdin: toolPayload },
     cold_session_start: { command: `sh "${FORWARDER}" claude-code session-start settings /bin/true`, stdin: startPayload, env: { MEMTRACE_DATA_DIR: coldDir } },
   };

@@ -7,10 +7,10 @@ const args = process.argv.slice(2);
 const missing = (error) => error && (error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND') && String(error.message).includes('dist');
 const explain = () => process.stderr.write('memtrace: the compiled code is missing (dist/); run `npm run build` in the memtrace checkout\n');
 
-/** The pre-built bundle, or null (said once on stderr) when dist/ has not been built. */
-const load = (file) => {
+/** The pre-built bundle `loader` requires, or null (said once on stderr) when dist/ has not been built. */
+const load = (loader) => {
   try {
-    return require(file);
+    return loader();
   } catch (error) {
     if (!missing(error)) throw error;
     explain();
@@ -19,15 +19,17 @@ const load = (file) => {
 };
 
 if (args[0] === 'mcp' && args.length === 1) {
-  // An agent host waits for its MCP servers before the session's first request: one bundle, no CLI.
-  const mcp = load('../dist/mcp/mcp.cjs');
+  // An agent host waits for its MCP servers before the session's first request: one bundle, no
+  // CLI, compiled code from the last start.
+  const { cacheDirFor, requireWithCodeCache } = require('./code-cache.cjs');
+  const mcp = load(() => requireWithCodeCache(require.resolve('../dist/mcp/mcp.cjs'), cacheDirFor(process.env)));
   if (mcp === null) process.exitCode = 1;
   else
     mcp.runMcpStdio({ stdin: process.stdin, stdout: process.stdout, env: process.env }).then((code) => {
       process.exitCode = code;
     });
 } else if (args[0] === 'hook') {
-  const hook = load('../dist/hook/hook.cjs');
+  const hook = load(() => require('../dist/hook/hook.cjs'));
   // Without the bundle a hook still exits 0: the agent must never be blocked by memtrace.
   if (hook !== null)
     hook

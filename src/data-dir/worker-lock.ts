@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { touchPrivateFile, writePrivateFileAtomic } from './private-files.js';
+import { sqliteDriver } from '../store/sqlite-driver.js';
 
 /**
  * One worker per data dir. The lock is SQLite's exclusive file lock on DATA_DIR/worker.lock,
@@ -41,7 +42,7 @@ const INFO_FILE = 'worker.json';
 export function acquireWorkerLock(dataDir: string, info: WorkerInfo): WorkerLock {
   const file = path.join(dataDir, LOCK_FILE);
   touchPrivateFile(file);
-  const db = new Database(file);
+  const db = new (sqliteDriver())(file);
   db.pragma('locking_mode = EXCLUSIVE');
   // Waits out a `worker status` probe; a running worker holds the lock for good.
   db.pragma('busy_timeout = 300');
@@ -76,7 +77,7 @@ export function runningWorker(dataDir: string): WorkerInfo | null {
   if (!fs.existsSync(file)) return null;
   let probe: Database.Database;
   try {
-    probe = new Database(file, { readonly: true, fileMustExist: true });
+    probe = new (sqliteDriver())(file, { readonly: true, fileMustExist: true });
   } catch {
     return null;
   }

@@ -5,6 +5,7 @@
  */
 import { forwarderCommand, type Forwarder, type HookMatcherGroup } from './hook-definitions.js';
 import type { OwnsCommand, WantedHooks } from './settings-merge.js';
+import { MCP_SERVER_ENV } from './mcp-definition.js';
 
 export const INSTALL_HOSTS = ['gemini-cli', 'codex'] as const;
 export type InstallHost = (typeof INSTALL_HOSTS)[number];
@@ -53,11 +54,11 @@ export function hostHooks(host: InstallHost, forwarder: Forwarder): WantedHooks 
 export interface HostMcpEntry {
   command: string;
   args: string[];
-  /** The worker's data dir and port when install ran with them set, so the server reads the same store. */
-  env?: Record<string, string>;
+  /** MCP_SERVER_ENV, and the worker's data dir and port when install ran with them set, so the server reads the same store. */
+  env: Record<string, string>;
 }
 
 export function hostMcpEntry(nodePath: string, binPath: string, env: Record<string, string | undefined>): HostMcpEntry {
   const pinned = Object.fromEntries(['MEMTRACE_DATA_DIR', 'MEMTRACE_PORT'].flatMap((key) => (env[key] ? [[key, env[key]!]] : [])));
-  return { command: nodePath, args: [binPath, 'mcp'], ...(Object.keys(pinned).length > 0 ? { env: pinned } : {}) };
+  return { command: nodePath, args: [binPath, 'mcp'], env: { ...MCP_SERVER_ENV, ...pinned } };
 }

@@ -16,13 +16,20 @@ export interface McpServerEntry {
   env: Record<string, string>;
 }
 
+/**
+ * What the server's environment changes, on every host. NODE_EXTRA_CA_CERTS, common on company
+ * machines, makes every Node start read and parse the whole bundle (about 45 ms here) while the
+ * host waits; the server reads a local database and makes no TLS connection.
+ */
+export const MCP_SERVER_ENV: Readonly<Record<string, string>> = { NODE_EXTRA_CA_CERTS: '' };
+
 /** For settings files: this node and this package's bin, both absolute (whatever PATH Claude Code has). */
 export function memtraceMcpEntry(nodePath: string, packageRoot: string): McpServerEntry {
-  return { type: 'stdio', command: nodePath, args: [path.join(packageRoot, 'bin', 'memtrace.cjs'), 'mcp'], env: {} };
+  return { type: 'stdio', command: nodePath, args: [path.join(packageRoot, 'bin', 'memtrace.cjs'), 'mcp'], env: { ...MCP_SERVER_ENV } };
 }
 
 /** For the plugin: its own copy of the package, wherever Claude Code unpacked it. */
-export const PLUGIN_MCP_ENTRY = { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs', 'mcp'] } as const;
+export const PLUGIN_MCP_ENTRY = { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs', 'mcp'], env: MCP_SERVER_ENV } as const;
 
 /**
  * An entry memtrace install wrote for any host (any version, any path), or an equivalent

@@ -31,7 +31,7 @@ function pluginManifest(pkg: PackageFacts): Record<string, unknown> {
     author: { name: 'memtrace contributors' },
     license: pkg.license,
     keywords: KEYWORDS,
-    mcpServers: { [MCP_SERVER_KEY]: { command: PLUGIN_MCP_ENTRY.command, args: [...PLUGIN_MCP_ENTRY.args] } },
+    mcpServers: { [MCP_SERVER_KEY]: { command: PLUGIN_MCP_ENTRY.command, args: [...PLUGIN_MCP_ENTRY.args], env: { ...PLUGIN_MCP_ENTRY.env } } },
   };
 }
 

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { touchPrivateFile } from '../data-dir/private-files.js';
 import { APP_VERSION } from '../version.js';
 import { checkSchema, runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { sqliteDriver } from './sqlite-driver.js';
 
 export interface OpenOptions {
   /** The schema steps; every caller but a test uses the full list. */
@@ -23,7 +24,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     // SQLite gives the -wal and -shm files the database file's mode, so 0600 here covers all three.
     touchPrivateFile(file);
   }
-  const db = new Database(file);
+  const db = new (sqliteDriver())(file);
   try {
     // Space retention frees goes back to the file system (docs/secrets-and-retention.md#retention). A new file gets it here,
     // before WAL mode writes its first page; an older file is converted once by the worker
@@ -60,7 +61,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
 function refuseIfNewer(file: string, migrations: readonly Migration[]): void {
   let db: Database.Database;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = new (sqliteDriver())(file, { readonly: true, fileMustExist: true });
   } catch {
     return; // unreadable here; the read-write open reports the real reason
   }

@@ -85,7 +85,10 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
       { matcher: '*', hooks: [{ type: 'command', name: 'memtrace-AfterTool', command: hookCommand('gemini-cli', 'AfterTool'), timeout: 10000 }] },
     ]);
     expect(settings.hooks.SessionStart[0].hooks[0].timeout).toBe(15000);
-    expect(settings.mcpServers).toEqual({ docs: { command: 'docs-mcp', args: ['--stdio'] }, memtrace: { command: process.execPath, args: [BIN, 'mcp'] } });
+    expect(settings.mcpServers).toEqual({
+      docs: { command: 'docs-mcp', args: ['--stdio'] },
+      memtrace: { command: process.execPath, args: [BIN, 'mcp'], env: { NODE_EXTRA_CA_CERTS: '' } },
+    });
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^\{\n {4}"theme"/); // the file's own indent
     const installed = fs.readFileSync(file);
 
@@ -121,7 +124,11 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     const toml = fs.readFileSync(path.join(dir, 'config.toml'), 'utf8');
     expect(toml.startsWith(CODEX_CONFIG)).toBe(true);
     const config = parse(toml) as any;
-    expect(config.mcp_servers.memtrace).toEqual({ command: process.execPath, args: [BIN, 'mcp'], env: { MEMTRACE_DATA_DIR: '/data/mt' } });
+    expect(config.mcp_servers.memtrace).toEqual({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: { NODE_EXTRA_CA_CERTS: '', MEMTRACE_DATA_DIR: '/data/mt' },
+    });
     expect(config.hooks).toBeUndefined(); // no trust state written
     expect(config.projects).toBeUndefined();
 

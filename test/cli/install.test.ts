@@ -208,7 +208,12 @@ describe('memtrace install / uninstall', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(`installed memtrace's MCP server in ${claudeJson()} (added "memtrace").`);
       const config = JSON.parse(fs.readFileSync(claudeJson(), 'utf8'));
-      expect(config.mcpServers.memtrace).toEqual({ type: 'stdio', command: process.execPath, args: [path.join(ROOT, 'bin/memtrace.cjs'), 'mcp'], env: {} });
+      expect(config.mcpServers.memtrace).toEqual({
+        type: 'stdio',
+        command: process.execPath,
+        args: [path.join(ROOT, 'bin/memtrace.cjs'), 'mcp'],
+        env: { NODE_EXTRA_CA_CERTS: '' },
+      });
       expect(config.mcpServers.github.command).toBe('npx');
       expect(config.numStartups).toBe(12);
       expect(fs.statSync(claudeJson()).mode & 0o777).toBe(0o600);

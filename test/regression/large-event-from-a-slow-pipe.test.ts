@@ -47,6 +47,8 @@ describe('a large tool event written slowly into the hook', () => {
     ['forwarder', 1],
     ['forwarder', 4],
     ['forwarder', 8],
+    ['forwarder-curl', 1],
+    ['forwarder-curl', 8],
     ['node', 0.3],
     ['node', 1],
     ['node', 4],
@@ -67,6 +69,7 @@ describe('a large tool event written slowly into the hook', () => {
     ['file', 'node'],
     ['socket', 'forwarder'],
     ['file', 'forwarder'],
+    ['socket', 'forwarder-curl'],
   ])('reads all of a 2 MB event from a %s stdin (%s)', async (stdin, via) => {
     const id = `toolu_${stdin}_${via}`;
     const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), bigEvent(id, 2 * MB), { env, stdin });
@@ -74,7 +77,7 @@ describe('a large tool event written slowly into the hook', () => {
     expect(stored(id), run.stderr).not.toBeNull();
   });
 
-  it.each<HookPath>(['node', 'forwarder'])('keeps an event cut short by a host that died mid-write aside and counts it (%s)', async (via) => {
+  it.each<HookPath>(['node', 'forwarder', 'forwarder-curl'])('keeps an event cut short by a host that died mid-write aside and counts it (%s)', async (via) => {
     const before = JSON.parse((await h.get('/health')).text).hooks.unreadable as number;
     const input = bigEvent(`toolu_cut_${via}`, MB);
     const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), input, { env, closeAfterBytes: Math.floor(input.length / 2) });

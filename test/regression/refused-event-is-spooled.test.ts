@@ -49,7 +49,7 @@ describe('an event the worker does not take is spooled, then replayed in order e
   const queued = () =>
     (h!.worker.store.db.prepare('SELECT tool_use_id FROM queue ORDER BY id').all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
 
-  it.each<HookPath>(['forwarder', 'node'])('spools when no worker runs, and when the socket is a dead one (%s)', async (via) => {
+  it.each<HookPath>(['forwarder', 'forwarder-curl', 'node'])('spools when no worker runs, and when the socket is a dead one (%s)', async (via) => {
     const { dataDir, env } = setup();
     expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(1), { env })).code).toBe(0);
     // A socket file left by a worker killed with -9: nothing accepts on it.

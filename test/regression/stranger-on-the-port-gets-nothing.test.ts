@@ -35,7 +35,7 @@ describe('a stranger listening on the worker port', () => {
     return { port, connections: () => connections, bytes: () => Buffer.concat(received).length };
   }
 
-  it.each<HookPath>(['forwarder', 'node'])('gets no connection and no byte from any hook, and every event is spooled (%s)', async (via) => {
+  it.each<HookPath>(['forwarder', 'forwarder-curl', 'node'])('gets no connection and no byte from any hook, and every event is spooled (%s)', async (via) => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     const { port, connections, bytes } = await listenAsStranger();

@@ -8,17 +8,19 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { pathWithoutPerl } from './without-perl.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
 const NODE_HOOK = path.join(ROOT, 'bin/memtrace.cjs');
 
-export type HookPath = 'forwarder' | 'node';
+/** The forwarder as installed (perl where it is there), the forwarder on a machine without perl (curl), the Node hook. */
+export type HookPath = 'forwarder' | 'forwarder-curl' | 'node';
 
 export function hookCommand(via: HookPath, host: string, event: string): string[] {
-  return via === 'forwarder'
-    ? ['sh', FORWARDER, host, event, 'settings', process.execPath]
-    : [process.execPath, NODE_HOOK, 'hook', '--host', host, event, '--via', 'settings'];
+  if (via === 'node') return [process.execPath, NODE_HOOK, 'hook', '--host', host, event, '--via', 'settings'];
+  const forwarder = ['sh', FORWARDER, host, event, 'settings', process.execPath];
+  return via === 'forwarder' ? forwarder : ['/usr/bin/env', `PATH=${pathWithoutPerl()}`, ...forwarder];
 }
 
 export interface HookRun {

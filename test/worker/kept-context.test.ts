@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ObserverProvider } from '../../src/providers/index.js';
-import { hookCommand, runHookProcess } from '../support/hook-process.js';
+import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
 import { addObservation } from '../support/memory-fixtures.js';
 import { stopStartedWorker } from '../support/started-worker.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -33,40 +33,43 @@ describe('the context kept for a start with no worker', () => {
     temp?.cleanup();
   });
 
-  it('is what the last session starting in that directory got, printed by the forwarder once the worker is gone', async () => {
-    temp = makeTempDir();
-    const project = path.join(temp.dir, 'shop');
-    fs.mkdirSync(project);
-    dataDir = path.join(temp.dir, 'data');
-    h = await startHarness(noObserver(), { dataDir });
-    addObservation(h.worker.store, { project, title: 'Checkout rounds totals half-even', createdAt: Date.now() });
-    const env = { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir };
-    const start = (sessionId: string) =>
-      runHookProcess(
-        hookCommand('forwarder', 'claude-code', 'session-start'),
-        Buffer.from(
-          JSON.stringify({
-            session_id: sessionId,
-            cwd: project,
-            transcript_path: path.join(temp.dir, `${sessionId}.jsonl`),
-            hook_event_name: 'SessionStart',
-            source: 'startup',
-          }),
-        ),
-        { env, cwd: project },
-      );
+  it.each<HookPath>(['forwarder', 'forwarder-curl'])(
+    'is what the last session starting in that directory got, printed by the forwarder once the worker is gone (%s)',
+    async (via) => {
+      temp = makeTempDir();
+      const project = path.join(temp.dir, 'shop');
+      fs.mkdirSync(project);
+      dataDir = path.join(temp.dir, 'data');
+      h = await startHarness(noObserver(), { dataDir });
+      addObservation(h.worker.store, { project, title: 'Checkout rounds totals half-even', createdAt: Date.now() });
+      const env = { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir };
+      const start = (sessionId: string) =>
+        runHookProcess(
+          hookCommand(via, 'claude-code', 'session-start'),
+          Buffer.from(
+            JSON.stringify({
+              session_id: sessionId,
+              cwd: project,
+              transcript_path: path.join(temp.dir, `${sessionId}.jsonl`),
+              hook_event_name: 'SessionStart',
+              source: 'startup',
+            }),
+          ),
+          { env, cwd: project },
+        );
 
-    const live = await start('s-live');
-    expect(live.code).toBe(0);
-    expect(live.stdout).toContain('Checkout rounds totals half-even');
-    const kept = path.join(dataDir, 'context', project, 'session-start.json');
-    await waitFor(() => fs.existsSync(kept), 10_000);
-    expect(fs.statSync(kept).mode & 0o777).toBe(0o600);
+      const live = await start('s-live');
+      expect(live.code).toBe(0);
+      expect(live.stdout).toContain('Checkout rounds totals half-even');
+      const kept = path.join(dataDir, 'context', project, 'session-start.json');
+      await waitFor(() => fs.existsSync(kept), 10_000);
+      expect(fs.statSync(kept).mode & 0o777).toBe(0o600);
 
-    await h.stop();
-    h = undefined;
-    const cold = await start('s-cold');
-    expect(cold.code).toBe(0);
-    expect(JSON.parse(cold.stdout)).toEqual(JSON.parse(live.stdout));
-  });
+      await h.stop();
+      h = undefined;
+      const cold = await start('s-cold');
+      expect(cold.code).toBe(0);
+      expect(JSON.parse(cold.stdout)).toEqual(JSON.parse(live.stdout));
+    },
+  );
 });

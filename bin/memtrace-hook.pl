@@ -1,0 +1,131 @@
+# memtrace's hook forwarder in Perl: what bin/memtrace-hook runs when perl is there (it is on
+# Debian, Ubuntu, Fedora and macOS). Same contract as the shell forwarder:
+#   perl memtrace-hook.pl <host> <event> <via> <node>
+# It streams the event (stdin) to this data dir's worker over the Unix socket inside the data
+# dir and prints the worker's answer. It loads no module: perl with built-ins only starts in
+# a few milliseconds, where curl spends about thirty linking its libraries (docs/performance.md).
+# Whatever it cannot do goes to the Node hook with stdin still unread: no worker behind the
+# socket, a data dir that is not ours. At session start with no worker, the context the worker
+# kept for this directory is printed first, and the Node hook runs detached.
+my ($host, $event, $via, $node) = @ARGV;
+$node = 'node' unless defined $node && $node ne '';
+my $home = $ENV{HOME} // '';
+my $dir = defined $ENV{MEMTRACE_DATA_DIR} && $ENV{MEMTRACE_DATA_DIR} ne '' ? $ENV{MEMTRACE_DATA_DIR} : "$home/.memtrace";
+$dir = $home if $dir eq '~';
+$dir =~ s{^~/}{$home/};
+(my $here = $0) =~ s{/[^/]*$}{};
+$here = '.' if $here eq $0;
+
+my $uptime = '';
+if (open(my $proc, '<', '/proc/uptime')) {
+  ($uptime) = split(' ', scalar(<$proc>) // '');
+  close($proc);
+}
+
+my $sent = -S "$dir/worker.sock" && -O $dir ? forward() : 0;
+exit 0 if $sent;
+fallback();
+
+# 1 when the worker took the event (whatever it answered), 0 when nothing was sent.
+sub forward {
+  socket(my $sock, 1, 1, 0) or return 0;    # AF_UNIX, SOCK_STREAM: 1 and 1 on Linux and macOS
+  # A socket address has room for about 100 bytes of path: a longer one is reached from inside
+  # the data dir, and the agent's directory restored for the Node hook.
+  my $path = "$dir/worker.sock";
+  return connect($sock, sockaddr_un($path)) ? send_event($sock) : 0 if length($path) < 100;
+  opendir(my $cwd, '.') or return 0;
+  chdir($dir) or return 0;
+  my $connected = connect($sock, sockaddr_un('worker.sock'));
+  chdir($cwd) or die "memtrace: cannot return to the agent's directory\n";
+  return $connected ? send_event($sock) : 0;
+}
+
+sub sockaddr_un {
+  my ($path) = @_;
+  return $^O eq 'darwin' ? pack('CCa104', 106, 1, $path) : pack('Sa108', 1, $path);
+}
+
+sub send_event {
+  my ($sock) = @_;
+  $SIG{PIPE} = 'IGNORE';
+  # The worker answers in milliseconds; a wedged one must not hold the agent.
+  $SIG{ALRM} = sub { exit 0 };
+  alarm($ENV{MEMTRACE_HOOK_TIMEOUT_S} || 10);
+  my $head = "POST /hook/$host/$event HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+    . "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+    . "x-memtrace-hook-via: $via\r\nx-memtrace-hook-uptime: $uptime\r\n\r\n";
+  write_all($sock, $head) or return 1;
+  binmode(STDIN);
+  while (1) {
+    my $got = sysread(STDIN, my $chunk, 65536);
+    last unless $got;    # end of input, or a host that closed it early: send what came
+    write_all($sock, sprintf('%x', $got) . "\r\n" . $chunk . "\r\n") or return 1;
+  }
+  write_all($sock, "0\r\n\r\n") or return 1;
+  my $reply = '';
+  while (sysread($sock, my $buf, 65536)) { $reply .= $buf }
+  my ($status, $headers, $body) = $reply =~ m{^HTTP/1\.[01] (\d{3})[^\n]*\n(.*?)\r?\n\r?\n(.*)\z}s or return 1;
+  return 1 unless $status =~ /^2/;
+  $body = unchunk($body) if $headers =~ /^transfer-encoding:\s*chunked/mi;
+  binmode(STDOUT);
+  print $body;
+  return 1;
+}
+
+sub write_all {
+  my ($fh, $data) = @_;
+  while (length $data) {
+    my $n = syswrite($fh, $data);
+    return 0 unless defined $n;
+    substr($data, 0, $n) = '';
+  }
+  return 1;
+}
+
+sub unchunk {
+  my ($chunked) = @_;
+  my $out = '';
+  while ($chunked =~ s/^([0-9a-fA-F]+)[^\n]*\n//) {
+    my $size = hex($1);
+    last if $size == 0;
+    $out .= substr($chunked, 0, $size, '');
+    $chunked =~ s/^\r?\n//;
+  }
+  return $out;
+}
+
+sub fallback {
+  my @hook = ($node, "$here/memtrace.cjs", 'hook', '--host', $host, $event, '--via', $via);
+  if ($event eq 'session-start' || $event eq 'SessionStart') {
+    my $context = "$dir/context" . agent_dir() . '/session-start.json';
+    if (-r $context && -O $dir && open(my $kept, '<', $context)) {
+      binmode($kept);
+      binmode(STDOUT);
+      local $/;
+      print <$kept>;
+      close($kept);
+    }
+    $| = 1;
+    my $pid = fork();
+    if (defined $pid && $pid == 0) {
+      open(STDOUT, '>', '/dev/null');
+      open(STDERR, '>', '/dev/null');
+      exec(@hook, '--context-printed') or exit 0;
+    }
+    exit 0;
+  }
+  exec(@hook) or exit 0;
+}
+
+# The agent's directory: $PWD when it names this directory (the shell forwarder exports it), else
+# asked of the system (Cwd costs a few milliseconds, and only on this cold path).
+sub agent_dir {
+  my $pwd = $ENV{PWD};
+  if (defined $pwd && $pwd =~ m{^/}) {
+    my @said = stat($pwd);
+    my @here = stat('.');
+    return $pwd if @said && @here && $said[0] == $here[0] && $said[1] == $here[1];
+  }
+  require Cwd;
+  return Cwd::getcwd() // '';
+}
