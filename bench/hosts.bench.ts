@@ -15,8 +15,10 @@ const HOSTS: AgentHost[] = ['gemini-cli', 'codex'];
 type Variant = 'unhooked' | 'hooked' | 'hooks_only';
 const VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only'];
 const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS_BENCH_RUNS) : 3;
-/** The issue's bound on the hooked session, per host (hooked ÷ unhooked, same run). */
-const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.5, codex: 3 };
+/** Issue 22's bound on the hooked session, per host (hooked ÷ unhooked, same run); issue 21 asked for 1.5 and 3. */
+const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.5 };
+
+
 const E2E_FILES = ['test/e2e/host-gemini-cli.test.ts', 'test/e2e/host-codex.test.ts'];
 
 /**

@@ -4,9 +4,8 @@
 # It streams the event (stdin) to this data dir's worker over the Unix socket inside the data
 # dir and prints the worker's answer. It loads no module: perl with built-ins only starts in
 # a few milliseconds, where curl spends about thirty linking its libraries (docs/performance.md).
-# Whatever it cannot do goes to the Node hook with stdin still unread: no worker behind the
-# socket, a data dir that is not ours. At session start with no worker, the context the worker
-# kept for this directory is printed first, and the Node hook runs detached.
+# Whatever it cannot do goes to the Node hook, detached, with stdin still unread: no worker
+# behind the socket, a data dir that is not ours.
 my ($host, $event, $via, $node) = @ARGV;
 $node = 'node' unless defined $node && $node ne '';
 my $home = $ENV{HOME} // '';
@@ -94,27 +93,49 @@ sub unchunk {
   return $out;
 }
 
+# No worker answered: the Node hook keeps the event in the spool (redacted) and, at session
+# start, starts the worker. It runs detached, in a process group of its own: the agent waits
+# only for this process, never for Node's start or the worker's, and a host that ends the
+# hook's process group on exit does not take the event with it. At session start the context
+# the worker kept for this directory is printed first.
 sub fallback {
   my @hook = ($node, "$here/memtrace.cjs", 'hook', '--host', $host, $event, '--via', $via);
+  push(@hook, '--fired-at', fired_at_ms());
   if ($event eq 'session-start' || $event eq 'SessionStart') {
-    my $context = "$dir/context" . agent_dir() . '/session-start.json';
-    if (-r $context && -O $dir && open(my $kept, '<', $context)) {
-      binmode($kept);
-      binmode(STDOUT);
-      local $/;
-      print <$kept>;
-      close($kept);
-    }
-    $| = 1;
-    my $pid = fork();
-    if (defined $pid && $pid == 0) {
-      open(STDOUT, '>', '/dev/null');
-      open(STDERR, '>', '/dev/null');
-      exec(@hook, '--context-printed') or exit 0;
-    }
-    exit 0;
+    print_kept_context();
+    push(@hook, '--context-printed');
   }
-  exec(@hook) or exit 0;
+  # A data dir someone else owns: the Node hook refuses it with a line the user should see.
+  exec(@hook) or exit 0 if -e $dir && !-O $dir;
+  $| = 1;
+  my $pid = fork();
+  exec(@hook) or exit 0 unless defined $pid;    # no fork: run it here rather than lose the event
+  if ($pid == 0) {
+    setpgrp(0, 0);
+    open(STDOUT, '>', '/dev/null');
+    open(STDERR, '>', '/dev/null');
+    exec(@hook) or exit 0;
+  }
+  # Its own process group, set on both sides so that it holds before this process exits.
+  setpgrp($pid, 0);
+  exit 0;
+}
+
+sub print_kept_context {
+  my $context = "$dir/context" . agent_dir() . '/session-start.json';
+  return unless -r $context && -O $dir && open(my $kept, '<', $context);
+  binmode($kept);
+  binmode(STDOUT);
+  local $/;
+  print <$kept>;
+  close($kept);
+}
+
+# Milliseconds since the epoch, for the spool's order: events handed over in the background are
+# spooled by processes that may finish in any order.
+sub fired_at_ms {
+  require Time::HiRes;
+  return int(Time::HiRes::time() * 1000);
 }
 
 # The agent's directory: $PWD when it names this directory (the shell forwarder exports it), else

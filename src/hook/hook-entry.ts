@@ -45,6 +45,11 @@ interface HookArgs {
   via: string;
   /** Set by the shell forwarder when it already printed the kept context itself. */
   contextPrinted: boolean;
+  /**
+   * When the host fired the hook (ms since the epoch), from a forwarder that handed the event
+   * over in the background: the spool keeps events in the order they were fired.
+   */
+  firedAtMs: number | null;
 }
 
 export async function runHook(args: string[], io: HookIO): Promise<number> {
@@ -52,7 +57,6 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     io.stdout.write(`${HOOK_USAGE}\n`);
     return 0;
   }
-  const startedAtMs = performance.timeOrigin;
   const env = io.env;
   const home = env.HOME || (await import('node:os')).homedir();
   const loaded = loadWorkerConfig({ MEMTRACE_DATA_DIR: env.MEMTRACE_DATA_DIR }, home);
@@ -84,7 +88,11 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     return 0;
   }
   const body = input.complete ? input.bytes : Buffer.from(JSON.stringify({ memtrace_oversized: true }));
-  const headers: Record<string, string> = { 'x-memtrace-hook-via': parsed.via, 'x-memtrace-hook-started': String(Math.round(startedAtMs)) };
+  // Handed over in the background, this process's time is not the agent's: no time is reported.
+  const headers: Record<string, string> =
+    parsed.firedAtMs === null
+      ? { 'x-memtrace-hook-via': parsed.via, 'x-memtrace-hook-started': String(Math.round(performance.timeOrigin)) }
+      : { 'x-memtrace-hook-via': parsed.via };
   const response = input.complete
     ? await postOverSocket(socketAddress(dataDir), `/hook/${parsed.host}/${encodeURIComponent(parsed.event)}`, headers, body, Date.now() + timeoutMs)
     : ({ ok: false, failure: 'unreachable', detail: 'over the input limit' } as const);
@@ -103,7 +111,7 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     const kept = readContextFile(dataDir, contextCwd(input, io));
     if (kept) io.stdout.write(kept);
   }
-  const readable = spool(dataDir, parsed, input, failure);
+  const readable = spool(dataDir, parsed, input, failure, Math.round(parsed.firedAtMs ?? Date.now()));
   if (kind === 'session_start' && workerDown && io.memtraceBin) (await import('./start-worker.js')).spawnWorkerDetached(io.memtraceBin, dataDir, env);
   if (!readable) warn(`this ${parsed.event} input is not valid JSON; it is kept, as text, for the worker to count and set aside`);
   warn(
@@ -120,6 +128,7 @@ function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostN
   let host: HostName = 'claude-code';
   let via = 'unknown';
   let contextPrinted = false;
+  let firedAtMs: number | null = null;
   const positionals: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
@@ -136,6 +145,11 @@ function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostN
       if (name === undefined || !VIA.has(name)) return { error: '--via takes plugin or settings' };
       via = name;
     } else if (arg === '--context-printed') contextPrinted = true;
+    else if (arg === '--fired-at' || arg.startsWith('--fired-at=')) {
+      const ms = Number(arg === '--fired-at' ? value() : arg.slice(11));
+      if (!Number.isFinite(ms) || ms <= 0) return { error: '--fired-at takes a time in ms since the epoch' };
+      firedAtMs = ms;
+    }
     else if (arg.startsWith('-')) return { error: `unknown option '${arg}'` };
     else positionals.push(arg);
   }
@@ -144,7 +158,7 @@ function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostN
   const event = positionals[0]!;
   // memtrace's own names must be known; a host's own event memtrace does not handle is read and ignored.
   if ((adapterFor(host)?.kindOf(event) ?? null) === null && !/^[A-Z][A-Za-z]{0,63}$/.test(event)) return { error: `unknown hook '${event}'`, host };
-  return { host, event, via, contextPrinted };
+  return { host, event, via, contextPrinted, firedAtMs };
 }
 
 /**
@@ -191,8 +205,8 @@ function contextCwd(input: HookInput, io: HookIO): string {
 }
 
 /** Keeps the event for the worker; false when its input was not JSON (kept as text). */
-function spool(dataDir: string, args: HookArgs, input: HookInput, failure: 'unreachable' | 'timeout' | 'refused'): boolean {
-  const base = { v: 2 as const, host: args.host, event: args.event, via: args.via, at: Date.now() };
+function spool(dataDir: string, args: HookArgs, input: HookInput, failure: 'unreachable' | 'timeout' | 'refused', at: number): boolean {
+  const base = { v: 2 as const, host: args.host, event: args.event, via: args.via, at };
   if (!input.complete) {
     // Over the input limit: the worker keeps it by identity and excerpt, as it does live.
     spoolHookEvent(dataDir, {

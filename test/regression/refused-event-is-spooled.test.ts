@@ -13,6 +13,7 @@ import { listSpool } from '../../src/data-dir/index.js';
 import { createReplayProvider } from '../../src/providers/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 
 const fixture = JSON.parse(fs.readFileSync('test/fixtures/claude-code/hooks/post-tool-use-read.json', 'utf8')) as Record<string, unknown>;
@@ -52,6 +53,8 @@ describe('an event the worker does not take is spooled, then replayed in order e
   it.each<HookPath>(['forwarder', 'forwarder-curl', 'node'])('spools when no worker runs, and when the socket is a dead one (%s)', async (via) => {
     const { dataDir, env } = setup();
     expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(1), { env })).code).toBe(0);
+    // The perl forwarder hands the event to a Node hook in the background.
+    await waitFor(() => listSpool(dataDir).length === 1);
     // A socket file left by a worker killed with -9: nothing accepts on it.
     const socketPath = path.join(dataDir, 'worker.sock');
     const dead = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => console.log('up'))`]);
@@ -60,6 +63,7 @@ describe('an event the worker does not take is spooled, then replayed in order e
     await new Promise((r) => dead.once('close', r));
     expect(fs.statSync(socketPath).isSocket()).toBe(true);
     expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(2), { env })).code).toBe(0);
+    await waitFor(() => listSpool(dataDir).length >= 2);
     expect(listSpool(dataDir)).toHaveLength(2);
   });
 
@@ -98,6 +102,7 @@ describe('an event the worker does not take is spooled, then replayed in order e
   it('replays in the order the events were spooled, and never twice', async () => {
     const { dataDir, env } = setup();
     for (let n = 1; n <= 6; n += 1) await runHookProcess(hookCommand(n % 2 ? 'forwarder' : 'node', 'claude-code', 'post-tool-use'), event(n), { env });
+    await waitFor(() => listSpool(dataDir).length === 6);
     h = await startHarness(refusing(), { dataDir });
     expect(queued()).toEqual(['toolu_1', 'toolu_2', 'toolu_3', 'toolu_4', 'toolu_5', 'toolu_6']);
     await h.stop();

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listSpool } from '../../src/data-dir/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 const fixture = (name: string) => fs.readFileSync(path.join('test/fixtures/claude-code/hooks', `${name}.json`));
 
@@ -50,6 +51,8 @@ describe('a stranger listening on the worker port', () => {
       ['session-end', 'session-end'],
     ];
     for (const [event, file] of events) expect((await runHookProcess(hookCommand(via, 'claude-code', event), fixture(file), { env })).code).toBe(0);
+    // The perl forwarder hands each event to a Node hook in the background.
+    await waitFor(() => listSpool(dataDir).length >= events.length);
     expect(connections()).toBe(0);
     expect(bytes()).toBe(0);
     expect(listSpool(dataDir)).toHaveLength(events.length);
