@@ -149,8 +149,7 @@ function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostN
       const ms = Number(arg === '--fired-at' ? value() : arg.slice(11));
       if (!Number.isFinite(ms) || ms <= 0) return { error: '--fired-at takes a time in ms since the epoch' };
       firedAtMs = ms;
-    }
-    else if (arg.startsWith('-')) return { error: `unknown option '${arg}'` };
+    } else if (arg.startsWith('-')) return { error: `unknown option '${arg}'` };
     else positionals.push(arg);
   }
   if (positionals.length === 0) return { error: 'which hook event? give one, e.g. session-start or PostToolUse', host };
