@@ -2,10 +2,10 @@
  * SLOW (~3 s): the REAL Claude Code (pinned devDependency, offline against the fake Anthropic API)
  * loads memtrace's plugin (`--plugin-dir`) and the hooks `memtrace install` writes into a
  * project's settings, in one session, and runs every hook through the real forwarder
- * (bin/memtrace-hook) with the intended argv. No worker runs, so the forwarder falls back to Node,
- * and the package's bin/memtrace.cjs is swapped for a stand-in that records its argv: this checks
- * the wiring (plugin manifest, hooks.json, quoting, matchers, async flags, the forwarder's
- * fallback), not the hook's own work.
+ * (bin/memtrace-hook, and memtrace-hook.pl with this machine's perl) with the intended argv. No
+ * worker runs, so the forwarder hands each event to Node, and the package's bin/memtrace.cjs is
+ * swapped for a stand-in that records its argv: this checks the wiring (plugin manifest,
+ * hooks.json, quoting, matchers, async flags, the forwarder's fallback), not the hook's own work.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropi
 import { claudeUnavailableReason, runClaudeCode, type ClaudeRunResult } from '../support/claude-code.js';
 import { basicScript, BASIC_FINAL_TEXT, BASIC_PROMPT, writeBasicProject } from '../support/claude-code-scenario.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const unavailable = claudeUnavailableReason();
@@ -45,7 +46,7 @@ function stagePackage(dir: string, withPlugin: boolean): void {
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), fs.readFileSync(path.join(ROOT, 'package.json')));
   fs.writeFileSync(path.join(dir, 'bin', 'memtrace.cjs'), STAND_IN);
-  fs.copyFileSync(path.join(ROOT, 'bin', 'memtrace-hook'), path.join(dir, 'bin', 'memtrace-hook'));
+  for (const forwarder of ['memtrace-hook', 'memtrace-hook.pl']) fs.copyFileSync(path.join(ROOT, 'bin', forwarder), path.join(dir, 'bin', forwarder));
   if (withPlugin) for (const entry of ['.claude-plugin', 'hooks']) fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
 }
 
@@ -102,17 +103,22 @@ describe.skipIf(unavailable !== null)('memtrace plugin and settings hooks in the
   it.each([
     ['plugin', () => pluginPkg],
     ['settings', () => settingsPkg],
-  ] as const)('runs every %s hook through the forwarder, which falls back to `hook --host claude-code <name> --via <mode>` without a worker', (mode, dir) => {
-    const calls = readCalls(dir());
-    const seen = (event: ClaudeHookEvent) => calls.filter((c) => c.event === event);
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'] as const) expect(seen(event), event).toHaveLength(1);
-    expect(seen('PostToolUse')).toHaveLength(3);
-    expect(seen('PostToolUseFailure')).toHaveLength(1);
-    for (const call of calls) {
-      const name = HOOK_COMMAND_NAMES[call.event as ClaudeHookEvent];
-      // A cold SessionStart has printed the kept context itself and runs the Node hook detached.
-      const tail = call.event === 'SessionStart' ? ['--context-printed'] : [];
-      expect(call.argv).toEqual(['hook', '--host', 'claude-code', name, '--via', mode, ...tail]);
-    }
-  });
+  ] as const)(
+    'runs every %s hook through the forwarder, which falls back to `hook --host claude-code <name> --via <mode>` without a worker',
+    async (mode, dir) => {
+      // With no worker the forwarder hands each event to the Node hook detached: the last may still be on its way.
+      await waitFor(() => readCalls(dir()).length >= 8, 20_000).catch(() => undefined);
+      const calls = readCalls(dir());
+      const seen = (event: ClaudeHookEvent) => calls.filter((c) => c.event === event);
+      for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'] as const) expect(seen(event), event).toHaveLength(1);
+      expect(seen('PostToolUse')).toHaveLength(3);
+      expect(seen('PostToolUseFailure')).toHaveLength(1);
+      for (const call of calls) {
+        const name = HOOK_COMMAND_NAMES[call.event as ClaudeHookEvent];
+        // When the hook fired (the spool's order); a cold SessionStart has printed the kept context itself.
+        const tail = ['--fired-at', expect.stringMatching(/^\d{13}$/), ...(call.event === 'SessionStart' ? ['--context-printed'] : [])];
+        expect(call.argv).toEqual(['hook', '--host', 'claude-code', name, '--via', mode, ...tail]);
+      }
+    },
+  );
 });

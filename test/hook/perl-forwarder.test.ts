@@ -99,6 +99,20 @@ describe('the forwarder on a machine with perl', () => {
     expect(seen.map((s) => s.body.toString())).toEqual(['{"tool_use_id":"t1"}']);
   });
 
+  it('falls back to curl when the Perl half is missing beside the shell forwarder', async () => {
+    temp = makeTempDir();
+    const dataDir = path.join(temp.dir, 'data');
+    const seen = await listen(dataDir, (res) => res.writeHead(200).end('{"ok":1}'));
+    const lone = path.join(temp.dir, 'bin', 'memtrace-hook');
+    fs.mkdirSync(path.dirname(lone));
+    fs.copyFileSync(hookCommand('forwarder', 'claude-code', 'stop')[1]!, lone);
+    const r = await runHookProcess(['sh', lone, 'claude-code', 'stop', 'settings', process.execPath], Buffer.from('{"session_id":"s"}'), {
+      env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir },
+    });
+    expect(r).toMatchObject({ code: 0, stdout: '{"ok":1}' });
+    expect(seen.map((s) => s.body.toString())).toEqual(['{"session_id":"s"}']);
+  });
+
   it('gives up on a worker that takes the event and never answers, and exits 0', async () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
