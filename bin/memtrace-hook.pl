@@ -107,6 +107,11 @@ sub fallback {
   }
   # A data dir someone else owns: the Node hook refuses it with a line the user should see.
   exec(@hook) or exit 0 if -e $dir && !-O $dir;
+  if ($node =~ m{/} && !-x $node) {
+    # Said here: the detached hook's output goes nowhere. (A node moved by a version manager.)
+    print STDERR "memtrace: no node at $node, so this $event event was not kept; run 'memtrace install' again\n";
+    exit 0;
+  }
   $| = 1;
   my $pid = fork();
   exec(@hook) or exit 0 unless defined $pid;    # no fork: run it here rather than lose the event

@@ -113,6 +113,18 @@ describe('the forwarder on a machine with perl', () => {
     expect(seen.map((s) => s.body.toString())).toEqual(['{"session_id":"s"}']);
   });
 
+  it('says so on stderr when no worker runs and the installed node is gone, and exits 0', async () => {
+    temp = makeTempDir();
+    const dataDir = path.join(temp.dir, 'data');
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    const [sh, forwarder, host, event, via] = hookCommand('forwarder', 'claude-code', 'stop');
+    const r = await runHookProcess([sh!, forwarder!, host!, event!, via!, path.join(temp.dir, 'moved', 'node')], Buffer.from('{"session_id":"s"}'), {
+      env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("this stop event was not kept; run 'memtrace install' again");
+  });
+
   it('gives up on a worker that takes the event and never answers, and exits 0', async () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
