@@ -16,7 +16,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createMemorySearch, importJsonl, openPrivateFile, streamSink, writeJsonl, type ExportCounts } from '../src/memory/index.js';
+import { openPrivateFile } from '../src/data-dir/index.js';
+import { createMemorySearch, importJsonl, streamSink, writeJsonl, type ExportCounts } from '../src/memory/index.js';
 import type { ImportReport } from '../src/memory/import.js';
 import { openStore } from '../src/store/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
@@ -94,7 +95,7 @@ async function exportImport(dataDir: string, temp: string): Promise<Record<strin
   let exportMs: number;
   let counts: ExportCounts;
   try {
-    const stream = openPrivateFile(file);
+    const stream = fs.createWriteStream('', { fd: openPrivateFile(file, 'w') });
     const started = performance.now();
     counts = await writeJsonl(store.db, {}, streamSink(stream));
     await new Promise<void>((resolve) => stream.end(resolve));

@@ -7,5 +7,4 @@ export { streamSink, writeJsonl, type ExportCounts, type ExportFilter, type Expo
 export { projectFileName, projectsOf, writeProjectMarkdown } from './export-markdown.js';
 export { importJsonl, type ImportDeps } from './import.js';
 export { applyForget, ForgetRefusedError, planForget, type ForgetPlan } from './forget.js';
-export { makePrivateDir, openPrivateFile } from './private-file.js';
 export { recentSessions } from './session-list.js';

@@ -1,9 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
+import { makePrivateDir, openPrivateFile } from '../../data-dir/index.js';
 import {
-  makePrivateDir,
-  openPrivateFile,
   projectFileName,
   projectsOf,
   streamSink,
@@ -66,7 +66,7 @@ const stdoutSink =
     void io.stdout.write(chunk);
 
 async function toFile(file: string, write: (sink: ExportSink) => Promise<ExportCounts>): Promise<ExportCounts> {
-  const stream = openPrivateFile(file);
+  const stream = fs.createWriteStream('', { fd: openPrivateFile(file, 'w') });
   try {
     return await write(streamSink(stream));
   } finally {
