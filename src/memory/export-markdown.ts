@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { toStoredObservation, toStoredSummary, type StoredObservation, type StoredSummary } from '../store/index.js';
 import type { ExportCounts, ExportFilter, ExportSink } from './export.js';
 import { normalizeProject } from './search.js';
+import { summarySections } from './summary-sections.js';
 
 /**
  * The memory as a person reads it: one markdown document per project, sessions in time order,
@@ -51,17 +52,7 @@ function renderObservation(o: StoredObservation): string {
 }
 
 function renderSummary(s: StoredSummary): string {
-  const fields: Array<[string, string]> = [
-    ['Request', s.request],
-    ['Investigated', s.investigated],
-    ['Learned', s.learned],
-    ['Completed', s.completed],
-    ['Next steps', s.next_steps],
-    ['Notes', s.notes],
-  ];
-  return [`### Session summary`, `*${when(s.createdAt)} · summary ${s.id}*`, ...fields.filter(([, v]) => v !== '').map(([k, v]) => `**${k}:** ${v}`)].join(
-    '\n\n',
-  );
+  return [`### Session summary`, `*${when(s.createdAt)} · summary ${s.id}*`, ...summarySections(s).map(([k, v]) => `**${k}:** ${v}`)].join('\n\n');
 }
 
 /** One project's document, written to `sink` item by item. */

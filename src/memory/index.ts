@@ -8,3 +8,4 @@ export { projectFileName, projectsOf, writeProjectMarkdown } from './export-mark
 export { importJsonl, type ImportDeps } from './import.js';
 export { applyForget, ForgetRefusedError, planForget, type ForgetPlan } from './forget.js';
 export { recentSessions } from './session-list.js';
+export { summarySections } from './summary-sections.js';

@@ -1,5 +1,5 @@
 import { describeClaim, type ObservationView } from '../memory/provenance-view.js';
-import type { SearchHit, TimelineItem } from '../memory/index.js';
+import { summarySections, type SearchHit, type TimelineItem } from '../memory/index.js';
 import type { ClaimRecord } from '../observer/claim-check.js';
 import type { SessionRow, StoredSummary } from '../store/index.js';
 import { LIVE_SEARCH_SCRIPT } from './viewer-script.js';
@@ -86,16 +86,7 @@ export function sessionBody(session: SessionRow | null, sessionId: string, items
     : `<h1>Session ${esc(sessionId)}</h1>`;
   const summaryCards = summaries
     .map((s) => {
-      const parts: Array<[string, string]> = [
-        ['Request', s.request],
-        ['Investigated', s.investigated],
-        ['Learned', s.learned],
-        ['Completed', s.completed],
-        ['Next steps', s.next_steps],
-        ['Notes', s.notes],
-      ];
-      return `<section class="card"><h2>Session summary · ${esc(day(iso(s.createdAt)))}</h2>${parts
-        .filter(([, v]) => v)
+      return `<section class="card"><h2>Session summary · ${esc(day(iso(s.createdAt)))}</h2>${summarySections(s)
         .map(([k, v]) => `<p><strong>${esc(k)}:</strong> ${esc(v)}</p>`)
         .join('')}</section>`;
     })
