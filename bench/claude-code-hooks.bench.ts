@@ -9,7 +9,7 @@ import { captureIO } from '../test/support/cli-io.js';
 import { startFakeAnthropic } from '../test/support/fake-anthropic.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { percentile } from './stats.js';
+import { roundedPercentile } from './stats.js';
 
 export const name = 'claude-code-hooks';
 
@@ -67,13 +67,7 @@ export async function run(): Promise<Record<string, unknown>> {
       }
     }
     const health = (await (await fetch(`${worker.url}/health`)).json()) as { hooks: Record<string, number> };
-    const med = (xs: number[]) =>
-      Math.round(
-        percentile(
-          [...xs].sort((a, b) => a - b),
-          50,
-        ),
-      );
+    const med = (xs: number[]) => roundedPercentile(xs, 50, 0);
     const base = med(samples.no_hooks);
     return {
       claude: claudeVersion(),

@@ -5,7 +5,7 @@ import { writeContextFile } from '../src/data-dir/index.js';
 import { startChildWorker } from '../test/support/child-worker.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { pathWithoutPerl } from '../test/support/without-perl.js';
-import { percentile } from './stats.js';
+import { roundedPercentile } from './stats.js';
 
 export const name = 'hook';
 
@@ -83,27 +83,14 @@ export async function run(): Promise<Record<string, unknown>> {
       }
     }
     const health = (await (await fetch(`${worker.url}/health`)).json()) as { hooks: { accepted: number; rejected: number } };
-    const med = (xs: number[]) =>
-      Math.round(
-        percentile(
-          [...xs].sort((x, y) => x - y),
-          50,
-        ) * 10,
-      ) / 10;
-    const p95 = (xs: number[]) =>
-      Math.round(
-        percentile(
-          [...xs].sort((x, y) => x - y),
-          95,
-        ) * 10,
-      ) / 10;
+    const med = (xs: number[]) => roundedPercentile(xs, 50);
+    const p95 = (xs: number[]) => roundedPercentile(xs, 95);
     const pairRatio = (a: Sample[], b: Sample[]) =>
-      Math.round(
-        percentile(
-          a.map((s, i) => s.wallMs / b[i]!.wallMs).sort((x, y) => x - y),
-          50,
-        ) * 100,
-      ) / 100;
+      roundedPercentile(
+        a.map((s, i) => s.wallMs / b[i]!.wallMs),
+        50,
+        2,
+      );
     const figures = Object.fromEntries(
       Object.entries(samples).map(([key, s]) => [
         key,

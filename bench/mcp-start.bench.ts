@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { percentile } from './stats.js';
+import { roundedPercentile } from './stats.js';
 
 export const name = 'mcp-start';
 
@@ -42,13 +42,7 @@ export async function run(): Promise<Record<string, unknown>> {
         if (i >= 0) samples[key]!.push(ms);
       }
     }
-    const p = (xs: number[], q: number) =>
-      Math.round(
-        percentile(
-          [...xs].sort((a, b) => a - b),
-          q,
-        ) * 10,
-      ) / 10;
+    const p = (xs: number[], q: number) => roundedPercentile(xs, q);
     const floor = p(samples.node_answering_a_line!, 50);
     return {
       runs: RUNS,

@@ -1,8 +1,21 @@
 /** Percentiles over a sample of durations (ms). */
-export function percentile(sortedAscending: number[], p: number): number {
+function percentile(sortedAscending: number[], p: number): number {
   if (sortedAscending.length === 0) return Number.NaN;
   const index = Math.min(sortedAscending.length - 1, Math.max(0, Math.ceil((p / 100) * sortedAscending.length) - 1));
   return sortedAscending[index]!;
+}
+
+/** The p-th percentile of unsorted samples, rounded to `decimals` places. */
+export function roundedPercentile(samples: readonly number[], p: number, decimals = 1): number {
+  const scale = 10 ** decimals;
+  return (
+    Math.round(
+      percentile(
+        [...samples].sort((a, b) => a - b),
+        p,
+      ) * scale,
+    ) / scale
+  );
 }
 
 export function summarize(samplesMs: number[]): { n: number; p50_ms: number; p95_ms: number; p99_ms: number; max_ms: number } {

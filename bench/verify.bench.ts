@@ -7,7 +7,7 @@ import { observationXml } from '../test/support/replies.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { startHarness, toolEvent } from '../test/support/worker-harness.js';
 import { createPoster, postAtRate } from './http-poster.js';
-import { percentile, summarize } from './stats.js';
+import { roundedPercentile, summarize } from './stats.js';
 
 export const name = 'verify';
 
@@ -37,13 +37,7 @@ export async function run(): Promise<Record<string, unknown>> {
         for (const hash of hashes.slice(0, n)) spawnSync('git', ['cat-file', '-e', `${hash}^{commit}`], { cwd: repo, stdio: 'ignore' });
         perHash.push(performance.now() - t);
       }
-      const med = (xs: number[]) =>
-        Math.round(
-          percentile(
-            [...xs].sort((a, b) => a - b),
-            50,
-          ) * 100,
-        ) / 100;
+      const med = (xs: number[]) => roundedPercentile(xs, 50, 2);
       perTurn[`hashes_${n}`] = {
         batch_median_ms: med(batch),
         per_hash_median_ms: med(perHash),
