@@ -63,7 +63,7 @@ export function createProviderFromEnv(env: Record<string, string | undefined>, d
 }
 
 /** Without a provider, events are kept until one is configured; nothing calls this one (canObserve). */
-function noProvider(): ObserverProvider {
+export function noProvider(): ObserverProvider {
   return {
     name: 'none',
     model: 'none',

@@ -10,20 +10,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listSpool } from '../../src/data-dir/index.js';
-import type { ObserverProvider } from '../../src/providers/index.js';
+import { noProvider } from '../../src/providers/index.js';
 import { hookCommand } from '../support/hook-process.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 
 const fixture = JSON.parse(fs.readFileSync('test/fixtures/claude-code/hooks/post-tool-use-read.json', 'utf8')) as Record<string, unknown>;
-const noObserver = (): ObserverProvider => ({
-  name: 'none',
-  model: 'none',
-  complete: async () => {
-    throw new Error('never called without a provider');
-  },
-});
 
 /**
  * Runs the forwarder as its own process group, as a host runs a hook, and kills the whole group
@@ -63,7 +56,7 @@ describe('hooks fired while no worker runs (perl forwarder)', () => {
     for (const id of ids) expect(await fireAndKillGroup(JSON.stringify({ ...fixture, tool_use_id: id }), env)).toBe(0);
     await waitFor(() => listSpool(dataDir).length === ids.length, 30_000);
 
-    h = await startHarness(noObserver(), { dataDir });
+    h = await startHarness(noProvider(), { dataDir });
     const queued = (h.worker.store.db.prepare('SELECT tool_use_id FROM queue ORDER BY id').all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
     expect(queued).toEqual(ids);
   });

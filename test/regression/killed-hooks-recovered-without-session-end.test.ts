@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ObserverProvider } from '../../src/providers/index.js';
+import { noProvider } from '../../src/providers/index.js';
 import { hookCommand, runHookProcess } from '../support/hook-process.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { TranscriptBuilder } from '../support/transcripts.js';
@@ -20,13 +20,6 @@ import { startHarness, type Harness } from '../support/worker-harness.js';
  * refusing provider would race the miner, which rightly backs off from a session whose observer
  * calls are failing (docs/mining.md) and made this test fail whenever the observer was first.
  */
-const noObserver = (): ObserverProvider => ({
-  name: 'none',
-  model: 'none',
-  complete: async () => {
-    throw new Error('never called without a provider');
-  },
-});
 
 describe('a session whose tool hooks were killed and that never sent SessionEnd', () => {
   let h: Harness;
@@ -38,7 +31,7 @@ describe('a session whose tool hooks were killed and that never sent SessionEnd'
 
   it('has every tool call recovered from its transcript once it goes quiet, and each stored once', async () => {
     temp = makeTempDir();
-    h = await startHarness(noObserver(), { watch: { dirs: [], intervalMs: 100, idleMs: 300, firstPassDelayMs: 50, catchUpDelayMs: 3_600_000 } });
+    h = await startHarness(noProvider(), { watch: { dirs: [], intervalMs: 100, idleMs: 300, firstPassDelayMs: 50, catchUpDelayMs: 3_600_000 } });
     const t = new TranscriptBuilder();
     t.prompt('refactor the parser');
     const delivered = t.call('Read', { file_path: '/work/app/src/parse.ts' });

@@ -6,21 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ObserverProvider } from '../../src/providers/index.js';
+import { noProvider } from '../../src/providers/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
 import { addObservation } from '../support/memory-fixtures.js';
 import { stopStartedWorker } from '../support/started-worker.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
-
-const noObserver = (): ObserverProvider => ({
-  name: 'none',
-  model: 'none',
-  complete: async () => {
-    throw new Error('never called without a provider');
-  },
-});
 
 describe('the context kept for a start with no worker', () => {
   let h: Harness | undefined;
@@ -40,7 +32,7 @@ describe('the context kept for a start with no worker', () => {
       const project = path.join(temp.dir, 'shop');
       fs.mkdirSync(project);
       dataDir = path.join(temp.dir, 'data');
-      h = await startHarness(noObserver(), { dataDir });
+      h = await startHarness(noProvider(), { dataDir });
       addObservation(h.worker.store, { project, title: 'Checkout rounds totals half-even', createdAt: Date.now() });
       const env = { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir };
       const start = (sessionId: string) =>
