@@ -6,11 +6,10 @@ import { createAnthropicProvider } from '../src/providers/index.js';
 import { openStore } from '../src/store/index.js';
 import { startFakeLlm } from '../test/support/fake-llm.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { insertLoginObservation } from './login-observations.js';
 import { summarize } from './stats.js';
 
 export const name = 'compaction';
-
-const TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security', 'other'] as const;
 
 /**
  * A project with 100,000 observations (plus another project's 20,000): compaction planning time
@@ -28,28 +27,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const insert = store.db.transaction((n: number, project: string) => {
       store.sessions.init({ sessionId: `s-${project}`, project, nowMs: now - n * 60_000 });
       for (let i = n - 1; i >= 0; i -= 1) {
-        store.observations.insert(
-          {
-            type: TYPES[i % TYPES.length]!,
-            title: `Observation ${i} about the login flow`,
-            subtitle: 'what changed and why',
-            narrative: 'n'.repeat(400),
-            facts: ['fact one', 'fact two'],
-            concepts: ['pattern'],
-            files_read: [],
-            files_modified: [`src/file${i % 50}.ts`],
-          },
-          {
-            sessionId: `s-${project}`,
-            project,
-            sourceMessageIds: [i],
-            provider: 'anthropic',
-            model: 'claude-haiku-4-5',
-            promptVersion: 'obs-v1',
-            discoveryTokens: 900,
-            createdAt: now - i * 60_000,
-          },
-        );
+        insertLoginObservation(store, i, { project, sessionId: `s-${project}`, now });
       }
     });
     insert(count, 'big-project');

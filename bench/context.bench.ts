@@ -2,11 +2,10 @@ import path from 'node:path';
 import { buildContext, createContextQuery } from '../src/context/index.js';
 import { openStore } from '../src/store/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { insertLoginObservation } from './login-observations.js';
 import { summarize } from './stats.js';
 
 export const name = 'context';
-
-const TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security', 'other'] as const;
 
 /** Context injection latency with 100,000 stored observations in the project (plus other projects' noise). */
 export async function run(): Promise<Record<string, unknown>> {
@@ -16,28 +15,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const now = Date.UTC(2026, 10, 23);
     const insert = store.db.transaction((count: number, project: string) => {
       for (let i = 0; i < count; i += 1) {
-        store.observations.insert(
-          {
-            type: TYPES[i % TYPES.length]!,
-            title: `Observation ${i} about the login flow`,
-            subtitle: 'what changed and why',
-            narrative: 'n'.repeat(400),
-            facts: ['fact one', 'fact two'],
-            concepts: ['pattern'],
-            files_read: [],
-            files_modified: [`src/file${i % 50}.ts`],
-          },
-          {
-            sessionId: `s${i % 500}`,
-            project,
-            sourceMessageIds: [i],
-            provider: 'anthropic',
-            model: 'claude-haiku-4-5',
-            promptVersion: 'obs-v1',
-            discoveryTokens: 900,
-            createdAt: now - i * 60_000,
-          },
-        );
+        insertLoginObservation(store, i, { project, sessionId: `s${i % 500}`, now });
       }
     });
     const seedStarted = performance.now();
