@@ -4,7 +4,7 @@ import path from 'node:path';
 import { writeContextFile } from '../src/data-dir/index.js';
 import { startChildWorker } from '../test/support/child-worker.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
-import { pathWithoutPerl } from '../test/support/without-perl.js';
+import { pathWithoutPerl } from '../test/support/tool-path.js';
 import { roundedPercentile } from './stats.js';
 
 export const name = 'hook';

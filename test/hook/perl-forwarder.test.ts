@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hookCommand, runHookProcess } from '../support/hook-process.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { pathWithOnly } from '../support/tool-path.js';
 
 interface Seen {
   method: string;
@@ -55,7 +56,7 @@ describe('the forwarder on a machine with perl', () => {
   const run = (dataDir: string, event: string, input: Buffer, env: Record<string, string> = {}, tools: 'with curl' | 'without curl' = 'with curl') => {
     const command = hookCommand('forwarder', 'claude-code', event);
     // Without curl on PATH, only perl can have carried the event.
-    const pathEnv: Record<string, string> = tools === 'without curl' ? { PATH: pathWithPerlOnly(temp.dir) } : {};
+    const pathEnv: Record<string, string> = tools === 'without curl' ? { PATH: pathWithOnly(['sh', 'perl']) } : {};
     return runHookProcess(command, input, { env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir, ...pathEnv, ...env } });
   };
 
@@ -134,15 +135,3 @@ describe('the forwarder on a machine with perl', () => {
     expect(seen).toHaveLength(1);
   });
 });
-
-/** A PATH with sh and perl but no curl. */
-function pathWithPerlOnly(tempDir: string): string {
-  const dir = path.join(tempDir, 'bin-perl-only');
-  fs.mkdirSync(dir, { recursive: true });
-  for (const tool of ['sh', 'perl']) {
-    const found = (process.env.PATH ?? '').split(':').find((d) => d && fs.existsSync(path.join(d, tool)));
-    if (!found) throw new Error(`${tool} is not on PATH`);
-    fs.symlinkSync(path.join(found, tool), path.join(dir, tool));
-  }
-  return dir;
-}

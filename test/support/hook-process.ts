@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { pathWithoutPerl } from './without-perl.js';
+import { pathWithoutPerl } from './tool-path.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
