@@ -4,18 +4,9 @@ import { claimedHashes } from '../../src/observer/commit-claims.js';
 import { pathKey, reconcileFileClaims } from '../../src/observer/file-claims.js';
 import { toolEvidence } from '../../src/observer/tool-evidence.js';
 import type { ParsedObservation } from '../../src/vocabulary/observation.js';
+import { parsedObservation } from '../support/memory-fixtures.js';
 
-const obs = (over: Partial<ParsedObservation> = {}): ParsedObservation => ({
-  type: 'change',
-  title: 't',
-  subtitle: '',
-  narrative: '',
-  facts: [],
-  concepts: [],
-  files_read: [],
-  files_modified: [],
-  ...over,
-});
+const obs = (over: Partial<ParsedObservation> = {}): ParsedObservation => parsedObservation({ type: 'change', title: 't', ...over });
 const FULL = '0123456789abcdef0123456789abcdef01234567';
 
 describe('which hex strings claim a commit', () => {

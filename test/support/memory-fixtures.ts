@@ -14,9 +14,9 @@ export interface ObservationSeed extends Partial<ParsedObservation> {
   sourceMessageIds?: number[];
 }
 
-export function addObservation(store: Store, seed: ObservationSeed = {}): number {
-  const { sessionId = 'session-a', project = '/work/shop', createdAt = T0, sourceMessageIds = [], ...fields } = seed;
-  const observation: ParsedObservation = {
+/** An observation as the observer's reply parses to, empty but for what `fields` sets. */
+export function parsedObservation(fields: Partial<ParsedObservation> = {}): ParsedObservation {
+  return {
     type: 'discovery',
     title: 'An observation',
     subtitle: '',
@@ -27,7 +27,11 @@ export function addObservation(store: Store, seed: ObservationSeed = {}): number
     files_modified: [],
     ...fields,
   };
-  return store.observations.insert(observation, {
+}
+
+export function addObservation(store: Store, seed: ObservationSeed = {}): number {
+  const { sessionId = 'session-a', project = '/work/shop', createdAt = T0, sourceMessageIds = [], ...fields } = seed;
+  return store.observations.insert(parsedObservation(fields), {
     sessionId,
     project,
     sourceMessageIds,
