@@ -7,29 +7,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { seedShop } from '../support/memory-fixtures.js';
 import { rawRequest } from '../support/raw-http.js';
+import { describeWithChromium, launchChromium } from '../support/headless-chromium.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-const maybe = available || process.env.CI ? describe : describe.skip;
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-maybe('the viewer in headless Chromium', () => {
+describeWithChromium('the viewer in headless Chromium', () => {
   let temp: ReturnType<typeof makeTempDir>;
   let viewer: ChildProcess;
   let link: string;
@@ -51,7 +38,7 @@ maybe('the viewer in headless Chromium', () => {
     expect(first).toMatch(/^viewer: http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
     link = first.slice('viewer: '.length);
     origin = new URL(link).origin;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, `--host-resolver-rules=MAP rebound.example 127.0.0.1`] });
+    browser = await launchChromium([`--host-resolver-rules=MAP rebound.example 127.0.0.1`]);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

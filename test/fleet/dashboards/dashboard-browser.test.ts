@@ -1,17 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCollector, type RunningCollector } from '../../../src/fleet/collector/index.js';
 import { chartData } from '../../../src/fleet/dashboards/chart-svg.js';
 import { queryTilesDirect, simulateFleet, TILES, type ChartKind } from '../../../src/fleet/dashboards/index.js';
 import { REVIEW_MEASURES } from '../../../src/fleet/review/index.js';
+import { describeWithChromium, launchChromium } from '../../support/headless-chromium.js';
 import { makeTempDir } from '../../support/temp-dir.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-// On CI the browser must be there (.ci/run installs it); locally a missing browser skips.
-const maybe = available || process.env.CI ? describe : describe.skip;
 
 type Mark = [series: string, x: string, value: number];
 
@@ -24,7 +20,7 @@ function drawn(chart: ChartKind, value: number | null): value is number {
 
 const byKey = (a: Mark, b: Mark) => (`${a[0]}\u0000${a[1]}` < `${b[0]}\u0000${b[1]}` ? -1 : 1);
 
-maybe('dashboard in headless Chromium', () => {
+describeWithChromium('dashboard in headless Chromium', () => {
   let temp: ReturnType<typeof makeTempDir>;
   let collector: RunningCollector;
   let browser: Browser;
@@ -32,19 +28,7 @@ maybe('dashboard in headless Chromium', () => {
     temp = makeTempDir();
     collector = await startCollector({ dbFile: path.join(temp.dir, 'collector.db'), port: 0 });
     collector.store.insert(simulateFleet({ seed: 3 }));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
