@@ -89,10 +89,10 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   }
   const body = input.complete ? input.bytes : Buffer.from(JSON.stringify({ memtrace_oversized: true }));
   // Handed over in the background, this process's time is not the agent's: no time is reported.
-  const headers: Record<string, string> =
-    parsed.firedAtMs === null
-      ? { 'x-memtrace-hook-via': parsed.via, 'x-memtrace-hook-started': String(Math.round(performance.timeOrigin)) }
-      : { 'x-memtrace-hook-via': parsed.via };
+  const headers: Record<string, string> = {
+    'x-memtrace-hook-via': parsed.via,
+    ...(parsed.firedAtMs === null ? { 'x-memtrace-hook-started': String(Math.round(performance.timeOrigin)) } : {}),
+  };
   const response = input.complete
     ? await postOverSocket(socketAddress(dataDir), `/hook/${parsed.host}/${encodeURIComponent(parsed.event)}`, headers, body, Date.now() + timeoutMs)
     : ({ ok: false, failure: 'unreachable', detail: 'over the input limit' } as const);
