@@ -8,6 +8,7 @@ import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/cl
 import { captureIO } from '../test/support/cli-io.js';
 import { startFakeAnthropic } from '../test/support/fake-anthropic.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
+import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { roundedPercentile } from './stats.js';
 
@@ -22,7 +23,7 @@ const RUNS = Number(process.env.BENCH_CC_RUNS ?? 7);
  * interleaved after one discarded warm-up so drift hits every variant alike:
  * - no_hooks: the project has no hooks;
  * - memtrace: what `memtrace install --project` writes (the forwarder's hooks and the MCP server
- *   in .mcp.json), a worker running;
+ *   in .mcp.json) and builds (the native forwarder in the data dir), a worker running;
  * - memtrace_hooks_only: the same without .mcp.json: the hooks' own share;
  * - memtrace_cold: the same hooks with no worker running (context from the kept file; the first
  *   hook starts the worker, which is stopped again after the run).
@@ -39,7 +40,8 @@ export async function run(): Promise<Record<string, unknown>> {
   const bare = path.join(temp.dir, 'bare');
   for (const dir of [hooked, hooksOnly, bare]) fs.mkdirSync(dir);
   for (const dir of [hooked, hooksOnly]) {
-    const install = captureIO({ env: { HOME: temp.dir } });
+    // With the data dir the sessions use: install builds the native forwarder there.
+    const install = captureIO({ env: { HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir } });
     if ((await main(['install', '--project', dir], install.io)) !== 0) throw new Error(install.stderr());
   }
   fs.rmSync(path.join(hooksOnly, '.mcp.json'));
@@ -52,6 +54,7 @@ export async function run(): Promise<Record<string, unknown>> {
         if (variant === 'memtrace_cold') fs.rmSync(coldDir, { recursive: true, force: true });
         if (variant === 'memtrace_cold') {
           fs.mkdirSync(coldDir, { mode: 0o700 });
+          buildNativeForwarderInto(coldDir);
           writeContextFile(
             coldDir,
             hooked,

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeContextFile } from '../src/data-dir/index.js';
 import { startChildWorker } from '../test/support/child-worker.js';
+import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { pathWithoutPerl } from '../test/support/tool-path.js';
 import { roundedPercentile } from './stats.js';
@@ -24,9 +25,10 @@ interface Sample {
  * process. Interleaved in one run, so drift hits every command alike:
  * - yardsticks: `node -e 0` (with this machine's environment, NODE_EXTRA_CA_CERTS included when
  *   set) and `curl` of the worker's /health on loopback;
- * - the forwarder `memtrace install` writes (a shell handing over to perl, over the data dir's
- *   socket), for a tool event and for SessionStart (which waits for the context), and the same
- *   on a machine without perl (a shell and curl);
+ * - the forwarder `memtrace install` writes (a shell starting the native forwarder install
+ *   built, over the data dir's socket), for a tool event and for SessionStart (which waits for
+ *   the context); the same where no C compiler was found (a shell handing over to perl), and on
+ *   a machine without perl either (a shell and curl);
  * - the Node hook (the forwarder's fallback), for a tool event;
  * - a cold SessionStart: no worker running, the context kept for the directory printed by the
  *   forwarder; the background part (spooling, starting the worker) does not block the agent and
@@ -40,6 +42,13 @@ export async function run(): Promise<Record<string, unknown>> {
   fs.mkdirSync(project);
   const worker = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
   fs.mkdirSync(coldDir, { mode: 0o700 });
+  buildNativeForwarderInto(dataDir);
+  buildNativeForwarderInto(coldDir);
+  // A data dir with no native build whose socket is the worker's: the forwarder as it runs where
+  // install found no C compiler.
+  const withoutNative = path.join(temp.dir, 'no-native');
+  fs.mkdirSync(withoutNative, { mode: 0o700 });
+  fs.symlinkSync(path.join(dataDir, 'worker.sock'), path.join(withoutNative, 'worker.sock'));
   writeContextFile(
     coldDir,
     project,
@@ -62,12 +71,26 @@ export async function run(): Promise<Record<string, unknown>> {
     curl_loopback: { command: `curl -s -o /dev/null ${worker.url}/health`, stdin: toolPayload },
     forwarder_tool_event: { command: `sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`, stdin: toolPayload },
     forwarder_session_start: { command: `sh "${FORWARDER}" claude-code session-start settings "${node}"`, stdin: startPayload },
-    // The same forwarder on a machine without perl: a shell and curl.
-    forwarder_curl_tool_event: { command: `sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`, stdin: toolPayload, env: { PATH: withoutPerl } },
+    forwarder_perl_tool_event: {
+      command: `sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`,
+      stdin: toolPayload,
+      env: { MEMTRACE_DATA_DIR: withoutNative },
+    },
+    forwarder_perl_session_start: {
+      command: `sh "${FORWARDER}" claude-code session-start settings "${node}"`,
+      stdin: startPayload,
+      env: { MEMTRACE_DATA_DIR: withoutNative },
+    },
+    // Without perl either: a shell and curl.
+    forwarder_curl_tool_event: {
+      command: `sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`,
+      stdin: toolPayload,
+      env: { PATH: withoutPerl, MEMTRACE_DATA_DIR: withoutNative },
+    },
     forwarder_curl_session_start: {
       command: `sh "${FORWARDER}" claude-code session-start settings "${node}"`,
       stdin: startPayload,
-      env: { PATH: withoutPerl },
+      env: { PATH: withoutPerl, MEMTRACE_DATA_DIR: withoutNative },
     },
     node_hook_tool_event: { command: `"${node}" "${path.join(ROOT, 'bin/memtrace.cjs')}" hook post-tool-use --via settings`, stdin: toolPayload },
     cold_session_start: { command: `sh "${FORWARDER}" claude-code session-start settings /bin/true`, stdin: startPayload, env: { MEMTRACE_DATA_DIR: coldDir } },

@@ -100,6 +100,17 @@ describe(`every command on a fresh data dir under umask ${UMASK}`, () => {
     expect(notPrivate(path.dirname(dataDir))).toEqual([]);
   });
 
+  it('install builds its hook forwarder there, a program only its owner can read or run', async () => {
+    const dataDir = freshDataDir();
+    const project = path.join(temp.dir, `project-${n}`);
+    fs.mkdirSync(project);
+    const result = await run(['install', '--project', project], baseEnv(dataDir));
+    expect(result.code, result.output).toBe(0);
+    const programs = fs.readdirSync(path.join(dataDir, 'bin'));
+    expect(result.output).toContain(`hook forwarder: built ${path.join(dataDir, 'bin', programs[0]!)}`);
+    expect(notPrivate(path.dirname(dataDir))).toEqual([`.memtrace/bin/${programs[0]} 700`]);
+  });
+
   it('worker start and worker stop (the background worker and its output file)', async () => {
     const dataDir = freshDataDir();
     const env = { ...baseEnv(dataDir), MEMTRACE_PORT: '0' };

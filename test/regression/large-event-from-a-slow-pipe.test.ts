@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayProvider } from '../../src/providers/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
+import { buildNativeForwarderInto } from '../support/native-forwarder.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 
@@ -30,6 +31,7 @@ describe('a large tool event written slowly into the hook', () => {
   beforeAll(async () => {
     temp = makeTempDir();
     h = await startHarness(refusing());
+    buildNativeForwarderInto(h.dataDir);
     // Behaviour, not speed: a loaded machine may take seconds for 8 MB.
     env = { MEMTRACE_DATA_DIR: h.dataDir, HOME: temp.dir, MEMTRACE_HOOK_TIMEOUT_MS: '120000', MEMTRACE_HOOK_TIMEOUT_S: '120' };
   });
@@ -49,6 +51,8 @@ describe('a large tool event written slowly into the hook', () => {
     ['forwarder', 8],
     ['forwarder-curl', 1],
     ['forwarder-curl', 8],
+    ['forwarder-native', 1],
+    ['forwarder-native', 8],
     ['node', 0.3],
     ['node', 1],
     ['node', 4],
@@ -70,6 +74,7 @@ describe('a large tool event written slowly into the hook', () => {
     ['socket', 'forwarder'],
     ['file', 'forwarder'],
     ['socket', 'forwarder-curl'],
+    ['socket', 'forwarder-native'],
   ])('reads all of a 2 MB event from a %s stdin (%s)', async (stdin, via) => {
     const id = `toolu_${stdin}_${via}`;
     const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), bigEvent(id, 2 * MB), { env, stdin });
@@ -77,14 +82,17 @@ describe('a large tool event written slowly into the hook', () => {
     expect(stored(id), run.stderr).not.toBeNull();
   });
 
-  it.each<HookPath>(['node', 'forwarder', 'forwarder-curl'])('keeps an event cut short by a host that died mid-write aside and counts it (%s)', async (via) => {
-    const before = JSON.parse((await h.get('/health')).text).hooks.unreadable as number;
-    const input = bigEvent(`toolu_cut_${via}`, MB);
-    const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), input, { env, closeAfterBytes: Math.floor(input.length / 2) });
-    expect(run.code).toBe(0);
-    expect(stored(`toolu_cut_${via}`)).toBeNull();
-    expect(JSON.parse((await h.get('/health')).text).hooks.unreadable).toBe(before + 1);
-    const kept = fs.readdirSync(path.join(h.dataDir, 'spool', 'unreadable'));
-    expect(kept.length).toBeGreaterThan(0);
-  });
+  it.each<HookPath>(['node', 'forwarder', 'forwarder-curl', 'forwarder-native'])(
+    'keeps an event cut short by a host that died mid-write aside and counts it (%s)',
+    async (via) => {
+      const before = JSON.parse((await h.get('/health')).text).hooks.unreadable as number;
+      const input = bigEvent(`toolu_cut_${via}`, MB);
+      const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), input, { env, closeAfterBytes: Math.floor(input.length / 2) });
+      expect(run.code).toBe(0);
+      expect(stored(`toolu_cut_${via}`)).toBeNull();
+      expect(JSON.parse((await h.get('/health')).text).hooks.unreadable).toBe(before + 1);
+      const kept = fs.readdirSync(path.join(h.dataDir, 'spool', 'unreadable'));
+      expect(kept.length).toBeGreaterThan(0);
+    },
+  );
 });

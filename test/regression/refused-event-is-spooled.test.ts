@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listSpool } from '../../src/data-dir/index.js';
 import { createReplayProvider } from '../../src/providers/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
+import { buildNativeForwarderInto } from '../support/native-forwarder.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
@@ -50,22 +51,26 @@ describe('an event the worker does not take is spooled, then replayed in order e
   const queued = () =>
     (h!.worker.store.db.prepare('SELECT tool_use_id FROM queue ORDER BY id').all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
 
-  it.each<HookPath>(['forwarder', 'forwarder-curl', 'node'])('spools when no worker runs, and when the socket is a dead one (%s)', async (via) => {
-    const { dataDir, env } = setup();
-    expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(1), { env })).code).toBe(0);
-    // The perl forwarder hands the event to a Node hook in the background.
-    await waitFor(() => listSpool(dataDir).length === 1);
-    // A socket file left by a worker killed with -9: nothing accepts on it.
-    const socketPath = path.join(dataDir, 'worker.sock');
-    const dead = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => console.log('up'))`]);
-    await new Promise((r) => dead.stdout.once('data', r));
-    dead.kill('SIGKILL');
-    await new Promise((r) => dead.once('close', r));
-    expect(fs.statSync(socketPath).isSocket()).toBe(true);
-    expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(2), { env })).code).toBe(0);
-    await waitFor(() => listSpool(dataDir).length >= 2);
-    expect(listSpool(dataDir)).toHaveLength(2);
-  });
+  it.each<HookPath>(['forwarder', 'forwarder-curl', 'forwarder-native', 'node'])(
+    'spools when no worker runs, and when the socket is a dead one (%s)',
+    async (via) => {
+      const { dataDir, env } = setup();
+      if (via === 'forwarder-native') buildNativeForwarderInto(dataDir);
+      expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(1), { env })).code).toBe(0);
+      // The perl forwarder hands the event to a Node hook in the background.
+      await waitFor(() => listSpool(dataDir).length === 1);
+      // A socket file left by a worker killed with -9: nothing accepts on it.
+      const socketPath = path.join(dataDir, 'worker.sock');
+      const dead = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => console.log('up'))`]);
+      await new Promise((r) => dead.stdout.once('data', r));
+      dead.kill('SIGKILL');
+      await new Promise((r) => dead.once('close', r));
+      expect(fs.statSync(socketPath).isSocket()).toBe(true);
+      expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(2), { env })).code).toBe(0);
+      await waitFor(() => listSpool(dataDir).length >= 2);
+      expect(listSpool(dataDir)).toHaveLength(2);
+    },
+  );
 
   it('spools what an answer other than success (401, 500) or no answer in time leaves behind (node)', async () => {
     const { dataDir, env } = setup();

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listSpool } from '../../src/data-dir/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
+import { buildNativeForwarderInto } from '../support/native-forwarder.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -36,27 +37,31 @@ describe('a stranger listening on the worker port', () => {
     return { port, connections: () => connections, bytes: () => Buffer.concat(received).length };
   }
 
-  it.each<HookPath>(['forwarder', 'forwarder-curl', 'node'])('gets no connection and no byte from any hook, and every event is spooled (%s)', async (via) => {
-    temp = makeTempDir();
-    const dataDir = path.join(temp.dir, 'data');
-    const { port, connections, bytes } = await listenAsStranger();
-    // The token file exists (a worker ran here before): it must not leave either.
-    fs.mkdirSync(dataDir, { mode: 0o700 });
-    fs.writeFileSync(path.join(dataDir, 'auth-token'), 'secret-token-of-this-install\n', { mode: 0o600 });
-    const env = { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), HOME: temp.dir };
-    const events: Array<[string, string]> = [
-      ['user-prompt-submit', 'user-prompt-submit'],
-      ['post-tool-use', 'post-tool-use-bash'],
-      ['stop', 'stop'],
-      ['session-end', 'session-end'],
-    ];
-    for (const [event, file] of events) expect((await runHookProcess(hookCommand(via, 'claude-code', event), fixture(file), { env })).code).toBe(0);
-    // The perl forwarder hands each event to a Node hook in the background.
-    await waitFor(() => listSpool(dataDir).length >= events.length);
-    expect(connections()).toBe(0);
-    expect(bytes()).toBe(0);
-    expect(listSpool(dataDir)).toHaveLength(events.length);
-  });
+  it.each<HookPath>(['forwarder', 'forwarder-curl', 'forwarder-native', 'node'])(
+    'gets no connection and no byte from any hook, and every event is spooled (%s)',
+    async (via) => {
+      temp = makeTempDir();
+      const dataDir = path.join(temp.dir, 'data');
+      const { port, connections, bytes } = await listenAsStranger();
+      // The token file exists (a worker ran here before): it must not leave either.
+      fs.mkdirSync(dataDir, { mode: 0o700 });
+      if (via === 'forwarder-native') buildNativeForwarderInto(dataDir);
+      fs.writeFileSync(path.join(dataDir, 'auth-token'), 'secret-token-of-this-install\n', { mode: 0o600 });
+      const env = { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), HOME: temp.dir };
+      const events: Array<[string, string]> = [
+        ['user-prompt-submit', 'user-prompt-submit'],
+        ['post-tool-use', 'post-tool-use-bash'],
+        ['stop', 'stop'],
+        ['session-end', 'session-end'],
+      ];
+      for (const [event, file] of events) expect((await runHookProcess(hookCommand(via, 'claude-code', event), fixture(file), { env })).code).toBe(0);
+      // The perl forwarder hands each event to a Node hook in the background.
+      await waitFor(() => listSpool(dataDir).length >= events.length);
+      expect(connections()).toBe(0);
+      expect(bytes()).toBe(0);
+      expect(listSpool(dataDir)).toHaveLength(events.length);
+    },
+  );
 
   it('refuses to write an event into a data dir another user owns', async () => {
     temp = makeTempDir();
@@ -71,5 +76,23 @@ describe('a stranger listening on the worker port', () => {
     expect(run.stderr).toContain('owned by another user');
     expect(fs.readdirSync(dataDir)).toEqual([]);
     expect(connections()).toBe(0);
+  });
+
+  it('never runs a forwarder program it finds in a data dir another user owns', async () => {
+    temp = makeTempDir();
+    const { port } = await listenAsStranger();
+    const dataDir = path.join(temp.dir, 'theirs');
+    const ran = path.join(temp.dir, 'their-program-ran');
+    // Their program, under the name our forwarder would look for.
+    const ours = buildNativeForwarderInto(path.join(temp.dir, 'ours'));
+    fs.mkdirSync(path.join(dataDir, 'bin'), { recursive: true });
+    const theirs = path.join(dataDir, 'bin', path.basename(ours));
+    fs.writeFileSync(theirs, `#!/bin/sh\ntouch ${ran}\n`, { mode: 0o755 });
+    for (const entry of [dataDir, path.join(dataDir, 'bin'), theirs]) fs.chownSync(entry, 65534, 65534);
+    const env = { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), HOME: temp.dir };
+    const run = await runHookProcess(hookCommand('forwarder', 'claude-code', 'post-tool-use'), fixture('post-tool-use-bash'), { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('owned by another user');
+    expect(fs.existsSync(ran)).toBe(false);
   });
 });

@@ -8,19 +8,25 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { pathWithoutPerl } from './tool-path.js';
+import type { Writable } from 'node:stream';
+import { pathWithOnly, pathWithoutPerl } from './tool-path.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
 const NODE_HOOK = path.join(ROOT, 'bin/memtrace.cjs');
 
-/** The forwarder as installed (perl where it is there), the forwarder on a machine without perl (curl), the Node hook. */
-export type HookPath = 'forwarder' | 'forwarder-curl' | 'node';
+/**
+ * The forwarder with perl (no native build in the data dir), the forwarder on a machine without
+ * perl (curl), the forwarder with its native build and neither perl nor curl on PATH (the data
+ * dir needs buildNativeForwarderInto first; what it cannot send goes to the Node hook), the Node hook.
+ */
+export type HookPath = 'forwarder' | 'forwarder-curl' | 'forwarder-native' | 'node';
 
 export function hookCommand(via: HookPath, host: string, event: string): string[] {
   if (via === 'node') return [process.execPath, NODE_HOOK, 'hook', '--host', host, event, '--via', 'settings'];
   const forwarder = ['sh', FORWARDER, host, event, 'settings', process.execPath];
-  return via === 'forwarder' ? forwarder : ['/usr/bin/env', `PATH=${pathWithoutPerl()}`, ...forwarder];
+  if (via === 'forwarder') return forwarder;
+  return ['/usr/bin/env', `PATH=${via === 'forwarder-curl' ? pathWithoutPerl() : pathWithOnly(['sh', 'cat'])}`, ...forwarder];
 }
 
 export interface HookRun {
@@ -77,11 +83,17 @@ export async function runHookProcess(command: string[], input: Buffer, options: 
   return { code, stdout, stderr };
 }
 
-async function feedInChunks(sink: NodeJS.WritableStream, input: Buffer, chunkBytes: number, closeAfter?: number): Promise<void> {
+async function feedInChunks(sink: Writable, input: Buffer, chunkBytes: number, closeAfter?: number): Promise<void> {
   const end = closeAfter ?? input.length;
   for (let at = 0; at < end; at += chunkBytes) {
+    // A hook that exited without reading (it had nothing to send) closed its end: no drain comes.
+    if (sink.destroyed) return;
     const chunk = input.subarray(at, Math.min(end, at + chunkBytes));
-    if (!sink.write(chunk)) await new Promise<void>((resolve) => sink.once('drain', resolve));
+    if (!sink.write(chunk))
+      await new Promise<void>((resolve) => {
+        sink.once('drain', resolve);
+        sink.once('close', resolve);
+      });
     // A host writes as its tool output arrives: give the reader a chance to see a partial pipe.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }

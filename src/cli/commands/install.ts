@@ -26,6 +26,7 @@ import {
   type SettingsSnapshot,
 } from '../../install/index.js';
 import { runHostInstall } from './host-install.js';
+import { buildForwarderStep } from './native-forwarder-step.js';
 
 type Action = 'install' | 'uninstall';
 
@@ -87,14 +88,24 @@ interface Target {
   summary: string | null;
 }
 
+type Values = { host?: string; project?: string; 'dry-run'?: boolean };
+
 async function runSettingsCommand(action: Action, args: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(args, { host: { type: 'string' }, project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  let code: number;
   if (values.host !== undefined && values.host !== 'claude-code') {
     if (!(INSTALL_HOSTS as readonly string[]).includes(values.host))
       throw new UsageError(`--host takes claude-code, gemini-cli or codex, got '${values.host}'`);
     const projectDir = values.project === undefined ? null : projectPath(values.project, io);
-    return runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
+    code = await runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
+  } else {
+    code = await runClaudeCodeSettings(action, values, io);
   }
+  if (code === EXIT_OK && action === 'install' && values['dry-run'] !== true) buildForwarderStep(io);
+  return code;
+}
+
+async function runClaudeCodeSettings(action: Action, values: Values, io: CliIO): Promise<number> {
   const files = configFiles(values.project, io);
   const fail = (message: string) => {
     io.stderr.write(`memtrace ${action}: ${message}\n`);

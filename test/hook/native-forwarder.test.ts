@@ -1,0 +1,38 @@
+/**
+ * What only the native forwarder does: say "nothing sent" (exit 75) with stdin unread when no
+ * worker listens, so the shell forwarder goes on to the paths that handle a cold start. What it
+ * shares with the Perl forwarder is in socket-forwarders.test.ts; that the event then reaches the
+ * spool whole is in test/regression/refused-event-is-spooled.test.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runHookProcess } from '../support/hook-process.js';
+import { buildNativeForwarderInto } from '../support/native-forwarder.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+describe('the native forwarder with no worker', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  afterEach(() => temp.cleanup());
+
+  it('says nothing was sent (75), and prints nothing', async () => {
+    temp = makeTempDir();
+    const dataDir = path.join(temp.dir, 'data');
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    const program = buildNativeForwarderInto(dataDir);
+    const r = await runHookProcess([program, dataDir, 'claude-code', 'stop', 'settings'], Buffer.from('{"session_id":"s"}'), { env: { HOME: temp.dir } });
+    expect(r).toMatchObject({ code: 75, stdout: '', stderr: '' });
+  });
+
+  it('says nothing was sent (75) for a data dir that is not a directory of ours', async () => {
+    temp = makeTempDir();
+    const program = buildNativeForwarderInto(path.join(temp.dir, 'data'));
+    const theirs = path.join(temp.dir, 'theirs');
+    fs.mkdirSync(theirs);
+    fs.chownSync(theirs, 65534, 65534);
+    for (const dir of [theirs, path.join(temp.dir, 'missing')]) {
+      const r = await runHookProcess([program, dir, 'claude-code', 'stop', 'settings'], Buffer.from('{}'), { env: { HOME: temp.dir } });
+      expect(r).toMatchObject({ code: 75, stdout: '' });
+    }
+  });
+});
