@@ -24,7 +24,7 @@ type NativeForwarderResult =
   | { status: 'no-compiler'; compiler: string }
   | { status: 'failed'; compiler: string; reason: string };
 
-/** Runs a program to its end; the edge install passes in (child_process.spawnSync in production). */
+/** Runs a program to its end: the edge install passes in (run-program.ts). */
 export type RunProgram = (command: string, args: string[]) => { status: number | null; error?: Error; stderr: string };
 
 export interface BuildOptions {
@@ -37,7 +37,8 @@ export interface BuildOptions {
 
 export function buildNativeForwarder(options: BuildOptions): NativeForwarderResult {
   const { compiler, dataDir, run } = options;
-  const source = fs.readFileSync(path.join(options.packageRoot, NATIVE_FORWARDER_SOURCE));
+  const sourceFile = path.join(options.packageRoot, NATIVE_FORWARDER_SOURCE);
+  const source = fs.readFileSync(sourceFile);
   const binDir = path.join(dataDir, 'bin');
   const file = path.join(binDir, nativeForwarderName(source));
   if (isExecutable(file)) return { status: 'present', file };
@@ -47,7 +48,7 @@ export function buildNativeForwarder(options: BuildOptions): NativeForwarderResu
   try {
     // CC may carry flags ("gcc -m64"), as make reads it.
     const [program = 'cc', ...flags] = compiler.trim().split(/\s+/);
-    const compiled = run(program, [...flags, '-O2', '-o', building, path.join(options.packageRoot, NATIVE_FORWARDER_SOURCE)]);
+    const compiled = run(program, [...flags, '-O2', '-o', building, sourceFile]);
     if (compiled.error && (compiled.error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'no-compiler', compiler };
     if (compiled.status !== 0) return { status: 'failed', compiler, reason: firstLine(compiled.stderr) || `exit ${compiled.status}` };
     // A build that runs and keeps the contract, or none: asked about a data dir with no worker,

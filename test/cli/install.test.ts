@@ -39,6 +39,14 @@ describe('memtrace install / uninstall', () => {
   };
   const files = (dir: string) => fs.readdirSync(dir).sort();
 
+  it('builds the native hook forwarder in the data dir, whatever other worker setting is wrong', async () => {
+    const dataDir = path.join(temp.dir, 'data');
+    const r = await run(['install'], { CLAUDE_CONFIG_DIR: configDir, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: 'not-a-port' });
+    expect(r.code, r.stderr).toBe(0);
+    const [program] = files(path.join(dataDir, 'bin'));
+    expect(r.stdout).toContain(`hook forwarder: built ${path.join(dataDir, 'bin', program!)}`);
+  });
+
   it('installs into $CLAUDE_CONFIG_DIR/settings.json and a second install gives the same file', async () => {
     seed(userFile, fixture('user-settings.json'));
     const first = await run(['install']);

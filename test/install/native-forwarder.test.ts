@@ -1,15 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildNativeForwarder, nativeForwarderName, NATIVE_FORWARDER_SOURCE, type RunProgram } from '../../src/install/index.js';
+import { buildNativeForwarder, nativeForwarderName, NATIVE_FORWARDER_SOURCE, runProgram } from '../../src/install/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const runProgram: RunProgram = (command, args) => {
-  const done = spawnSync(command, args, { encoding: 'utf8' });
-  return { status: done.status, error: done.error, stderr: done.stderr ?? '' };
-};
 
 describe('building the native hook forwarder', () => {
   let temp: ReturnType<typeof makeTempDir>;

@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { buildNativeForwarder } from '../../src/install/index.js';
+import { buildNativeForwarder, runProgram } from '../../src/install/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -13,10 +12,7 @@ export function buildNativeForwarderInto(dataDir: string): string {
     packageRoot: ROOT,
     dataDir,
     compiler: process.env.CC || 'cc',
-    run: (command, args) => {
-      const done = spawnSync(command, args, { encoding: 'utf8' });
-      return { status: done.status, error: done.error, stderr: done.stderr ?? '' };
-    },
+    run: runProgram,
   });
   if (result.status === 'built' || result.status === 'present') return result.file;
   throw new Error(`the native hook forwarder was not built (${JSON.stringify(result)}): install a C compiler (cc)`);
