@@ -59,6 +59,20 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'redaction-is-the-floor',
+      comment: 'Redaction runs before the first write everywhere (log, data dir, telemetry, hook): it imports nothing of memtrace, so every floor can use it.',
+      severity: 'error',
+      from: { path: '^src/redaction/' },
+      to: { path: '^src/', pathNot: '^src/redaction/' },
+    },
+    {
+      name: 'lower-floors-do-not-reach-up-for-memory',
+      comment: 'The log, the data dir and telemetry sit below the memory surface: they take redaction from src/redaction/, never from src/memory/.',
+      severity: 'error',
+      from: { path: '^src/(log\\.ts|data-dir/|telemetry/)' },
+      to: { path: '^src/memory/' },
+    },
+    {
       name: 'sinks-do-not-call-back',
       comment: 'A sink (PostHog, OpenTelemetry, the outbox store) is handed events; it never imports the pipeline that calls it.',
       severity: 'error',

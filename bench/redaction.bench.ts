@@ -1,4 +1,4 @@
-import { redactText, redactValue } from '../src/memory/redact.js';
+import { redactText, redactValue } from '../src/redaction/index.js';
 import { createReplayProvider } from '../src/providers/index.js';
 import { nonSecrets, secretSamples } from '../test/support/secret-samples.js';
 import { realisticEvents } from '../test/support/realistic-events.js';

@@ -1,4 +1,4 @@
-import { redactTextInto, redactValueInto } from './memory/redact.js';
+import { redactTextInto, redactValueInto } from './redaction/index.js';
 
 /** Local log: full detail, never sent anywhere — and never a secret (redacted before the write). */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -1,5 +1,5 @@
 import { ProviderError, type ObserverProvider, type ProviderErrorKind } from '../providers/types.js';
-import { redactTextInto } from '../memory/redact.js';
+import { redactTextInto } from '../redaction/index.js';
 import { acceptSummary, type SummaryRejection } from './summary-contract.js';
 import { compactionSystemPrompt, compactionUserMessage, maxOutputTokensFor, type CompactionLevel, type SummaryKind } from './prompts.js';
 

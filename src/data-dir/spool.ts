@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { redactValueInto } from '../memory/redact.js';
+import { redactValueInto } from '../redaction/index.js';
 import { makePrivateDir, writePrivateFileAtomic } from './private-files.js';
 
 /**

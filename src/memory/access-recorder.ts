@@ -6,7 +6,7 @@ import { createRollupBook } from '../telemetry/rollup-book.js';
 import { createTelemetryStore } from '../telemetry/telemetry-store.js';
 import { APP_VERSION } from '../version.js';
 import { redactionIncrements } from '../telemetry/index.js';
-import { totalRedactions } from './redact.js';
+import { totalRedactions } from '../redaction/index.js';
 import { accessIncrements, NO_ACCESS_TELEMETRY, type MemoryAccessSink } from './access-counters.js';
 
 /**

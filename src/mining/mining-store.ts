@@ -1,4 +1,4 @@
-import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
 import { segmentKey } from './segment-keys.js';

@@ -1,4 +1,4 @@
-import { redactTextInto } from '../memory/redact.js';
+import { redactTextInto } from '../redaction/index.js';
 
 /**
  * Error text is the one place free text could leak, so it is capped first (8 KB, before any

@@ -10,7 +10,7 @@ import { decideObserverOutput } from '../observer/index.js';
 import type { CommitVerifier } from './commit-verifier.js';
 import type { LoopMessage, RunTurn } from './observer-loop.js';
 import type { TurnRecord } from '../observer/turn-record.js';
-import { redactTextInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { redactTextInto, totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import type { Prompt } from '../observer/prompts.js';
 
 /** Reply budget for one observer call: a few observations or one summary. */

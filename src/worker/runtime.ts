@@ -25,7 +25,7 @@ import {
   type WorkerLock,
 } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
-import { totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
 import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
 import { createHookAccounting } from './hook-accounting.js';

@@ -14,7 +14,7 @@ import { createEventIntake } from './event-intake.js';
 import { createHostIntake, type HostIntake } from './host-intake.js';
 import { createAgentTimeTracker } from './agent-time.js';
 import { adapterFor, isHostName } from '../hosts/index.js';
-import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../memory/redact.js';
+import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import type { RedactionEdge } from '../telemetry/index.js';
 
 export interface ServiceDeps {

@@ -1,4 +1,4 @@
-import type { SecretKind } from '../../src/memory/redact.js';
+import type { SecretKind } from '../../src/redaction/index.js';
 
 /**
  * Real-shaped secrets of every kind, built at run time from parts and a seeded generator, so

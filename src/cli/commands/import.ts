@@ -4,7 +4,7 @@ import readline from 'node:readline';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type Command } from '../command.js';
 import { importJsonl, type ImportDeps } from '../../memory/index.js';
 import { openMemoryStore } from '../memory-store.js';
-import { redactTextInto, type RedactionCounts } from '../../memory/redact.js';
+import { redactTextInto, type RedactionCounts } from '../../redaction/index.js';
 
 const USAGE = `usage: memtrace import <file.jsonl> [--json]
 

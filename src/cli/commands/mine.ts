@@ -5,7 +5,7 @@ import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type C
 import { loadWorkerConfig, parsePort, DEFAULT_PORT } from '../../config.js';
 import { openStore } from '../../store/index.js';
 import { startCheckpointer } from '../../store/checkpointer.js';
-import { addCounts, totalRedactions, type RedactionCounts } from '../../memory/redact.js';
+import { addCounts, totalRedactions, type RedactionCounts } from '../../redaction/index.js';
 import { redactionIncrements } from '../../telemetry/index.js';
 import { createTelemetry } from '../../telemetry/runtime.js';
 import { silentLogger } from '../../log.js';

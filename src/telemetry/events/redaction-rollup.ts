@@ -1,4 +1,4 @@
-import { SECRET_KINDS, type RedactionCounts, type SecretKind } from '../../memory/redaction/kinds.js';
+import { SECRET_KINDS, type RedactionCounts, type SecretKind } from '../../redaction/kinds.js';
 import { count, windowStart, type EventSpec } from '../field-types.js';
 
 /**

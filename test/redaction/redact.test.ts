@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RULES, SECRET_KINDS, redactImportLine, redactText, redactValue, type SecretKind } from '../../src/memory/redact.js';
+import { RULES, SECRET_KINDS, redactImportLine, redactText, redactValue, type SecretKind } from '../../src/redaction/index.js';
 import { nonSecrets, secretSamples } from '../support/secret-samples.js';
 import { secretlintFindings } from '../support/secretlint-oracle.js';
 
