@@ -2,6 +2,8 @@
  * The memory surface, measured (issue 19):
  * - search quality: recall@5 and MRR@10 of memtrace's search and of a plain BM25 baseline
  *   (MiniSearch) on the same retrieval set, per split (tune; test, held out from tuning);
+ * - the same on the CJK set (Japanese, Chinese, Korean, Thai; bench/memory-cjk.ts), and the ways
+ *   of cutting those scripts into index units compared on it (issue 29);
  * - search latency p50/p95 with 10k and 100k observations, through the CLI (a whole process per
  *   search, next to a bare `memtrace --version` process, the floor) and through one MCP process
  *   (a tool call's round trip, next to the same query in process);
@@ -23,6 +25,7 @@ import { openStore } from '../src/store/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { buildCorpus, loadQuestions } from './memory-corpus.js';
 import { evaluateQuality } from './memory-quality.js';
+import { compareScriptStrategies, evaluateCjkQuality } from './memory-cjk.js';
 import { fillStore } from './memory-synthetic.js';
 import { claudeUnavailableReason, runClaudeCode } from '../test/support/claude-code.js';
 import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/claude-code-scenario.js';
@@ -220,7 +223,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const queries = loadQuestions().map((q) => q.q);
   const temp = makeTempDir('memtrace-bench-memory-');
   try {
-    const results: Record<string, unknown> = { quality };
+    const results: Record<string, unknown> = { quality, quality_cjk: evaluateCjkQuality(), script_strategies: compareScriptStrategies() };
     let previous = 0;
     const dataDir = path.join(temp.dir, 'data');
     for (const size of [10_000, 100_000]) {
