@@ -8,6 +8,8 @@ export interface ObservationView extends ParsedObservation {
   provenance: {
     session_id: string;
     project: string | null;
+    /** The checkout it was made in: the repository's main checkout or one of its worktrees. */
+    checkout: string | null;
     queue_ids: number[];
     tool_events: ToolEventView[];
     provider: string;
@@ -59,6 +61,7 @@ export function observationView(o: StoredObservation, events: readonly ToolEvent
     provenance: {
       session_id: o.sessionId,
       project: o.project,
+      checkout: o.checkout ?? null,
       queue_ids: o.sourceMessageIds,
       tool_events: events.map(toolEventView),
       provider: o.provider,
@@ -94,6 +97,7 @@ export function renderObservation(v: ObservationView): string {
   const p = v.provenance;
   lines.push('', 'provenance');
   lines.push(`  session   ${p.session_id}${p.project ? ` (project ${p.project})` : ''}`);
+  if (p.checkout) lines.push(`  checkout  ${p.checkout}${p.checkout === p.project ? ' (the main checkout)' : ''}`);
   for (const id of p.queue_ids) {
     const e = p.tool_events.find((t) => t.queue_id === id);
     lines.push(
@@ -120,6 +124,7 @@ export function renderSession(
   const lines = [
     `session ${session.sessionId} · ${session.status}${session.endReason ? ` (${session.endReason})` : ''}`,
     `  project   ${session.project ?? 'unknown'}`,
+    ...(session.checkout ? [`  checkout  ${session.checkout}${session.checkout === session.project ? ' (the main checkout)' : ''}`] : []),
     ...(session.platform ? [`  host      ${session.platform}`] : []),
     ...(session.cwd ? [`  cwd       ${session.cwd}`] : []),
     ...(session.transcriptPath ? [`  transcript ${session.transcriptPath}`] : []),

@@ -1,4 +1,5 @@
 import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../redaction/index.js';
+import type { ProjectResolver } from '../repository/project-resolver.js';
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
 import { segmentKey } from './segment-keys.js';
@@ -46,7 +47,8 @@ export interface SessionLevelInput {
 }
 
 export interface StoreMiningDeps {
-  projectOf(cwd: string | null): string | null;
+  /** A cwd's project and checkout (src/worker/project-of.ts). */
+  projectOf: ProjectResolver;
   /** Secrets a transcript held, replaced before they were queued (counts only). */
   redacted?(counts: RedactionCounts, nowMs: number): void;
 }
@@ -73,6 +75,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
       prompt: session.prompt,
       platform: session.platform ?? 'claude-code',
       cwd: session.cwd,
+      checkout: deps.projectOf.checkoutOf?.(session.cwd) ?? null,
       nowMs,
     });
   }

@@ -12,6 +12,11 @@ export interface Provenance {
   promptVersion: string;
   discoveryTokens: number | null;
   createdAt: number;
+  /**
+   * The checkout it was made in (a worktree's root, or the main checkout). Left out, it is the
+   * session's (sessions.checkout): the observer's turns need not know it.
+   */
+  checkout?: string | null;
 }
 
 export interface StoredObservation extends ParsedObservation, Provenance {
@@ -25,9 +30,10 @@ export type Observations = ReturnType<typeof createObservations>;
 export function createObservations(db: Database.Database) {
   const insert = db.prepare(`
     INSERT INTO observations (id, session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified,
-      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims)
+      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims, checkout)
     VALUES (@id, @sessionId, @project, @type, @title, @subtitle, @narrative, @facts, @concepts, @filesRead, @filesModified,
-      @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt, @claims)`);
+      @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt, @claims,
+      coalesce(@checkout, (SELECT checkout FROM sessions WHERE session_id = @sessionId)))`);
   const countStmt = db.prepare('SELECT count(*) AS n FROM observations');
   const recentForProject = db.prepare('SELECT * FROM observations WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT ?');
   const recentForSession = db.prepare('SELECT type, title FROM observations WHERE session_id = ? ORDER BY id DESC LIMIT ?');
@@ -45,6 +51,7 @@ export function createObservations(db: Database.Database) {
         insert.run({
           id,
           ...provenance,
+          checkout: provenance.checkout ?? null,
           claims: JSON.stringify(claims),
           type: observation.type,
           title: observation.title,
@@ -94,6 +101,7 @@ export function toStoredObservation(row: Record<string, unknown>): StoredObserva
     promptVersion: row.prompt_version as string,
     discoveryTokens: row.discovery_tokens as number | null,
     createdAt: row.created_at as number,
+    checkout: (row.checkout as string | null) ?? null,
     claims: typeof row.claims === 'string' ? (JSON.parse(row.claims) as unknown[]) : [],
   };
 }

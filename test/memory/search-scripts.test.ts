@@ -139,11 +139,22 @@ describe('the index made again for every script on upgrade (step 0900)', () => {
         0,
         MIGRATIONS.findIndex((m) => m.id === '0900_search_every_script'),
       );
-      const old = openStore(file, { migrations: before });
-      const id = addObservation(old, { title: 'ワイルドカード検索が全件スキャンになっていた', narrative: 'แก้ไขการยืนยันตัวตน' });
-      addObservation(old, { title: 'Checkout total ignored the discount code' });
+      const old = openDatabase(file, { migrations: before });
+      // What an older memtrace wrote: the row and its index entry as it made them.
+      const insert = (title: string, narrative: string) => {
+        const rowid = Number(
+          old
+            .prepare(`INSERT INTO observations (session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified, source_message_ids, provider, prompt_version, created_at)
+              VALUES ('s', '/p', 'bugfix', ?, '', ?, '[]', '[]', '[]', '[]', '[]', 'replay', 'v0', ?)`)
+            .run(title, narrative, T0).lastInsertRowid,
+        );
+        old.prepare('INSERT INTO memory_fts (rowid, title, narrative) VALUES (?, ?, ?)').run(rowid, title, narrative);
+        return rowid;
+      };
+      const id = insert('ワイルドカード検索が全件スキャンになっていた', 'แก้ไขการยืนยันตัวตน');
+      insert('Checkout total ignored the discount code', '');
       // The old index kept the whole run as one token.
-      expect(old.db.prepare('SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH \'"ワイルドカード"\'').get()).toEqual({ n: 0 });
+      expect(old.prepare(`SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH '"ワイルドカード"'`).get()).toEqual({ n: 0 });
       old.close();
       const upgraded = openStore(file);
       const search = createMemorySearch(upgraded.db);

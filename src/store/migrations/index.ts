@@ -10,6 +10,7 @@ import { MEMORY_SEARCH_SCHEMA } from './0500-memory-search.js';
 import { RETENTION_SCHEMA } from './0600-retention.js';
 import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
 import { SEARCH_EVERY_SCRIPT_SCHEMA } from './0900-search-every-script.js';
+import { CHECKOUTS_SCHEMA } from './0901-checkouts.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   RETENTION_SCHEMA,
   TOOL_EVENT_OUTCOME_SCHEMA,
   SEARCH_EVERY_SCRIPT_SCHEMA,
+  CHECKOUTS_SCHEMA,
 ];
