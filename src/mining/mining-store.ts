@@ -31,6 +31,8 @@ export interface SessionInfo {
 
 export interface CommitInput {
   sessionId: string;
+  /** Whose segment keys these are: the session's own transcript (its id, the default) or a subagent's. */
+  keyId?: string;
   events: MinedEvent[];
   marks: Array<{ segment: number; endOffset: number }>;
   session: SessionInfo;
@@ -103,8 +105,8 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     if (queued > 0) mined.addRecovered(input.sessionId, queued);
     for (const mark of input.marks) {
       mined.markSegment({
-        key: segmentKey(input.sessionId, mark.segment),
-        sessionId: input.sessionId,
+        key: segmentKey(input.keyId ?? input.sessionId, mark.segment),
+        sessionId: input.keyId ?? input.sessionId,
         segment: mark.segment,
         endOffset: mark.endOffset,
         eventsQueued: perSegment.get(mark.segment) ?? 0,

@@ -63,6 +63,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
               failure: event.kind === 'post_tool_use_failure' ? { error: event.error, interrupted: event.is_interrupt === true } : null,
               cwd: event.cwd ?? null,
               atMs: event.at,
+              subagent: event.agent_id || event.agent_type ? { id: event.agent_id ?? null, type: event.agent_type ?? null } : null,
             },
             sessionInfo,
           );

@@ -11,6 +11,7 @@ import { RETENTION_SCHEMA } from './0600-retention.js';
 import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
 import { SEARCH_EVERY_SCRIPT_SCHEMA } from './0900-search-every-script.js';
 import { CHECKOUTS_SCHEMA } from './0901-checkouts.js';
+import { SUBAGENTS_SCHEMA } from './0902-subagents.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   TOOL_EVENT_OUTCOME_SCHEMA,
   SEARCH_EVERY_SCRIPT_SCHEMA,
   CHECKOUTS_SCHEMA,
+  SUBAGENTS_SCHEMA,
 ];
