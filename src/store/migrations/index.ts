@@ -12,6 +12,7 @@ import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
 import { SEARCH_EVERY_SCRIPT_SCHEMA } from './0900-search-every-script.js';
 import { CHECKOUTS_SCHEMA } from './0901-checkouts.js';
 import { SUBAGENTS_SCHEMA } from './0902-subagents.js';
+import { IMPORT_LEDGER_SCHEMA } from './0903-import-ledger.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly Migration[] = [
   SEARCH_EVERY_SCRIPT_SCHEMA,
   CHECKOUTS_SCHEMA,
   SUBAGENTS_SCHEMA,
+  IMPORT_LEDGER_SCHEMA,
 ];
