@@ -27,7 +27,12 @@ describe('search in every script and every checkout, from every face', () => {
     store = openStore(path.join(dataDir, 'memtrace.db'));
     store.sessions.init({ sessionId: 's-wt', project: repo.main, checkout: repo.feature, nowMs: 1 });
     ids = {
-      ja: addObservation(store, { sessionId: 's-wt', project: repo.main, title: 'JWT認証ミドルウェアの有効期限チェック', narrative: 'expクレームを検証する。' }),
+      ja: addObservation(store, {
+        sessionId: 's-wt',
+        project: repo.main,
+        title: 'JWT認証ミドルウェアの有効期限チェック',
+        narrative: 'expクレームを検証する。',
+      }),
       zh: addObservation(store, { sessionId: 's-wt', project: repo.main, title: '为网关添加认证中间件', narrative: '中间件在转发之前校验令牌。' }),
       other: addObservation(store, { project: '/work/elsewhere', title: '認証 in another project' }),
     };
@@ -57,7 +62,8 @@ describe('search in every script and every checkout, from every face', () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(clientSide);
     try {
-      const text = async (args: Record<string, unknown>) => ((await client.callTool({ name: 'search', arguments: args })) as { content: Array<{ text: string }> }).content[0]!.text;
+      const text = async (args: Record<string, unknown>) =>
+        ((await client.callTool({ name: 'search', arguments: args })) as { content: Array<{ text: string }> }).content[0]!.text;
       expect(await text({ query: '中间件' })).toContain(`#${ids.zh}`);
       expect(await text({ query: '認証', project: repo.feature })).not.toContain(`#${ids.other}`);
       expect(await text({ query: '認証', project: repo.feature })).toContain(`#${ids.ja}`);
@@ -68,7 +74,15 @@ describe('search in every script and every checkout, from every face', () => {
 
   it('the viewer', async () => {
     const auth = createViewerAuth(() => `token-${'y'.repeat(40)}`);
-    const app = createViewerApp({ store, auth, access: { record: () => undefined }, port: () => 41299, clock: { now: () => 0 }, nonce: () => 'n', log: silentLogger });
+    const app = createViewerApp({
+      store,
+      auth,
+      access: { record: () => undefined },
+      port: () => 41299,
+      clock: { now: () => 0 },
+      nonce: () => 'n',
+      log: silentLogger,
+    });
     const host = { host: '127.0.0.1:41299' };
     const exchanged = await app.request(`/?token=${auth.urlToken}`, { headers: host });
     const cookie = exchanged.headers.get('set-cookie')!.split(';')[0]!;
