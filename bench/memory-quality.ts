@@ -26,7 +26,7 @@ export interface QualityReport {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-function score(ranks: Array<number | null>): Scores {
+export function score(ranks: Array<number | null>): Scores {
   const n = ranks.length;
   return {
     questions: n,
@@ -35,7 +35,7 @@ function score(ranks: Array<number | null>): Scores {
   };
 }
 
-function baselineIndex(corpus: readonly CorpusItem[]) {
+export function baselineIndex(corpus: readonly CorpusItem[]) {
   const mini = new MiniSearch<{ id: string; title: string; subtitle: string; narrative: string; facts: string; concepts: string; files: string }>({
     fields: ['title', 'subtitle', 'narrative', 'facts', 'concepts', 'files'],
   });

@@ -2,11 +2,15 @@
  * The memory surface, measured (issue 19):
  * - search quality: recall@5 and MRR@10 of memtrace's search and of a plain BM25 baseline
  *   (MiniSearch) on the same retrieval set, per split (tune; test, held out from tuning);
+ * - the same on the CJK set (Japanese, Chinese, Korean, Thai; bench/memory-cjk.ts), and the ways
+ *   of cutting those scripts into index units compared on it (issue 29);
  * - search latency p50/p95 with 10k and 100k observations, through the CLI (a whole process per
  *   search, next to a bare `memtrace --version` process, the floor) and through one MCP process
  *   (a tool call's round trip, next to the same query in process);
  * - export and import throughput (MB/s) of the 100k store, next to merely reading the file's lines;
  * - forget on the 100k store: bytes of the forgotten text left in the .db and -wal files;
+ * - `memtrace import --from claude-mem` of a peer database of 100k observations (the real command
+ *   in its own process): rows a second, next to merely reading the same rows from the peer file;
  * - what the MCP server costs a short `claude -p` session (the real Claude Code, offline): Claude
  *   Code waits for its MCP servers to connect (up to about 2 s) before its first request.
  */
@@ -23,11 +27,14 @@ import { openStore } from '../src/store/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { buildCorpus, loadQuestions } from './memory-corpus.js';
 import { evaluateQuality } from './memory-quality.js';
+import { compareScriptStrategies, evaluateCjkQuality } from './memory-cjk.js';
 import { fillStore } from './memory-synthetic.js';
 import { claudeUnavailableReason, runClaudeCode } from '../test/support/claude-code.js';
 import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/claude-code-scenario.js';
 import { startFakeAnthropic } from '../test/support/fake-anthropic.js';
 import { summarize } from './stats.js';
+import { createPeerDatabase, fillPeerDatabase } from '../test/support/claude-mem-fixture.js';
+import Database from 'better-sqlite3';
 
 export const name = 'memory';
 
@@ -214,13 +221,53 @@ async function mcpSessionCost(dataDir: string, temp: string): Promise<Record<str
   return { runs_ms: walls, median_without_mcp_ms: median(walls.without_mcp), median_with_mcp_ms: median(walls.with_mcp) };
 }
 
+/** Import of a claude-mem database of `observations` observations: the whole `memtrace import` process, and a bare read of the same rows. */
+export function claudeMemImport(temp: string, observations: number): Record<string, unknown> {
+  const peer = path.join(temp, 'claude-mem', 'claude-mem.db');
+  fs.mkdirSync(path.dirname(peer), { recursive: true });
+  const seeded = performance.now();
+  const db = createPeerDatabase(peer);
+  const { sessions } = fillPeerDatabase(db, { observations });
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  const seedS = +(elapsed(seeded) / 1000).toFixed(1);
+  const dataDir = path.join(temp, 'claude-mem-data');
+  const env = { PATH: process.env.PATH ?? '', HOME: temp, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_TELEMETRY: '0' };
+  const readStarted = performance.now();
+  const reader = new Database(peer, { readonly: true });
+  let rows = 0;
+  for (const _ of reader.prepare('SELECT * FROM observations ORDER BY id').iterate()) rows += 1;
+  for (const _ of reader.prepare('SELECT * FROM session_summaries ORDER BY id').iterate()) rows += 1;
+  reader.close();
+  const readMs = elapsed(readStarted);
+  const started = performance.now();
+  const out = execFileSync(process.execPath, [BIN, 'import', '--from', 'claude-mem', peer, '--json'], { env, encoding: 'utf8' });
+  const importMs = elapsed(started);
+  const again = performance.now();
+  const second = execFileSync(process.execPath, [BIN, 'import', '--from', 'claude-mem', peer, '--json'], { env, encoding: 'utf8' });
+  const secondMs = elapsed(again);
+  return {
+    peer_observations: observations,
+    peer_summaries: sessions,
+    peer_mb: +mb(fs.statSync(peer).size).toFixed(1),
+    seed_s: seedS,
+    first_run: JSON.parse(out) as unknown,
+    import_process_s: +(importMs / 1000).toFixed(1),
+    imported_rows_per_s: Math.round(rows / (importMs / 1000)),
+    baseline_read_rows_per_s: Math.round(rows / (readMs / 1000)),
+    second_run: JSON.parse(second) as unknown,
+    second_run_process_s: +(secondMs / 1000).toFixed(1),
+    store_mb: +mb(fs.statSync(path.join(dataDir, 'memtrace.db')).size).toFixed(1),
+  };
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const quality = evaluateQuality();
   const corpus = buildCorpus();
   const queries = loadQuestions().map((q) => q.q);
   const temp = makeTempDir('memtrace-bench-memory-');
   try {
-    const results: Record<string, unknown> = { quality };
+    const results: Record<string, unknown> = { quality, quality_cjk: evaluateCjkQuality(), script_strategies: compareScriptStrategies() };
     let previous = 0;
     const dataDir = path.join(temp.dir, 'data');
     for (const size of [10_000, 100_000]) {
@@ -235,6 +282,7 @@ export async function run(): Promise<Record<string, unknown>> {
     results.export_import_100k = await exportImport(dataDir, temp.dir);
     results.forget_100k = forgetMarker(dataDir);
     results.claude_code_session_100k = await mcpSessionCost(dataDir, temp.dir);
+    results.import_claude_mem_100k = claudeMemImport(temp.dir, 100_000);
     return results;
   } finally {
     temp.cleanup();

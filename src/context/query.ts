@@ -4,19 +4,25 @@ import type { ContextObservation, ContextSummary } from './render.js';
 
 /** A bounded window of recent candidates: selection cost never grows with the table. */
 const CANDIDATE_WINDOW = 300;
+/**
+ * Subagents' observations are read in a window of their own, so a burst of them (a subagent
+ * can make hundreds of calls) never pushes the main agent's out of the candidates.
+ */
+const SUBAGENT_WINDOW = 100;
+const COLUMNS = 'id, type, title, subtitle, facts, files_modified, created_at, discovery_tokens, agent_type, agent_id';
 /** Top summaries read per injection; the DAG keeps their number logarithmic in the history. */
 const HISTORY_WINDOW = 64;
 /** The newest condensed summaries whose sources are loaded, so selection can open them up. */
 const EXPANDABLE = 3;
 
 export function createContextQuery(db: Database.Database) {
-  const observations = db.prepare(`
-    SELECT id, type, title, subtitle, facts, files_modified, created_at, discovery_tokens
-    FROM observations WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT ?`);
-  // Once part of the project is compacted, raw candidates are what the summaries do not cover.
-  const uncovered = db.prepare(`
-    SELECT id, type, title, subtitle, facts, files_modified, created_at, discovery_tokens
-    FROM observations WHERE project IS ? AND id > ? ORDER BY id DESC LIMIT ?`);
+  const side = (agent: string) => ({
+    recent: db.prepare(`SELECT ${COLUMNS} FROM observations WHERE project IS ? AND ${agent} ORDER BY created_at DESC, id DESC LIMIT ?`),
+    // Once part of the project is compacted, raw candidates are what the summaries do not cover.
+    uncovered: db.prepare(`SELECT ${COLUMNS} FROM observations WHERE project IS ? AND ${agent} AND id > ? ORDER BY id DESC LIMIT ?`),
+  });
+  const main = side('agent_id IS NULL');
+  const subagents = side('agent_id IS NOT NULL');
   const leafReach = db.prepare("SELECT max(last_observation_id) AS id FROM memory_summaries WHERE project IS ? AND kind = 'leaf'");
   const top = db.prepare(`
     SELECT id, depth, content, observation_count, earliest_at, latest_at FROM memory_summaries
@@ -30,7 +36,8 @@ export function createContextQuery(db: Database.Database) {
   return {
     candidates(project: string | null): ContextObservation[] {
       const reach = (leafReach.get(project) as { id: number | null }).id;
-      const rows = reach === null ? observations.all(project, CANDIDATE_WINDOW) : uncovered.all(project, reach, CANDIDATE_WINDOW);
+      const read = (s: typeof main, window: number) => (reach === null ? s.recent.all(project, window) : s.uncovered.all(project, reach, window));
+      const rows = [...read(main, CANDIDATE_WINDOW), ...read(subagents, SUBAGENT_WINDOW)];
       return (rows as Array<Record<string, unknown>>).map((row) => ({
         id: row.id as number,
         type: row.type as ContextObservation['type'],
@@ -40,6 +47,7 @@ export function createContextQuery(db: Database.Database) {
         filesModified: JSON.parse(row.files_modified as string) as string[],
         createdAt: row.created_at as number,
         discoveryTokens: row.discovery_tokens as number | null,
+        subagent: row.agent_id === null ? null : ((row.agent_type as string | null) ?? 'subagent'),
       }));
     },
     /** The top of the project's summary DAG, newest first; a legacy fallback row is never injected. */

@@ -9,6 +9,8 @@ export interface ContextObservation {
   filesModified: string[];
   createdAt: number;
   discoveryTokens: number | null;
+  /** The subagent type that made it (`Explore`); null for the main agent. */
+  subagent?: string | null;
 }
 
 export interface ContextSummary {
@@ -41,7 +43,8 @@ export function renderSummary(summary: ContextSummary): string {
 export const OBSERVATIONS_HEADING = '\n## Recent observations\n';
 
 export function renderObservation(o: ContextObservation): string {
-  const lines = [`- **[${o.type}] ${clean(o.title)}** (${day(o.createdAt)})${o.subtitle ? ` — ${clean(o.subtitle)}` : ''}`];
+  const by = o.subagent ? ` · subagent ${clean(o.subagent)}` : '';
+  const lines = [`- **[${o.type}] ${clean(o.title)}** (${day(o.createdAt)}${by})${o.subtitle ? ` — ${clean(o.subtitle)}` : ''}`];
   for (const fact of o.facts.slice(0, 3)) lines.push(`  - ${clean(fact)}`);
   if (o.filesModified.length > 0) lines.push(`  - files: ${o.filesModified.slice(0, 5).map(clean).join(', ')}`);
   return `${lines.join('\n')}\n`;

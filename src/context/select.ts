@@ -25,6 +25,12 @@ const HALF_LIFE_MS = 3 * 24 * 3_600_000;
 const SUMMARY_SHARE = 0.25;
 /** Compacted history takes at most this share first; it may grow into what observations leave. */
 const HISTORY_SHARE = 0.3;
+/**
+ * Subagents never crowd out the main agent's memory: the main agent's observations are chosen
+ * first, from the whole budget; subagents' fill what is left, and never more than this share of
+ * the budget, however many they made.
+ */
+export const SUBAGENT_SHARE = 0.25;
 
 export interface Selection {
   markdown: string;
@@ -87,9 +93,21 @@ export function selectContext(input: {
   if (ranked.length > 0 && fits(OBSERVATIONS_HEADING)) {
     add(OBSERVATIONS_HEADING);
     for (const observation of ranked) {
+      if (observation.subagent) continue;
       const block = renderObservation(observation);
       if (!fits(block)) continue; // a shorter one further down may still fit
       add(block);
+      injected.push(observation);
+    }
+    let subagentUnits = 0;
+    const subagentCap = input.budgetTokens * UNITS_PER_TOKEN * SUBAGENT_SHARE;
+    for (const observation of ranked) {
+      if (!observation.subagent) continue;
+      const block = renderObservation(observation);
+      const blockUnits = estimateTokenUnits(block);
+      if (!fits(block) || subagentUnits + blockUnits > subagentCap) continue;
+      add(block);
+      subagentUnits += blockUnits;
       injected.push(observation);
     }
   } else if (ranked.length === 0 && top.length === 0 && fits(EMPTY_CONTEXT_NOTE)) {

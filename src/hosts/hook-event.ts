@@ -40,7 +40,9 @@ const toolCommon = {
   tool_name: id,
   tool_input: presentJson,
   duration_ms: durationMs,
+  /** Set when a subagent made the call (Claude Code: its id and type, e.g. `Explore`). */
   agent_id: id.nullish(),
+  agent_type: optionalText(128),
   prompt_id: id.nullish(),
 };
 export const toolUseFields = z.object({ ...toolCommon, tool_response: presentJson });

@@ -7,7 +7,7 @@ import {
   EmptyQueryError,
   DEFAULT_SEARCH_LIMIT,
   MAX_NEIGHBOURS,
-  normalizeProject,
+  resolveProjectArgument,
   type MemoryAccessSink,
 } from '../memory/index.js';
 import { OBSERVATION_TYPES } from '../vocabulary/observation.js';
@@ -60,7 +60,7 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
       inputSchema: {
         query: z.string().describe('what you want to find, in plain words'),
         limit: z.number().int().min(1).max(MAX_MCP_SEARCH_LIMIT).optional().describe(`how many results (default ${DEFAULT_SEARCH_LIMIT})`),
-        project: z.string().optional().describe("only this project's memory (its absolute path)"),
+        project: z.string().optional().describe("only this project's memory (its absolute path: any checkout of the repository, a worktree's too)"),
         type: z
           .enum([...OBSERVATION_TYPES, 'summary'])
           .optional()
@@ -71,8 +71,12 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     async ({ query, limit, project, type }) => {
       const started = performance.now();
       try {
-        const { search, access } = memory();
-        const hits = search.search(query, { limit: limit ?? DEFAULT_SEARCH_LIMIT, project: project ? normalizeProject(project) : null, type: type ?? null });
+        const { search, access, store } = memory();
+        const hits = search.search(query, {
+          limit: limit ?? DEFAULT_SEARCH_LIMIT,
+          project: project ? resolveProjectArgument(store.db, project) : null,
+          type: type ?? null,
+        });
         access.record('mcp', { kind: 'search', durationMs: performance.now() - started, results: hits.length }, deps.clock.now());
         return text(searchText(query, hits));
       } catch (error) {

@@ -57,7 +57,9 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     if (!checked.ok) return { invalid: checked.reason };
     const { line, createdAtMs } = checked;
     if (line.id !== null && (checked.kind === 'observation' ? observationExists : summaryExists).get(line.id) !== undefined) return 'skipped';
-    const provenance = { ...IMPORT_PROVENANCE, sessionId: line.session_id, project: line.project, createdAt: createdAtMs };
+    // A line names its checkout only when it was a worktree; otherwise the project's path is it.
+    const checkout = line.checkout ?? (line.project?.startsWith('/') ? line.project : null);
+    const provenance = { ...IMPORT_PROVENANCE, sessionId: line.session_id, project: line.project, createdAt: createdAtMs, checkout };
     if (checked.kind === 'observation') {
       const o = checked.line;
       store.observations.insert(

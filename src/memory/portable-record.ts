@@ -20,6 +20,8 @@ export interface ObservationLine {
   files_read?: string[];
   files_modified?: string[];
   created_at: string;
+  /** The worktree it was made in, when that is not the project's main checkout. */
+  checkout?: string;
 }
 
 export interface SummaryLine {
@@ -34,9 +36,13 @@ export interface SummaryLine {
   next_steps: string;
   notes?: string;
   created_at: string;
+  checkout?: string;
 }
 
-export function observationLine(o: StoredObservation): Required<ObservationLine> {
+/** A checkout is written only where it says more than the project (a worktree), so other lines keep their bytes. */
+const checkoutField = (checkout: string | null | undefined, project: string | null) => (checkout && checkout !== project ? { checkout } : {});
+
+export function observationLine(o: StoredObservation): Required<Omit<ObservationLine, 'checkout'>> & Pick<ObservationLine, 'checkout'> {
   return {
     id: o.id,
     session_id: o.sessionId,
@@ -50,10 +56,11 @@ export function observationLine(o: StoredObservation): Required<ObservationLine>
     files_read: o.files_read,
     files_modified: o.files_modified,
     created_at: new Date(o.createdAt).toISOString(),
+    ...checkoutField(o.checkout, o.project),
   };
 }
 
-export function summaryLine(s: StoredSummary): Required<SummaryLine> {
+export function summaryLine(s: StoredSummary): Required<Omit<SummaryLine, 'checkout'>> & Pick<SummaryLine, 'checkout'> {
   return {
     kind: 'summary',
     id: s.id,
@@ -66,6 +73,7 @@ export function summaryLine(s: StoredSummary): Required<SummaryLine> {
     next_steps: s.next_steps,
     notes: s.notes,
     created_at: new Date(s.createdAt).toISOString(),
+    ...checkoutField(s.checkout, s.project),
   };
 }
 
@@ -75,6 +83,7 @@ const text = z.string().max(1_000_000);
 const list = z.array(text).max(10_000);
 const sessionId = z.string().min(1).max(512);
 const project = z.string().max(4096).nullable();
+const checkout = z.string().min(1).max(4096).optional();
 
 const observationSchema = z.object({
   kind: z.literal('observation').optional(),
@@ -90,6 +99,7 @@ const observationSchema = z.object({
   files_read: list.optional(),
   files_modified: list.optional(),
   created_at: createdAt,
+  checkout,
 });
 
 const summarySchema = z.object({
@@ -104,13 +114,14 @@ const summarySchema = z.object({
   next_steps: text,
   notes: text.optional(),
   created_at: createdAt,
+  checkout,
 });
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(OBSERVATION_TYPES);
 
 export type CheckedLine =
-  | { ok: true; kind: 'observation'; line: Required<ObservationLine> & { id: number | null }; createdAtMs: number }
-  | { ok: true; kind: 'summary'; line: Required<SummaryLine> & { id: number | null }; createdAtMs: number }
+  | { ok: true; kind: 'observation'; line: Required<ObservationLine> & { id: number | null; checkout: string | null }; createdAtMs: number }
+  | { ok: true; kind: 'summary'; line: Required<SummaryLine> & { id: number | null; checkout: string | null }; createdAtMs: number }
   | { ok: false; reason: string };
 
 /** Checks one line of text; the reason names the field. Blank lines are not lines (the caller skips them). */
@@ -133,7 +144,10 @@ export function checkLine(text: string): CheckedLine {
       ok: true,
       kind: 'summary',
       createdAtMs: isoToMs(d.created_at)!,
-      line: { ...d, kind: 'summary', id: d.id ?? null, notes: d.notes ?? '' } as Required<SummaryLine> & { id: number | null },
+      line: { ...d, kind: 'summary', id: d.id ?? null, notes: d.notes ?? '', checkout: d.checkout ?? null } as Required<SummaryLine> & {
+        id: number | null;
+        checkout: string | null;
+      },
     };
   }
   const parsed = observationSchema.safeParse(value);
@@ -157,7 +171,8 @@ export function checkLine(text: string): CheckedLine {
       files_read: d.files_read ?? [],
       files_modified: d.files_modified ?? [],
       created_at: d.created_at,
-    } as Required<ObservationLine> & { id: number | null },
+      checkout: d.checkout ?? null,
+    } as Required<ObservationLine> & { id: number | null; checkout: string | null },
   };
 }
 

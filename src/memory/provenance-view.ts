@@ -8,6 +8,10 @@ export interface ObservationView extends ParsedObservation {
   provenance: {
     session_id: string;
     project: string | null;
+    /** The checkout it was made in: the repository's main checkout or one of its worktrees. */
+    checkout: string | null;
+    /** The subagent that made it (Claude Code's agent id and type); null for the main agent. */
+    subagent: { id: string; type: string | null } | null;
     queue_ids: number[];
     tool_events: ToolEventView[];
     provider: string;
@@ -30,6 +34,8 @@ export interface ToolEventView {
   input: string;
   /** Characters of the payload stored for the observer (large outputs are stored shortened). */
   payload_chars?: number;
+  /** The subagent that made the call; absent for the main agent. */
+  subagent?: { id: string; type: string | null };
 }
 
 export function toolEventView(e: ToolEventRow): ToolEventView {
@@ -42,7 +48,13 @@ export function toolEventView(e: ToolEventRow): ToolEventView {
     ...(e.exitCode !== null ? { exit_code: e.exitCode } : {}),
     input: e.inputPreview,
     ...(e.payloadChars !== null ? { payload_chars: e.payloadChars } : {}),
+    ...(e.agentId !== null ? { subagent: { id: e.agentId, type: e.agentType } } : {}),
   };
+}
+
+/** `Explore (a1b2c3)`: a subagent as people read it. */
+export function subagentLabel(agent: { id: string; type: string | null }): string {
+  return `${agent.type ?? 'subagent'} (${agent.id})`;
 }
 
 export function observationView(o: StoredObservation, events: readonly ToolEventRow[]): ObservationView {
@@ -59,6 +71,8 @@ export function observationView(o: StoredObservation, events: readonly ToolEvent
     provenance: {
       session_id: o.sessionId,
       project: o.project,
+      checkout: o.checkout ?? null,
+      subagent: o.agentId !== null ? { id: o.agentId, type: o.agentType } : null,
       queue_ids: o.sourceMessageIds,
       tool_events: events.map(toolEventView),
       provider: o.provider,
@@ -94,11 +108,13 @@ export function renderObservation(v: ObservationView): string {
   const p = v.provenance;
   lines.push('', 'provenance');
   lines.push(`  session   ${p.session_id}${p.project ? ` (project ${p.project})` : ''}`);
+  if (p.checkout) lines.push(`  checkout  ${p.checkout}${p.checkout === p.project ? ' (the main checkout)' : ''}`);
+  if (p.subagent) lines.push(`  subagent  ${subagentLabel(p.subagent)}`);
   for (const id of p.queue_ids) {
     const e = p.tool_events.find((t) => t.queue_id === id);
     lines.push(
       e
-        ? `  from      queue message ${id}: ${e.tool_name}${failedNote(e)} — ${e.input}${e.tool_use_id ? `  [${e.tool_use_id}]` : ''}`
+        ? `  from      queue message ${id}: ${e.tool_name}${failedNote(e)}${e.subagent ? ` by subagent ${subagentLabel(e.subagent)}` : ''} — ${e.input}${e.tool_use_id ? `  [${e.tool_use_id}]` : ''}`
         : `  from      queue message ${id} (a summary request or transcript mining)`,
     );
   }
@@ -120,6 +136,7 @@ export function renderSession(
   const lines = [
     `session ${session.sessionId} · ${session.status}${session.endReason ? ` (${session.endReason})` : ''}`,
     `  project   ${session.project ?? 'unknown'}`,
+    ...(session.checkout ? [`  checkout  ${session.checkout}${session.checkout === session.project ? ' (the main checkout)' : ''}`] : []),
     ...(session.platform ? [`  host      ${session.platform}`] : []),
     ...(session.cwd ? [`  cwd       ${session.cwd}`] : []),
     ...(session.transcriptPath ? [`  transcript ${session.transcriptPath}`] : []),
@@ -135,8 +152,9 @@ export function renderSession(
     const removed = claims.filter((c) => (c.kind === 'commit' && c.verdict === 'rejected') || (c.kind === 'file_modified' && c.verdict === 'removed')).length;
     const unverifiable = claims.filter((c) => c.kind === 'commit' && c.verdict === 'unverifiable').length;
     const sources = o.provenance.tool_events.map((e) => e.tool_name).join(', ') || `queue ${o.provenance.queue_ids.join(',')}`;
+    const by = o.provenance.subagent ? ` (subagent ${subagentLabel(o.provenance.subagent)})` : '';
     lines.push(
-      `  ${String(o.id).padStart(5)}  ${o.type.padEnd(9)} ${o.title}  ← ${sources}${removed ? ` · ${removed} claim(s) removed` : ''}${unverifiable ? ` · ${unverifiable} unverifiable` : ''}`,
+      `  ${String(o.id).padStart(5)}  ${o.type.padEnd(9)} ${o.title}${by}  ← ${sources}${removed ? ` · ${removed} claim(s) removed` : ''}${unverifiable ? ` · ${unverifiable} unverifiable` : ''}`,
     );
   }
   lines.push('', `summaries (${summaries.length})`);

@@ -1,4 +1,5 @@
 import { identifierParts } from '../store/search-text.js';
+import { DEFAULT_SCRIPT_STRATEGY, queryParts, type ScriptStrategy } from '../store/spaceless-scripts.js';
 
 /**
  * Turns whatever a user typed into an FTS5 query that cannot fail. Pure.
@@ -8,7 +9,9 @@ import { identifierParts } from '../store/search-text.js';
  * as syntax. Words are OR-ed: bm25 ranks a row higher the more of them it holds, so a question
  * asked in other words than the title still finds it by the words it shares. Common English
  * words are dropped when anything else is left; camelCase identifiers also search their parts;
- * longer words match as prefixes of the (porter-stemmed) index terms.
+ * longer words match as prefixes of the (porter-stemmed) index terms. A word in a script written
+ * without spaces (`認証`, `中间件`) is the phrase of the units the index stores for it
+ * (src/store/spaceless-scripts.ts), and a word mixing scripts (`JWT認証`) searches each part.
  */
 export type SearchQuery = { ok: true; match: string; words: string[] } | { ok: false; reason: string };
 
@@ -28,20 +31,29 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
+/** One term of the query: a word (prefix-matched when long enough) or a phrase of index units. */
+type Term = { word: string; match: string };
+
 /** `every`: a row must hold every word (AND), for choosing what to forget rather than ranking what to read. */
-export function buildSearchQuery(text: string, options: { every?: boolean } = {}): SearchQuery {
+export function buildSearchQuery(text: string, options: { every?: boolean; strategy?: ScriptStrategy } = {}): SearchQuery {
   const raw = text.match(WORD) ?? [];
   if (raw.length === 0) return { ok: false, reason: 'the query has no words to search for (letters or digits)' };
-  const words: string[] = [];
-  const add = (word: string) => {
-    if (!words.includes(word)) words.push(word);
+  const terms: Term[] = [];
+  const add = (term: Term) => {
+    if (!terms.some((t) => t.match === term.match)) terms.push(term);
   };
+  const addWord = (word: string) => add({ word, match: `"${word}"${word.length >= PREFIX_MIN_LENGTH ? ' *' : ''}` });
   for (const token of raw) {
-    add(token.toLowerCase());
-    for (const part of identifierParts(token)) add(part);
+    for (const part of queryParts(token, options.strategy ?? DEFAULT_SCRIPT_STRATEGY)) {
+      if (part.kind === 'run') {
+        for (const phrase of part.phrases) add({ word: phrase.text, match: `"${phrase.units.join(' ')}"${phrase.single ? ' *' : ''}` });
+        continue;
+      }
+      addWord(part.text.toLowerCase());
+      for (const piece of identifierParts(part.text)) addWord(piece);
+    }
   }
-  const content = words.filter((w) => !STOPWORDS.has(w));
-  const kept = (content.length > 0 ? content : words).slice(0, MAX_WORDS);
-  const match = kept.map((w) => `"${w}"${w.length >= PREFIX_MIN_LENGTH ? ' *' : ''}`).join(options.every ? ' AND ' : ' OR ');
-  return { ok: true, match, words: kept };
+  const content = terms.filter((t) => !STOPWORDS.has(t.word));
+  const kept = (content.length > 0 ? content : terms).slice(0, MAX_WORDS);
+  return { ok: true, match: kept.map((t) => t.match).join(options.every ? ' AND ' : ' OR '), words: kept.map((t) => t.word) };
 }

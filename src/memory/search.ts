@@ -36,7 +36,7 @@ export const MAX_SEARCH_LIMIT = 1000;
  * bm25 column weights, in SEARCH_COLUMNS order (title, subtitle, narrative, facts, concepts,
  * files, terms). Tuned on the tune split of bench/memory.bench.ts.
  */
-const COLUMN_WEIGHTS = [10, 3, 1, 2, 2, 4, 1] as const;
+export const COLUMN_WEIGHTS = [10, 3, 1, 2, 2, 4, 1] as const;
 
 /** A query with no words: the caller reports it (the CLI exits 2). */
 export class EmptyQueryError extends Error {

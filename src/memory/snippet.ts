@@ -1,8 +1,11 @@
+import { isSpacelessWord } from '../store/spaceless-scripts.js';
+
 /**
  * A short excerpt of a result around the first place it matches the query. Pure. The index is
  * contentless (the text lives once, in its table), so the excerpt is cut here from the row's own
  * text rather than by FTS5's snippet(). A word matches when it starts with the query word's first
- * letters (a rough twin of the index's stemming and prefix matching).
+ * letters (a rough twin of the index's stemming and prefix matching); a word of a script written
+ * without spaces matches anywhere, as the index finds it inside a run.
  */
 const SNIPPET_CHARS = 160;
 const STEM_CHARS = 5;
@@ -11,6 +14,11 @@ function firstMatch(text: string, words: readonly string[]): number {
   const lower = text.toLowerCase();
   let best = -1;
   for (const word of words) {
+    if (isSpacelessWord(word)) {
+      const at = lower.indexOf(word.toLowerCase());
+      if (at >= 0 && (best < 0 || at < best)) best = at;
+      continue;
+    }
     const stem = word.slice(0, Math.min(word.length, STEM_CHARS));
     const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u');
     const at = pattern.exec(lower)?.index ?? -1;

@@ -9,6 +9,7 @@ import type { TranscriptTarget } from './transcript-target.js';
 import { createSegmentMiner, type SegmentMiner } from './segment-miner.js';
 import { mineHostFile } from './host-file.js';
 import { hostOfTranscriptPath } from './hosts/host-transcripts.js';
+import { readSubagentType, subagentKeyId } from './subagent-transcript.js';
 
 export type { FileReader } from './file-reader.js';
 export type { TranscriptTarget } from './transcript-target.js';
@@ -50,6 +51,10 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
   const host = target.host ?? hostOfTranscriptPath(target.path);
   if (host !== 'claude-code') return mineHostFile(config, deps, target, host, options);
 
+  // A subagent's transcript: its segments are keyed apart from the session's own file, its tool
+  // events name the subagent, and the session's summary is the main transcript's business.
+  const agent = target.agent ? { agent_id: target.agent.id, agent_type: readSubagentType(target.path) } : null;
+  const keyId = target.agent ? subagentKeyId(target.sessionId, target.agent.id) : target.sessionId;
   const progress = { segmentsMined: 0, eventsQueued: 0, eventsDuplicate: 0, bytesRead: 0 };
   let miner: SegmentMiner | null = null;
   let startSegment = 0;
@@ -58,7 +63,7 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
     if (guard(() => deps.store.sessionFailing(target.sessionId))) {
       throw new MiningAttemptError('provider_failing', 'the session’s observer calls are failing at the provider; mining waits instead of adding to them');
     }
-    const keys = guard(() => deps.store.keysFor(target.sessionId));
+    const keys = guard(() => deps.store.keysFor(keyId));
     try {
       reader = await (deps.openFile ?? openNodeFile)(target.path);
     } catch (error) {
@@ -77,7 +82,7 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
       seenBefore: start.seenBefore,
       coveredTo,
       alreadyQueued: (id) => deps.store.alreadyQueued(target.sessionId, id),
-      wantPrompt: start.offset === 0,
+      wantPrompt: start.offset === 0 && agent === null,
       knownBoundaryUuids: start.boundaries.map(([, uuid]) => uuid),
       scanOnly: legacy !== null,
     });
@@ -96,7 +101,13 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
       const result = guard(() =>
         deps.store.commit({
           sessionId: target.sessionId,
-          events: out.events,
+          keyId,
+          events: agent
+            ? out.events.map((e) => ({
+                ...e,
+                payload: { ...e.payload, agent_id: agent.agent_id, ...(agent.agent_type ? { agent_type: agent.agent_type } : {}) },
+              }))
+            : out.events,
           marks,
           session: { cwd: activeMiner.cwd(), prompt: activeMiner.prompt() },
           nowMs: deps.now(),
@@ -128,6 +139,8 @@ export async function mineFile(config: MineFileConfig, deps: MineFileDeps, targe
       const segments = activeMiner.take().closed.map((c) => ({ segment: c.segment, endOffset: c.endOffset }));
       guard(() => deps.store.migrateLegacy({ sessionId: target.sessionId, legacyKey: legacy, segments, nowMs: deps.now() }));
       outcome = 'migrated';
+    } else if (agent !== null) {
+      commit(activeMiner.take());
     } else {
       commit(activeMiner.take());
       const level = guard(() =>

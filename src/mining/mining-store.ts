@@ -1,4 +1,5 @@
 import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../redaction/index.js';
+import type { ProjectResolver } from '../repository/project-resolver.js';
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
 import { segmentKey } from './segment-keys.js';
@@ -30,6 +31,8 @@ export interface SessionInfo {
 
 export interface CommitInput {
   sessionId: string;
+  /** Whose segment keys these are: the session's own transcript (its id, the default) or a subagent's. */
+  keyId?: string;
   events: MinedEvent[];
   marks: Array<{ segment: number; endOffset: number }>;
   session: SessionInfo;
@@ -46,7 +49,8 @@ export interface SessionLevelInput {
 }
 
 export interface StoreMiningDeps {
-  projectOf(cwd: string | null): string | null;
+  /** A cwd's project and checkout (src/worker/project-of.ts). */
+  projectOf: ProjectResolver;
   /** Secrets a transcript held, replaced before they were queued (counts only). */
   redacted?(counts: RedactionCounts, nowMs: number): void;
 }
@@ -73,6 +77,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
       prompt: session.prompt,
       platform: session.platform ?? 'claude-code',
       cwd: session.cwd,
+      checkout: deps.projectOf.checkoutOf?.(session.cwd) ?? null,
       nowMs,
     });
   }
@@ -100,8 +105,8 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     if (queued > 0) mined.addRecovered(input.sessionId, queued);
     for (const mark of input.marks) {
       mined.markSegment({
-        key: segmentKey(input.sessionId, mark.segment),
-        sessionId: input.sessionId,
+        key: segmentKey(input.keyId ?? input.sessionId, mark.segment),
+        sessionId: input.keyId ?? input.sessionId,
         segment: mark.segment,
         endOffset: mark.endOffset,
         eventsQueued: perSegment.get(mark.segment) ?? 0,

@@ -12,6 +12,11 @@ export function sessionIdOfListedFile(basename: string): string | null {
   return SESSION_FILE.exec(basename)?.[1] ?? null;
 }
 
+/** The session id a session's folder is named by (`<session-id>/`, holding its subagents), or null. */
+export function sessionIdOfListedDir(basename: string): string | null {
+  return sessionIdOfListedFile(`${basename}.jsonl`);
+}
+
 /** The session id of a file the user named (`--file`): any safe basename ending in .jsonl. */
 export function sessionIdOfNamedFile(basename: string): string | null {
   if (!basename.endsWith('.jsonl')) return null;

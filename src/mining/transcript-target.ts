@@ -8,4 +8,6 @@ export interface TranscriptTarget {
   mtimeMs: number;
   /** The agent that wrote it; from its path when absent (mining/hosts/host-transcripts.ts). */
   host?: HostName;
+  /** A subagent's transcript (`<session-id>/subagents/agent-<id>.jsonl`): the subagent's id. */
+  agent?: { id: string };
 }

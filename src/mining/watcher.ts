@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { ProjectResolver } from '../repository/project-resolver.js';
 import { nodeTimers, type Timers } from '../timers.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
@@ -39,7 +40,8 @@ export interface TranscriptWatcherDeps {
   };
   /** The observer loop's wake: mined events are observed like hook events. */
   wake(sessionId: string): void;
-  projectOf(cwd: string | null): string | null;
+  /** A cwd's project and checkout (src/worker/project-of.ts). */
+  projectOf: ProjectResolver;
   /**
    * A transcript the hooks reported has gone quiet (idle for `idleMs`) and is now mined: the
    * session may have ended without a SessionEnd or a Stop (an agent host kills background hooks

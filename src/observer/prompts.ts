@@ -14,6 +14,8 @@ export interface ToolEvent {
   failure?: { error: string; interrupted: boolean } | null;
   cwd: string | null;
   atMs: number;
+  /** Set when a subagent (not the main agent) made the call. */
+  subagent?: { id: string | null; type: string | null } | null;
 }
 
 export interface SessionContext {
@@ -51,6 +53,9 @@ export function buildObservationPrompt(event: ToolEvent, session: SessionContext
     sessionHeader(session),
     `<tool_call>`,
     `tool: ${capField(event.toolName, 256)}`,
+    ...(event.subagent
+      ? [`subagent: ${capField(event.subagent.type ?? 'unnamed', 128)}${event.subagent.id ? ` (${capField(event.subagent.id, 256)})` : ''}`]
+      : []),
     `time: ${new Date(event.atMs).toISOString()}`,
     `cwd: ${capField(event.cwd ?? 'unknown', FIELD_CAP_CHARS)}`,
     `input:\n${capField(asText(event.toolInput), FIELD_CAP_CHARS)}`,

@@ -68,6 +68,8 @@ export function toolEventRecord(event: ToolEvent) {
     filesWritten: evidence.written,
     filesRead: evidence.read,
     writtenKeys: evidence.written.map((written) => absolutePathKey(written, cwd)),
+    agentId: event.agent_id ?? null,
+    agentType: event.agent_type ?? null,
     ...failure,
   };
 }

@@ -12,10 +12,23 @@ export interface Provenance {
   promptVersion: string;
   discoveryTokens: number | null;
   createdAt: number;
+  /**
+   * The checkout it was made in (a worktree's root, or the main checkout). Left out, it is the
+   * session's (sessions.checkout): the observer's turns need not know it.
+   */
+  checkout?: string | null;
+  /**
+   * The subagent that made it (null: the main agent). Left out, it is the subagent whose tool
+   * events it came from, when every source event is that one subagent's.
+   */
+  agent?: { id: string; type: string | null } | null;
 }
 
-export interface StoredObservation extends ParsedObservation, Provenance {
+export interface StoredObservation extends ParsedObservation, Omit<Provenance, 'agent'> {
   id: number;
+  /** The subagent that made it (Claude Code's agent id and type); null for the main agent. */
+  agentId: string | null;
+  agentType: string | null;
   /** Each claim and what verification found (ClaimRecord[] from src/observer/claim-check.ts). */
   claims: unknown[];
 }
@@ -25,9 +38,14 @@ export type Observations = ReturnType<typeof createObservations>;
 export function createObservations(db: Database.Database) {
   const insert = db.prepare(`
     INSERT INTO observations (id, session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified,
-      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims)
+      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims, checkout, agent_id, agent_type)
     VALUES (@id, @sessionId, @project, @type, @title, @subtitle, @narrative, @facts, @concepts, @filesRead, @filesModified,
-      @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt, @claims)`);
+      @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt, @claims,
+      coalesce(@checkout, (SELECT checkout FROM sessions WHERE session_id = @sessionId)), @agentId, @agentType)`);
+  // One subagent's events only: a turn that mixes the main agent's events with a subagent's is the main agent's.
+  const agentOfSources = db.prepare(`
+    SELECT CASE WHEN count(*) > 0 AND count(agent_id) = count(*) AND count(DISTINCT agent_id) = 1 THEN max(agent_id) END AS id, max(agent_type) AS type
+    FROM tool_events WHERE queue_id IN (SELECT value FROM json_each(?))`);
   const countStmt = db.prepare('SELECT count(*) AS n FROM observations');
   const recentForProject = db.prepare('SELECT * FROM observations WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT ?');
   const recentForSession = db.prepare('SELECT type, title FROM observations WHERE session_id = ? ORDER BY id DESC LIMIT ?');
@@ -41,10 +59,24 @@ export function createObservations(db: Database.Database) {
      * `id`: an imported row keeps its id; null takes the next one.
      */
     insert(observation: ParsedObservation, provenance: Provenance, claims: readonly unknown[] = [], id: number | null = null): number {
+      const sources = JSON.stringify(provenance.sourceMessageIds);
+      const agent =
+        provenance.agent !== undefined
+          ? provenance.agent
+          : provenance.sourceMessageIds.length === 0
+            ? null
+            : (() => {
+                const row = agentOfSources.get(sources) as { id: string | null; type: string | null };
+                return row.id === null ? null : { id: row.id, type: row.type };
+              })();
+      const { agent: _given, ...rest } = provenance;
       const rowid = Number(
         insert.run({
           id,
-          ...provenance,
+          ...rest,
+          checkout: provenance.checkout ?? null,
+          agentId: agent?.id ?? null,
+          agentType: agent?.type ?? null,
           claims: JSON.stringify(claims),
           type: observation.type,
           title: observation.title,
@@ -54,7 +86,7 @@ export function createObservations(db: Database.Database) {
           concepts: JSON.stringify(observation.concepts),
           filesRead: JSON.stringify(observation.files_read),
           filesModified: JSON.stringify(observation.files_modified),
-          sourceMessageIds: JSON.stringify(provenance.sourceMessageIds),
+          sourceMessageIds: sources,
         }).lastInsertRowid,
       );
       // In the caller's transaction: the row and its index entry commit (or roll back) together.
@@ -94,6 +126,9 @@ export function toStoredObservation(row: Record<string, unknown>): StoredObserva
     promptVersion: row.prompt_version as string,
     discoveryTokens: row.discovery_tokens as number | null,
     createdAt: row.created_at as number,
+    checkout: (row.checkout as string | null) ?? null,
+    agentId: (row.agent_id as string | null) ?? null,
+    agentType: (row.agent_type as string | null) ?? null,
     claims: typeof row.claims === 'string' ? (JSON.parse(row.claims) as unknown[]) : [],
   };
 }

@@ -25,6 +25,9 @@ export interface ToolEventRecord {
   /** A failure's error text (shortened) and exit code, when the call failed. */
   error?: string | null;
   exitCode?: number | null;
+  /** The subagent that made the call (Claude Code's agent_id, agent_type); absent for the main agent. */
+  agentId?: string | null;
+  agentType?: string | null;
 }
 
 export interface EnqueueInput {
@@ -74,7 +77,7 @@ export function createQueue(db: Database.Database) {
 
   const recordWritten = db.prepare('INSERT OR IGNORE INTO session_files_written (session_id, path) VALUES (?, ?)');
   const recordEvent = db.prepare(
-    'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, error, exit_code, payload_chars, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, error, exit_code, payload_chars, created_at, agent_id, agent_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
 
   const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
@@ -102,6 +105,8 @@ export function createQueue(db: Database.Database) {
         tool.exitCode ?? null,
         payload.length,
         input.nowMs,
+        tool.agentId ?? null,
+        tool.agentType ?? null,
       );
       for (const key of tool.writtenKeys) recordWritten.run(input.sessionId, key);
     }

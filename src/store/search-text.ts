@@ -1,11 +1,13 @@
 import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
+import { DEFAULT_SCRIPT_STRATEGY, indexableText, type ScriptStrategy } from './spaceless-scripts.js';
 
 /**
  * What a stored row contributes to the full-text index (`memory_fts`), one value per column.
  * Pure. FTS5's unicode61 tokenizer already splits paths and snake_case at `/ . - _`; what it
  * cannot split is camelCase, so `terms` carries those parts (`parseCommandArgs` → `parse command
  * args`) and each file's name without its extension, so a question in plain words still finds
- * an identifier or a module.
+ * an identifier or a module. Text in a script written without spaces (Chinese, Japanese, Thai…)
+ * goes in as the units spaceless-scripts.ts makes of it, so a word inside a sentence is found.
  */
 export interface SearchDocument {
   title: string;
@@ -56,22 +58,34 @@ function fileStem(file: string): string {
   return dot > 0 ? base.slice(0, dot) : base;
 }
 
-export function observationDocument(o: ParsedObservation): SearchDocument {
+export function observationDocument(o: ParsedObservation, strategy: ScriptStrategy = DEFAULT_SCRIPT_STRATEGY): SearchDocument {
   const files = [...new Set([...o.files_modified, ...o.files_read])];
   const texts = [o.title, o.subtitle, o.narrative, ...o.facts, ...o.concepts, ...files];
-  return {
-    title: o.title,
-    subtitle: o.subtitle,
-    narrative: o.narrative,
-    facts: o.facts.join('\n'),
-    concepts: o.concepts.join('\n'),
-    files: files.join('\n'),
-    terms: [...expandedTerms(texts), ...files.map(fileStem)].join('\n'),
-  };
+  return indexable(
+    {
+      title: o.title,
+      subtitle: o.subtitle,
+      narrative: o.narrative,
+      facts: o.facts.join('\n'),
+      concepts: o.concepts.join('\n'),
+      files: files.join('\n'),
+      terms: [...expandedTerms(texts), ...files.map(fileStem)].join('\n'),
+    },
+    strategy,
+  );
 }
 
 /** A session summary: its request is the title; what was learned and done is the narrative. */
-export function summaryDocument(s: ParsedSummary): SearchDocument {
+export function summaryDocument(s: ParsedSummary, strategy: ScriptStrategy = DEFAULT_SCRIPT_STRATEGY): SearchDocument {
   const narrative = [s.investigated, s.learned, s.completed, s.next_steps, s.notes].filter((t) => t !== '').join('\n');
-  return { title: s.request, subtitle: '', narrative, facts: '', concepts: '', files: '', terms: expandedTerms([s.request, narrative]).join('\n') };
+  return indexable(
+    { title: s.request, subtitle: '', narrative, facts: '', concepts: '', files: '', terms: expandedTerms([s.request, narrative]).join('\n') },
+    strategy,
+  );
+}
+
+function indexable(doc: SearchDocument, strategy: ScriptStrategy): SearchDocument {
+  const out = { ...doc };
+  for (const key of Object.keys(out) as Array<keyof SearchDocument>) out[key] = indexableText(out[key], strategy);
+  return out;
 }

@@ -7,6 +7,8 @@ export interface SessionRow {
   prompt: string | null;
   platform: string | null;
   cwd: string | null;
+  /** The checkout the session ran in (a worktree's root, or the main checkout); the project is its repository. */
+  checkout: string | null;
   transcriptPath: string | null;
   source: string | null;
   status: 'active' | 'ended';
@@ -23,6 +25,7 @@ export interface SessionInit {
   promptId?: string | null;
   platform?: string | null;
   cwd?: string | null;
+  checkout?: string | null;
   transcriptPath?: string | null;
   source?: string | null;
   nowMs: number;
@@ -34,13 +37,14 @@ export function createSessions(db: Database.Database) {
   // The first non-null value wins for what describes the session; the transcript path follows
   // the latest hook (a resumed session may write a new file).
   const upsert = db.prepare(`
-    INSERT INTO sessions (session_id, project, prompt, platform, cwd, transcript_path, source, status, created_at, updated_at)
-    VALUES (@sessionId, @project, @prompt, @platform, @cwd, @transcriptPath, @source, 'active', @nowMs, @nowMs)
+    INSERT INTO sessions (session_id, project, prompt, platform, cwd, checkout, transcript_path, source, status, created_at, updated_at)
+    VALUES (@sessionId, @project, @prompt, @platform, @cwd, @checkout, @transcriptPath, @source, 'active', @nowMs, @nowMs)
     ON CONFLICT (session_id) DO UPDATE SET
       project = coalesce(sessions.project, excluded.project),
       prompt = coalesce(sessions.prompt, excluded.prompt),
       platform = coalesce(sessions.platform, excluded.platform),
       cwd = coalesce(sessions.cwd, excluded.cwd),
+      checkout = coalesce(sessions.checkout, excluded.checkout),
       transcript_path = coalesce(excluded.transcript_path, sessions.transcript_path),
       source = coalesce(excluded.source, sessions.source),
       status = 'active',
@@ -64,6 +68,7 @@ export function createSessions(db: Database.Database) {
         prompt: input.prompt ?? null,
         platform: input.platform ?? null,
         cwd: input.cwd ?? null,
+        checkout: input.checkout ?? null,
         transcriptPath: input.transcriptPath ?? null,
         source: input.source ?? null,
         nowMs: input.nowMs,
@@ -90,6 +95,7 @@ function toSession(row: Record<string, unknown>): SessionRow {
     prompt: row.prompt as string | null,
     platform: row.platform as string | null,
     cwd: (row.cwd as string | null) ?? null,
+    checkout: (row.checkout as string | null) ?? null,
     transcriptPath: (row.transcript_path as string | null) ?? null,
     source: (row.source as string | null) ?? null,
     status: row.status as 'active' | 'ended',

@@ -9,6 +9,8 @@ export interface StoredSummary extends ParsedSummary {
   project: string | null;
   level: 'normal' | 'aggressive' | 'fallback';
   createdAt: number;
+  /** The checkout the session ran in (see StoredObservation.checkout). */
+  checkout?: string | null;
   provider?: string;
   model?: string | null;
   promptVersion?: string;
@@ -21,9 +23,10 @@ export type Summaries = ReturnType<typeof createSummaries>;
 export function createSummaries(db: Database.Database) {
   const insert = db.prepare(`
     INSERT INTO summaries (id, session_id, project, request, investigated, learned, completed, next_steps, notes,
-      source_message_ids, provider, model, prompt_version, created_at, claims)
+      source_message_ids, provider, model, prompt_version, created_at, claims, checkout)
     VALUES (@id, @sessionId, @project, @request, @investigated, @learned, @completed, @next_steps, @notes,
-      @sourceMessageIds, @provider, @model, @promptVersion, @createdAt, @claims)`);
+      @sourceMessageIds, @provider, @model, @promptVersion, @createdAt, @claims,
+      coalesce(@checkout, (SELECT checkout FROM sessions WHERE session_id = @sessionId)))`);
   const latest = db.prepare('SELECT * FROM summaries WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT 1');
   const countStmt = db.prepare('SELECT count(*) AS n FROM summaries');
   const byId = db.prepare('SELECT * FROM summaries WHERE id = ?');
@@ -44,6 +47,7 @@ export function createSummaries(db: Database.Database) {
           next_steps,
           notes,
           ...provenance,
+          checkout: provenance.checkout ?? null,
           claims: JSON.stringify(claims),
           sourceMessageIds: JSON.stringify(provenance.sourceMessageIds),
         }).lastInsertRowid,
@@ -77,6 +81,7 @@ export function toStoredSummary(row: Record<string, unknown>): StoredSummary {
     notes: row.notes as string,
     level: row.level as StoredSummary['level'],
     createdAt: row.created_at as number,
+    checkout: (row.checkout as string | null) ?? null,
     provider: row.provider as string,
     model: row.model as string | null,
     promptVersion: row.prompt_version as string,

@@ -15,6 +15,9 @@ export interface ToolEventRow {
   /** Characters of the payload the queue stored (a large output is stored shortened); null for rows older than the column. */
   payloadChars: number | null;
   createdAt: number;
+  /** The subagent that made the call; null for the main agent (and rows older than the column). */
+  agentId: string | null;
+  agentType: string | null;
 }
 
 export type ToolEvents = ReturnType<typeof createToolEvents>;
@@ -37,6 +40,8 @@ export function createToolEvents(db: Database.Database) {
     exitCode: (r.exit_code as number | null) ?? null,
     payloadChars: (r.payload_chars as number | null) ?? null,
     createdAt: r.created_at as number,
+    agentId: (r.agent_id as string | null) ?? null,
+    agentType: (r.agent_type as string | null) ?? null,
   });
   return {
     /** Which of these (absolute, normalised) paths a tool event of the session wrote: one indexed lookup each. */

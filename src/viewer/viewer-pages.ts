@@ -1,4 +1,4 @@
-import { describeClaim, type ObservationView } from '../memory/provenance-view.js';
+import { describeClaim, subagentLabel, type ObservationView } from '../memory/provenance-view.js';
 import { summarySections, type SearchHit, type TimelineItem } from '../memory/index.js';
 import type { ClaimRecord } from '../observer/claim-check.js';
 import type { SessionRow, StoredSummary } from '../store/index.js';
@@ -82,7 +82,7 @@ export function searchBody(query: string, hits: readonly SearchHit[], problem: s
 
 export function sessionBody(session: SessionRow | null, sessionId: string, items: readonly TimelineItem[], summaries: readonly StoredSummary[]): string {
   const head = session
-    ? `<h1>Session ${esc(sessionId)}</h1><p class="meta">${esc(session.project ?? 'no project')} · started ${esc(day(iso(session.createdAt)))} · ${esc(session.status)}${session.endReason ? ` (${esc(session.endReason)})` : ''}${session.platform ? ` · ${esc(session.platform)}` : ''}</p>`
+    ? `<h1>Session ${esc(sessionId)}</h1><p class="meta">${esc(session.project ?? 'no project')} · started ${esc(day(iso(session.createdAt)))} · ${esc(session.status)}${session.endReason ? ` (${esc(session.endReason)})` : ''}${session.platform ? ` · ${esc(session.platform)}` : ''}${session.checkout && session.checkout !== session.project ? ` · checkout ${esc(session.checkout)}` : ''}</p>`
     : `<h1>Session ${esc(sessionId)}</h1>`;
   const summaryCards = summaries
     .map((s) => {
@@ -100,7 +100,7 @@ export function observationBody(v: ObservationView): string {
   const sources = p.queue_ids
     .map((id) => {
       const e = p.tool_events.find((t) => t.queue_id === id);
-      return `<li>queue message ${id}${e ? `: ${esc(e.tool_name)}${e.failed ? ' (failed)' : ''} — <code>${esc(e.input)}</code>${e.tool_use_id ? ` [${esc(e.tool_use_id)}]` : ''}` : ' (a summary request, an import, or no longer kept)'}</li>`;
+      return `<li>queue message ${id}${e ? `: ${esc(e.tool_name)}${e.failed ? ' (failed)' : ''}${e.subagent ? ` by subagent ${esc(subagentLabel(e.subagent))}` : ''} — <code>${esc(e.input)}</code>${e.tool_use_id ? ` [${esc(e.tool_use_id)}]` : ''}` : ' (a summary request, an import, or no longer kept)'}</li>`;
     })
     .join('');
   const claims =
@@ -108,7 +108,7 @@ export function observationBody(v: ObservationView): string {
   return `<section class="card"><span class="tag">${esc(v.type)}</span><h1>${esc(v.title)}</h1>${v.subtitle ? `<p>${esc(v.subtitle)}</p>` : ''}<pre>${esc(v.narrative)}</pre>
 ${v.facts.length ? `<h2>Facts</h2>${list(v.facts)}` : ''}${v.concepts.length ? `<p class="meta">Concepts: ${esc(v.concepts.join(', '))}</p>` : ''}
 ${v.files_modified.length ? `<h2>Files modified</h2>${list(v.files_modified)}` : ''}${v.files_read.length ? `<h2>Files read</h2>${list(v.files_read)}` : ''}</section>
-<section class="card" id="provenance"><h2>Provenance</h2><p>Observation #${v.id} · session <a href="/session/${esc(encodeURIComponent(p.session_id))}">${esc(p.session_id)}</a>${p.project ? ` · ${esc(p.project)}` : ''} · ${esc(day(p.created_at))}</p>
+<section class="card" id="provenance"><h2>Provenance</h2><p>Observation #${v.id} · session <a href="/session/${esc(encodeURIComponent(p.session_id))}">${esc(p.session_id)}</a>${p.project ? ` · ${esc(p.project)}` : ''} · ${esc(day(p.created_at))}</p>${p.checkout ? `<p class="meta" id="checkout">checkout ${esc(p.checkout)}${p.checkout === p.project ? ' (the main checkout)' : ''}</p>` : ''}${p.subagent ? `<p class="meta" id="subagent">made by subagent ${esc(subagentLabel(p.subagent))}</p>` : ''}
 <p class="meta">observer ${esc(p.provider)} · model ${esc(p.model ?? 'unknown')} · prompt ${esc(p.prompt_version)}</p><ul>${sources || '<li class="empty">No source messages recorded.</li>'}</ul></section>
 <section class="card" id="claims"><h2>Claim checks</h2><ul class="claims">${claims}</ul></section>`;
 }

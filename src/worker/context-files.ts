@@ -11,7 +11,8 @@ const CWDS_PER_PROJECT = 50;
  * Keeps, for every directory sessions of a project started in, the context a new session there
  * would get (DATA_DIR/context/…), so that a session starting while no worker runs still gets its
  * memory at once. Rewritten when a project's memory changed (new observations or summaries) and
- * after `memtrace forget`, never on a hook's path.
+ * after `memtrace forget`, never on a hook's path. A project an upgrade merged worktrees into
+ * (project_moves, step 0901) is rewritten once, so a worktree's file holds its repository's memory.
  */
 export function createContextFiles(deps: { db: Database.Database; dataDir: string }) {
   const query = createContextQuery(deps.db);
@@ -22,6 +23,8 @@ export function createContextFiles(deps: { db: Database.Database; dataDir: strin
     SELECT project FROM observations WHERE id > @o AND project IS NOT NULL
     UNION SELECT project FROM summaries WHERE id > @s AND project IS NOT NULL
     UNION SELECT project FROM memory_summaries WHERE rowid > @m AND project IS NOT NULL`);
+  const moved = deps.db.prepare('SELECT DISTINCT to_project AS project FROM project_moves WHERE context_rewritten = 0');
+  const markMoved = deps.db.prepare('UPDATE project_moves SET context_rewritten = 1 WHERE to_project = ?');
   const cwds = deps.db.prepare('SELECT cwd FROM sessions WHERE project = ? AND cwd IS NOT NULL GROUP BY cwd ORDER BY max(updated_at) DESC LIMIT ?');
   let seen = marks.get() as { o: number; s: number; m: number };
 
@@ -42,10 +45,13 @@ export function createContextFiles(deps: { db: Database.Database; dataDir: strin
     /** Rewrites the files of projects whose memory grew since the last call; the count of files written. */
     refreshChanged(nowMs: number): number {
       const now = marks.get() as typeof seen;
-      if (now.o === seen.o && now.s === seen.s && now.m === seen.m) return 0;
-      const projects = (changed.all(seen) as Array<{ project: string }>).map((r) => r.project);
+      const merged = (moved.all() as Array<{ project: string }>).map((r) => r.project);
+      if (now.o === seen.o && now.s === seen.s && now.m === seen.m && merged.length === 0) return 0;
+      const projects = new Set([...(changed.all(seen) as Array<{ project: string }>).map((r) => r.project), ...merged]);
       seen = now;
-      return write(projects, nowMs);
+      const written = write(projects, nowMs);
+      for (const project of merged) markMoved.run(project);
+      return written;
     },
     /** Rewrites the files of these projects (after memory was removed from them). */
     rewrite: (projects: Iterable<string>, nowMs: number) => write(projects, nowMs),

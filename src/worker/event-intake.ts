@@ -1,12 +1,14 @@
 import { isToolEvent, platformOf, type HookEvent, type Platform, type QueuedEvent } from '../hosts/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
+import type { ProjectResolver } from '../repository/project-resolver.js';
 import type { Store } from '../store/index.js';
 
 export type Accepted = { status: 'ok' } | { status: 'unknown_session' } | { status: 'queued' | 'duplicate'; id: number };
 
 export interface IntakeDeps {
   store: Store;
-  projectOf(cwd: string | null | undefined): string | null;
+  /** A cwd's project (its repository) and checkout (src/worker/project-of.ts). */
+  projectOf: ProjectResolver;
   /** Runs a store write, reporting a full disk to the loop (and its recovery). */
   write<T>(fn: () => T): T;
   /** A message was queued for the session: the observer loop should look. */
@@ -42,6 +44,7 @@ export function createEventIntake(deps: IntakeDeps) {
       project: deps.projectOf(event.cwd),
       platform: event.platform ? platformOf(event.platform) : null,
       cwd: event.cwd ?? null,
+      checkout: deps.projectOf.checkoutOf?.(event.cwd) ?? null,
       transcriptPath: event.transcript_path ?? null,
       nowMs,
     });
@@ -108,6 +111,7 @@ export function createEventIntake(deps: IntakeDeps) {
               promptId: prompt?.prompt_id ?? null,
               platform: event.platform ? platformOf(event.platform) : null,
               cwd: event.cwd ?? null,
+              checkout: deps.projectOf.checkoutOf?.(event.cwd) ?? null,
               transcriptPath: event.transcript_path ?? null,
               source: event.kind === 'session_start' ? (event.source ?? null) : null,
               nowMs,

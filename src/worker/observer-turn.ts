@@ -63,6 +63,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
               failure: event.kind === 'post_tool_use_failure' ? { error: event.error, interrupted: event.is_interrupt === true } : null,
               cwd: event.cwd ?? null,
               atMs: event.at,
+              subagent: event.agent_id || event.agent_type ? { id: event.agent_id ?? null, type: event.agent_type ?? null } : null,
             },
             sessionInfo,
           );
@@ -79,7 +80,8 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
     const cwd = event.cwd ? event.cwd : (session?.cwd ?? null);
     const commitVerdicts = hashes.length > 0 && deps.verifier ? await deps.verifier.check(cwd, hashes) : new Map();
     // File claims are looked up, not the session's whole history: one indexed query per turn.
-    const root = session?.project?.startsWith('/') ? session.project : cwd;
+    // A worktree's files are under its own checkout, not the repository's main one.
+    const root = session?.checkout ?? (session?.project?.startsWith('/') ? session.project : cwd);
     const claimedFiles = decision.observations.flatMap((o) => o.files_modified).map((f) => absolutePathKey(f, root));
     const written = deps.store.toolEvents.writtenAmong(message.sessionId, [...new Set(claimedFiles)]);
     const observed = claimed.kind === 'observation' ? deps.store.toolEvents.byQueueIds([claimed.id])[0] : undefined;
@@ -88,7 +90,7 @@ export function createRunTurn(deps: ObserverTurnDeps): RunTurn {
       { store: deps.store, log: deps.log, onCommit: (turn) => deps.recordTurn(turn, nowMs) },
       {
         message: claimed,
-        session: { project: session?.project ?? null },
+        session: { project: session?.project ?? null, checkout: session?.checkout ?? null },
         reply,
         decision,
         commitVerdicts,

@@ -12,7 +12,8 @@ import type { QueueMessage, Store } from '../store/index.js';
 export interface TurnInput {
   /** The claimed message this reply answers; the only one this turn may confirm. */
   message: QueueMessage;
-  session: { project: string | null };
+  /** `checkout`: the worktree (or main checkout) the session ran in; relative paths are under it. */
+  session: { project: string | null; checkout?: string | null };
   reply: CompletionResult;
   /** The reply's drop-or-parse decision (made once, before claims were checked). */
   decision?: ParseDecision;
@@ -45,7 +46,7 @@ export function processTurn(deps: TurnDeps, input: TurnInput): TurnRecord {
   const decision = input.decision ?? decideObserverOutput(reply.text);
   const verdicts = input.commitVerdicts ?? new Map<string, CommitVerdict>();
   const checked = applyCommitVerdicts(decision.observations, decision.summary, (hash) => verdicts.get(hash) ?? 'unverifiable');
-  const root = projectRoot(input.session.project, message.payload);
+  const root = projectRoot(input.session.checkout ?? input.session.project, message.payload);
   const toKey = (p: string) => pathKey(p, root);
   let fileClaimsRemoved = 0;
   const observations = checked.observations.map((observation) => {

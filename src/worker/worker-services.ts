@@ -1,7 +1,9 @@
 import type { Clock } from '../clock.js';
 import { buildContext, createContextQuery, parseBudget } from '../context/index.js';
+import { resolveProjectArgument } from '../memory/project-argument.js';
 import type { Logger } from '../log.js';
 import type { WorkerServices } from '../server/app.js';
+import type { ProjectResolver } from '../repository/project-resolver.js';
 import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
@@ -22,7 +24,8 @@ export interface ServiceDeps {
   loop: ObserverLoop;
   telemetry: Telemetry;
   hooks: HookAccounting;
-  projectOf: (cwd: string | null | undefined) => string | null;
+  /** A cwd's project and checkout (src/worker/project-of.ts). */
+  projectOf: ProjectResolver;
   clock: Clock;
   log: Logger;
   version: string;
@@ -102,7 +105,8 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     injectContext: ({ project, cwd, budgetRaw, nowMs }) => {
       const budget = parseBudget(budgetRaw);
       if (typeof budget !== 'number') return { ok: false, field: 'budget_tokens', message: budget.error };
-      const key = project ?? deps.projectOf(cwd);
+      // A project named on the route may be any checkout of its repository (a worktree's path too).
+      const key = project ? resolveProjectArgument(store.db, project) : deps.projectOf(cwd);
       try {
         const result = buildContext(contextQuery, { project: key, label: projectLabel(key), budgetTokens: budget, nowMs });
         telemetry.recordInjection(

@@ -92,7 +92,10 @@ describe('the search index on upgrade', () => {
     const temp = makeTempDir('memtrace-search-upgrade-');
     const file = path.join(temp.dir, 'memtrace.db');
     try {
-      const before = MIGRATIONS.filter((m) => m.id !== '0500_memory_search');
+      const before = MIGRATIONS.slice(
+        0,
+        MIGRATIONS.findIndex((m) => m.id === '0500_memory_search'),
+      );
       const old = { db: openDatabase(file, { migrations: before }) };
       // An older memtrace wrote these rows: no index table existed, so insert them as it did.
       old.db

@@ -12,6 +12,8 @@ export class TranscriptBuilder {
   private parent: string | null = null;
   private atMs: number;
   private n = 0;
+  /** Set for a subagent's transcript: its lines are a sidechain carrying the subagent's id. */
+  agentId: string | null = null;
 
   constructor(
     readonly sessionId: string = crypto.randomUUID(),
@@ -26,7 +28,8 @@ export class TranscriptBuilder {
     this.atMs += 1_000;
     return {
       parentUuid: this.parent,
-      isSidechain: false,
+      isSidechain: this.agentId !== null,
+      ...(this.agentId !== null ? { agentId: this.agentId } : {}),
       userType: 'external',
       cwd: this.cwd,
       sessionId: this.sessionId,

@@ -6,6 +6,7 @@ import { makePrivateDir, openPrivateFile } from '../../data-dir/index.js';
 import {
   projectFileName,
   projectsOf,
+  resolveProjectArgument,
   streamSink,
   writeJsonl,
   writeProjectMarkdown,
@@ -23,7 +24,8 @@ per project. Without --out the export goes to stdout. Files are created readable
 
 options:
   --format F      jsonl (default) or markdown
-  --project P     only memory of project P (its path, exactly; a trailing / is ignored)
+  --project P     only memory of project P: any checkout of its repository (the main one or a
+                  worktree), else its path exactly (a trailing / is ignored)
   --session S     only memory of session S
   --out PATH      jsonl: the file to write; markdown: a directory, one <project>.md per project
   -h, --help      show this help`;
@@ -42,11 +44,12 @@ export const exportCommand: Command = {
     const format = values.format ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'markdown') throw new UsageError(`--format must be jsonl or markdown, got '${format}'`);
     for (const flag of ['project', 'session', 'out'] as const) if (values[flag] === '') throw new UsageError(`--${flag} takes a value`);
-    const filter: ExportFilter = { project: values.project ?? null, sessionId: values.session ?? null };
     const out = values.out === undefined ? null : path.resolve(io.cwd, values.out);
 
     const memory = openMemoryStore(io, { create: false });
     try {
+      const project = values.project === undefined ? null : memory ? resolveProjectArgument(memory.store.db, values.project) : values.project;
+      const filter: ExportFilter = { project, sessionId: values.session ?? null };
       const db = memory?.store.db ?? null;
       const counts = format === 'jsonl' ? await exportJsonl(db, filter, out, io) : await exportMarkdown(db, filter, out, io);
       memory?.access.record('cli', { kind: 'export', items: counts.observations + counts.summaries }, Date.now());

@@ -1,6 +1,6 @@
 import readline from 'node:readline';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
-import { applyForget, buildSearchQuery, ForgetRefusedError, planForget, type ForgetPlan } from '../../memory/index.js';
+import { applyForget, buildSearchQuery, ForgetRefusedError, planForget, resolveProjectArgument, type ForgetPlan } from '../../memory/index.js';
 import { openMemoryStore } from '../memory-store.js';
 import { parseIsoFlag } from '../time-flag.js';
 
@@ -15,7 +15,8 @@ is truncated, so nothing forgotten stays readable in the database files.
 
 options:
   --session S     every item of session S, and the session itself
-  --project P     items of project P (its path, exactly)
+  --project P     items of project P: any checkout of its repository (the main one or a
+                  worktree), else its path exactly
   --before ISO    items created before this date or time
   --match QUERY   items holding every word of QUERY (words as search reads them)
   --dry-run       print what would go; change nothing
@@ -65,7 +66,7 @@ export const forgetCommand: Command = {
         plan = planForget(memory.store.db, {
           observationIds: ids,
           sessionId: values.session ?? null,
-          project: values.project ?? null,
+          project: values.project === undefined ? null : resolveProjectArgument(memory.store.db, values.project),
           beforeMs,
           match: values.match ?? null,
         });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { resolveProjectArgument } from '../../memory/project-argument.js';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -59,7 +60,7 @@ function openTarget(values: { lcm?: string; conversation?: string; project?: str
   if (!fs.existsSync(file)) throw new Error(`no memtrace database at ${file} (set MEMTRACE_DATA_DIR?)`);
   // The store's migrations only: never the worker's crash recovery, a worker may be running.
   const db = openDatabase(file);
-  const target = memtraceRepairTarget(db, values.project === undefined ? {} : { project: values.project }, providerName);
+  const target = memtraceRepairTarget(db, values.project === undefined ? {} : { project: resolveProjectArgument(db, values.project) }, providerName);
   return { db, file, target, label: `memtrace store ${file}`, close: () => db.close() };
 }
 

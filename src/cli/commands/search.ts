@@ -2,6 +2,7 @@ import { EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command }
 // The two modules a search needs, not the whole memory folder: every search is a process start.
 import { buildSearchQuery } from '../../memory/query.js';
 import { createMemorySearch, MAX_SEARCH_LIMIT, type SearchHit } from '../../memory/search.js';
+import { resolveProjectArgument } from '../../memory/project-argument.js';
 import { OBSERVATION_TYPES, type ObservationType } from '../../vocabulary/observation.js';
 import { openMemoryStore } from '../memory-store.js';
 import { parseIsoFlag } from '../time-flag.js';
@@ -15,7 +16,8 @@ text is a valid query: quotes, brackets, '*', AND, NEAR( are searched as words. 
 in your own words; a result needs to share only some of them. '--' ends the options.
 
 options:
-  --project P     only memory of project P (its path, exactly; a trailing / is ignored)
+  --project P     only memory of project P: any checkout of its repository (the main one or a
+                  worktree), else its path exactly (a trailing / is ignored)
   --type T        ${TYPES.join(' | ')}
   --since ISO     only memory created at or after this date or time (2026-01-31, 2026-01-31T12:00:00Z)
   --limit N       at most N results (default 10, at most ${MAX_SEARCH_LIMIT})
@@ -48,7 +50,7 @@ export const searchCommand: Command = {
       try {
         const started = performance.now();
         results = createMemorySearch(memory.store.db).search(text, {
-          project: values.project ?? null,
+          project: values.project === undefined ? null : resolveProjectArgument(memory.store.db, values.project),
           type: (values.type as ObservationType | 'summary' | undefined) ?? null,
           sinceMs,
           limit,

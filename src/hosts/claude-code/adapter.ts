@@ -14,7 +14,7 @@ import {
 /**
  * Claude Code's hook payloads (docs/claude-code-e2e.md): session_id, transcript_path and cwd on
  * every event; prompt/prompt_id (UserPromptSubmit); tool_name, tool_input, tool_response,
- * tool_use_id, duration_ms, agent_id (PostToolUse); error, is_interrupt (PostToolUseFailure);
+ * tool_use_id, duration_ms, agent_id and agent_type when a subagent made the call (PostToolUse); error, is_interrupt (PostToolUseFailure);
  * source, model (SessionStart); last_assistant_message (Stop, since 2.1.47); reason (SessionEnd).
  */
 const NAMES: readonly EventNameRow[] = [
@@ -57,6 +57,7 @@ export const claudeCodeAdapter: HostAdapter = {
           tool_input: input.tool_input ?? null,
           duration_ms: wholeMs(input.duration_ms),
           agent_id: text(input.agent_id),
+          agent_type: text(input.agent_type),
           prompt_id: text(input.prompt_id),
         };
         if (kind === 'post_tool_use') return { ok: true, event: definedFields({ kind, ...tool, tool_response: input.tool_response ?? null }) };

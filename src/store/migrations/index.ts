@@ -9,6 +9,10 @@ import { CLAIM_PROVENANCE_SCHEMA } from './0400-claim-provenance.js';
 import { MEMORY_SEARCH_SCHEMA } from './0500-memory-search.js';
 import { RETENTION_SCHEMA } from './0600-retention.js';
 import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
+import { SEARCH_EVERY_SCRIPT_SCHEMA } from './0900-search-every-script.js';
+import { CHECKOUTS_SCHEMA } from './0901-checkouts.js';
+import { SUBAGENTS_SCHEMA } from './0902-subagents.js';
+import { IMPORT_LEDGER_SCHEMA } from './0903-import-ledger.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -25,4 +29,8 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_SEARCH_SCHEMA,
   RETENTION_SCHEMA,
   TOOL_EVENT_OUTCOME_SCHEMA,
+  SEARCH_EVERY_SCRIPT_SCHEMA,
+  CHECKOUTS_SCHEMA,
+  SUBAGENTS_SCHEMA,
+  IMPORT_LEDGER_SCHEMA,
 ];

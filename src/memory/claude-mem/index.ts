@@ -1,0 +1,2 @@
+export { importClaudeMem, type ClaudeMemImportReport } from './import-claude-mem.js';
+export { PeerDatabaseError } from './peer-database.js';
