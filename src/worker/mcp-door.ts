@@ -77,6 +77,7 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
           if (!session) return;
           stream.write(SWITCHING);
           stream.resume();
+          deps.log.debug('an MCP session opened', { open });
         })
         .catch((error: unknown) => {
           deps.log.warn('could not open an MCP session', { error: String(error) });
