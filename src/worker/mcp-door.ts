@@ -6,7 +6,7 @@ import { accessIncrements, type MemoryAccessSink } from '../memory/index.js';
 import type { Store } from '../store/index.js';
 
 /**
- * How the bridge asks for the MCP stream on the worker's socket (docs/interfaces.md#the-worker-socket):
+ * How the bridge asks for the MCP stream on the worker's socket (docs/interfaces.md#hook-socket):
  * `GET /mcp` with `Connection: Upgrade` and `Upgrade: memtrace-mcp`, answered `101`; from then on
  * the connection carries newline-delimited JSON-RPC both ways, exactly what a stdio MCP server
  * reads and writes.
