@@ -192,98 +192,127 @@ static long long now_ms(void) {
 }
 
 /* Where one direction of newline-delimited JSON-RPC is, byte by byte: enough to know each
- * message's top-level "id" and whether it has a "method" (a request or notification) or not (a
- * response). Holds nothing of a message but a short key and the id, so any size streams through. */
+ * message's top-level "id", whether it has a "method" (a request or a notification) or not (a
+ * response), and the "requestId" a cancellation names in its "params". Holds nothing of a message
+ * but a short member name and those ids, so a message of any size streams through. */
+enum wanted { OTHER, ID, METHOD, PARAMS, REQUEST_ID };
+
+struct capture {
+  int state; /* 0 not seen, 1 in a string, 2 in a bare token, 3 done, -1 not usable */
+  char text[ID_MAX];
+  int length;
+};
+
+/* The members of one object: the message itself, or its "params". */
+struct members {
+  int expect_key, reading_key, key_length; /* key_length -1: longer than any name we look for */
+  char key[12];
+  enum wanted wanted;
+};
+
 struct scan {
   int depth, in_string, escape, started;
-  int object;      /* the message is a JSON object */
-  int expect_key;  /* the next string at depth 1 is a member name */
-  int reading_key;
-  char key[8];
-  int key_length;  /* -1: longer than any name we look for */
-  int value;       /* what the value at depth 1 belongs to: 0 other, 1 "id", 2 "method" */
-  int id_state;    /* 0 none, 1 reading a string, 2 reading a bare token, 3 done, -1 unusable */
-  char id[ID_MAX];
-  int id_length;
+  int object;        /* the message is a JSON object */
+  int params_object; /* inside the message's "params" object, at depth 2 */
   int has_method;
+  struct members top, params;
+  struct capture id, request_id;
 };
 
 static void scan_reset(struct scan *s) { memset(s, 0, sizeof *s); }
 
-static void id_add(struct scan *s, char c) {
-  if (s->id_length < ID_MAX) s->id[s->id_length++] = c;
-  else s->id_state = -1;
+static void capture_add(struct capture *c, char byte) {
+  if (c->length < ID_MAX) c->text[c->length++] = byte;
+  else c->state = -1;
+}
+
+static enum wanted wanted_of(const struct members *m, int top) {
+  if (m->key_length <= 0) return OTHER;
+  if (top) return strcmp(m->key, "id") == 0 ? ID : strcmp(m->key, "method") == 0 ? METHOD : strcmp(m->key, "params") == 0 ? PARAMS : OTHER;
+  return strcmp(m->key, "requestId") == 0 ? REQUEST_ID : OTHER;
 }
 
 /* One byte; returns 1 when it ended a message (the caller reads s, then resets it). */
 static int scan_byte(struct scan *s, char c) {
   if (c == '\n') return 1; /* the SDK frames messages by newline, whatever came before it */
-  if (s->id_state == 2) {
-    if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r') s->id_state = 3;
+  struct capture *bare = s->id.state == 2 ? &s->id : s->request_id.state == 2 ? &s->request_id : NULL;
+  if (bare) {
+    if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r') bare->state = 3;
     else {
-      id_add(s, c);
+      capture_add(bare, c);
       return 0;
     }
   }
+  struct members *level = s->depth == 1 ? &s->top : s->depth == 2 && s->params_object ? &s->params : NULL;
   if (s->in_string) {
-    if (s->reading_key && !s->escape && c != '"') {
-      if (s->key_length >= 0 && s->key_length < (int)sizeof s->key - 1) s->key[s->key_length++] = c;
-      else s->key_length = -1;
+    if (level && level->reading_key && !s->escape && c != '"') {
+      if (level->key_length >= 0 && level->key_length < (int)sizeof level->key - 1) level->key[level->key_length++] = c;
+      else level->key_length = -1;
     }
-    if (s->id_state == 1) id_add(s, c);
+    struct capture *open = s->id.state == 1 ? &s->id : s->request_id.state == 1 ? &s->request_id : NULL;
+    if (open) capture_add(open, c);
     if (s->escape) s->escape = 0;
     else if (c == '\\') s->escape = 1;
     else if (c == '"') {
       s->in_string = 0;
-      s->reading_key = 0;
-      if (s->id_state == 1) s->id_state = 3;
+      if (level) level->reading_key = 0;
+      if (open && open->state == 1) open->state = 3;
     }
     return 0;
   }
   if (c == ' ' || c == '\t' || c == '\r') return 0;
-  int first_of_value = s->depth == 1 && !s->expect_key && s->value == 1 && s->id_state == 0;
+  struct capture *target = NULL;
+  if (level && !level->expect_key) {
+    if (level == &s->top && level->wanted == ID) target = &s->id;
+    if (level == &s->params && level->wanted == REQUEST_ID) target = &s->request_id;
+  }
+  int first_of_value = target && target->state == 0;
   switch (c) {
     case '"':
       s->in_string = 1;
-      if (s->depth == 1 && s->expect_key) {
-        s->reading_key = 1;
-        s->key_length = 0;
+      if (level && level->expect_key) {
+        level->reading_key = 1;
+        level->key_length = 0;
       } else if (first_of_value) {
-        s->id_state = 1;
-        id_add(s, c);
+        target->state = 1;
+        capture_add(target, c);
       }
       break;
     case '{':
     case '[':
       if (s->depth == 0 && !s->started) {
         s->object = c == '{';
-        s->expect_key = 1;
-      } else if (first_of_value) s->id_state = -1;
+        s->top.expect_key = 1;
+      } else if (level == &s->top && !level->expect_key && level->wanted == PARAMS && c == '{') {
+        s->params_object = 1;
+        memset(&s->params, 0, sizeof s->params);
+        s->params.expect_key = 1;
+      } else if (first_of_value) target->state = -1;
       s->depth++;
       break;
     case '}':
     case ']':
       s->depth--;
+      if (s->depth <= 1) s->params_object = 0;
       break;
     case ':':
-      if (s->depth == 1 && s->expect_key) {
-        s->expect_key = 0;
-        s->key[s->key_length > 0 ? s->key_length : 0] = '\0';
-        s->value = s->key_length == 2 && strcmp(s->key, "id") == 0 ? 1 : s->key_length == 6 && strcmp(s->key, "method") == 0 ? 2 : 0;
-        if (s->value == 2) s->has_method = 1;
-        if (s->value == 1) s->id_state = 0;
+      if (level && level->expect_key) {
+        level->expect_key = 0;
+        level->key[level->key_length > 0 ? level->key_length : 0] = '\0';
+        level->wanted = wanted_of(level, level == &s->top);
+        if (level->wanted == METHOD) s->has_method = 1;
       }
       break;
     case ',':
-      if (s->depth == 1) {
-        s->expect_key = 1;
-        s->value = 0;
+      if (level) {
+        level->expect_key = 1;
+        level->wanted = OTHER;
       }
       break;
     default:
       if (first_of_value) {
-        s->id_state = 2;
-        id_add(s, c);
+        target->state = 2;
+        capture_add(target, c);
       }
   }
   s->started = 1;
@@ -298,27 +327,36 @@ struct request {
 static struct request in_flight[MAX_IN_FLIGHT];
 static int in_flight_count;
 
-static void track(const struct scan *s, long long at) {
-  if (!s->object || s->id_state != 3 || !s->has_method) return;
-  if (in_flight_count == MAX_IN_FLIGHT) {
-    memmove(in_flight, in_flight + 1, sizeof in_flight[0] * (MAX_IN_FLIGHT - 1));
-    in_flight_count--;
-  }
-  struct request *r = &in_flight[in_flight_count++];
-  memcpy(r->id, s->id, (size_t)s->id_length);
-  r->length = s->id_length;
-  r->sent_ms = at;
-}
-
-static void answered(const struct scan *s) {
-  if (!s->object || s->id_state != 3 || s->has_method) return;
+static void forget(const struct capture *id) {
   for (int i = 0; i < in_flight_count; i++) {
-    if (in_flight[i].length == s->id_length && memcmp(in_flight[i].id, s->id, (size_t)s->id_length) == 0) {
+    if (in_flight[i].length == id->length && memcmp(in_flight[i].id, id->text, (size_t)id->length) == 0) {
       memmove(in_flight + i, in_flight + i + 1, sizeof in_flight[0] * (size_t)(in_flight_count - i - 1));
       in_flight_count--;
       return;
     }
   }
+}
+
+/* A message from the host: a request is owed an answer; a cancellation (a notification naming a
+ * requestId) releases the worker from one, since the SDK sends nothing for a cancelled request. */
+static void track(const struct scan *s, long long at) {
+  if (!s->object || !s->has_method) return;
+  if (s->id.state != 3) {
+    if (s->request_id.state == 3) forget(&s->request_id);
+    return;
+  }
+  if (in_flight_count == MAX_IN_FLIGHT) {
+    memmove(in_flight, in_flight + 1, sizeof in_flight[0] * (MAX_IN_FLIGHT - 1));
+    in_flight_count--;
+  }
+  struct request *r = &in_flight[in_flight_count++];
+  memcpy(r->id, s->id.text, (size_t)s->id.length);
+  r->length = s->id.length;
+  r->sent_ms = at;
+}
+
+static void answered(const struct scan *s) {
+  if (s->object && s->id.state == 3 && !s->has_method) forget(&s->id);
 }
 
 static struct scan from_host, from_worker;

@@ -16,8 +16,8 @@ my $timeout_s = ($ENV{MEMTRACE_MCP_TIMEOUT_MS} && $ENV{MEMTRACE_MCP_TIMEOUT_MS} 
 # fcntl's numbers, as the AF_UNIX ones in memtrace-hook.pl: the same on Linux and macOS but O_NONBLOCK.
 my ($F_GETFL, $F_SETFL, $O_NONBLOCK) = (3, 4, $^O eq 'darwin' ? 4 : 2048);
 
-my %from_host   = fresh();
-my %from_worker = fresh();
+my $from_host   = fresh();
+my $from_worker = fresh();
 my @in_flight;    # [id, sent at]
 my $stdout_mid_line = 0;
 my $heard_from_worker = 0;    # a worker streaming a long answer is not a wedged one
@@ -57,7 +57,7 @@ while (1) {
       exit 0;
     }
     exit 0 if $n == 0;    # the host closed stdin: the session is over
-    scan(\%from_host, $pending, \&track);
+    scan($from_host, $pending, \&track);
     vec($wout, fileno($sock), 1) = 1;
   }
   if ($pending ne '' && vec($wout, fileno($sock), 1)) {
@@ -148,7 +148,7 @@ sub give_up {
   close($sock);
   # The rest of a request the host is half-way through writing, up to its newline and no further.
   my $deadline = Time::HiRes::time() + $timeout_s;
-  while ($from_host{started}) {
+  while ($from_host->{started}) {
     my $rin = '';
     vec($rin, 0, 1) = 1;
     my $left = $deadline - Time::HiRes::time();
@@ -156,7 +156,7 @@ sub give_up {
     my $n = sysread(STDIN, my $c, 1);
     next if !defined $n && ($!{EINTR} || $!{EAGAIN});
     exit 0 unless $n;
-    scan(\%from_host, $c, \&track);
+    scan($from_host, $c, \&track);
   }
   write_all(\*STDOUT, "\n") if $stdout_mid_line;
   for my $request (@in_flight) {
@@ -168,95 +168,139 @@ sub give_up {
 
 sub to_host {
   my ($data) = @_;
-  scan(\%from_worker, $data, \&answered);
+  scan($from_worker, $data, \&answered);
   $stdout_mid_line = substr($data, -1) ne "\n";
   write_all(\*STDOUT, $data) or exit 0;    # the host is gone
 }
 
+# A message from the host: a request is owed an answer; a cancellation (a notification naming a
+# requestId) releases the worker from one, since the SDK sends nothing for a cancelled request.
 sub track {
   my ($s) = @_;
-  push(@in_flight, [$s->{id}, Time::HiRes::time()]) if $s->{object} && $s->{id_state} == 3 && $s->{has_method};
+  return unless $s->{object} && $s->{has_method};
+  if ($s->{id}{state} != 3) {
+    forget($s->{rid}{text}) if $s->{rid}{state} == 3;
+    return;
+  }
+  push(@in_flight, [$s->{id}{text}, Time::HiRes::time()]);
   shift(@in_flight) if @in_flight > 64;
 }
 
 sub answered {
   my ($s) = @_;
-  return unless $s->{object} && $s->{id_state} == 3 && !$s->{has_method};
-  @in_flight = grep { $_->[0] ne $s->{id} } @in_flight;
+  forget($s->{id}{text}) if $s->{object} && $s->{id}{state} == 3 && !$s->{has_method};
 }
+
+sub forget {
+  my ($id) = @_;
+  for my $i (0 .. $#in_flight) {
+    next unless $in_flight[$i][0] eq $id;
+    splice(@in_flight, $i, 1);
+    return;
+  }
+}
+
+sub members { return { expect_key => 0, reading_key => 0, key => '', wanted => '' } }
 
 sub fresh {
-  return (depth => 0, in_string => 0, escape => 0, started => 0, object => 0, expect_key => 0, reading_key => 0, key => '', value => '', id_state => 0, id => '', has_method => 0);
+  return {
+    depth         => 0,
+    in_string     => 0,
+    escape        => 0,
+    started       => 0,
+    object        => 0,
+    params_object => 0,
+    has_method    => 0,
+    top           => members(),
+    params        => members(),
+    id            => { state => 0, text => '' },    # 0 not seen, 1 in a string, 2 in a bare token, 3 done, -1 not usable
+    rid           => { state => 0, text => '' },
+  };
 }
 
-# Where a stream of newline-delimited JSON is, as the native bridge's scan_byte: runs of ordinary
-# bytes are taken by one match, so a message of megabytes costs a few matches, not a loop per byte.
+# Where a stream of newline-delimited JSON is, as the native bridge's scan_byte: each message's
+# top-level "id", whether it has a "method", and the "requestId" in its "params". Runs of
+# ordinary bytes are taken by one match, so a message of megabytes costs a few matches.
 sub scan {
   my ($s, $data, $on_end) = @_;
   pos($data) = 0;
   my $length = length $data;
   while (pos($data) < $length) {
-    if ($s->{id_state} == 2) {
-      if ($data =~ /\G([^,}\]\s\n]+)/gc) { $s->{id} .= $1; next }
-      $s->{id_state} = 3;
+    my $bare = $s->{id}{state} == 2 ? $s->{id} : $s->{rid}{state} == 2 ? $s->{rid} : undef;
+    if ($bare) {
+      if ($data =~ /\G([^,}\]\s\n]+)/gc) { $bare->{text} .= $1; next }
+      $bare->{state} = 3;
     }
+    my $level = $s->{depth} == 1 ? $s->{top} : $s->{depth} == 2 && $s->{params_object} ? $s->{params} : undef;
     if ($s->{in_string}) {
+      my $open = $s->{id}{state} == 1 ? $s->{id} : $s->{rid}{state} == 1 ? $s->{rid} : undef;
       if ($s->{escape}) {
         $s->{escape} = 0;
         if ($data =~ /\G([^\n])/gcs) {
-          $s->{key} .= "\\$1" if $s->{reading_key};
-          $s->{id} .= $1 if $s->{id_state} == 1;
+          $level->{key} .= "\\$1" if $level && $level->{reading_key};
+          $open->{text} .= $1 if $open;
           next;
         }
       }
       # A whole run of the string, escapes included: one match, not one per character.
       if ($data =~ /\G((?:[^"\\\n]+|\\[^\n])+)/gc) {
-        $s->{key} .= $1 if $s->{reading_key};
-        $s->{id} .= $1 if $s->{id_state} == 1;
+        $level->{key} .= $1 if $level && $level->{reading_key};
+        $open->{text} .= $1 if $open;
         next;
       }
       if ($data =~ /\G\\/gc) {
         $s->{escape} = 1;
-        $s->{id} .= '\\' if $s->{id_state} == 1;
+        $open->{text} .= '\\' if $open;
         next;
       }
       if ($data =~ /\G"/gc) {
         $s->{in_string} = 0;
-        $s->{reading_key} = 0;
-        if ($s->{id_state} == 1) { $s->{id} .= '"'; $s->{id_state} = 3 }
+        $level->{reading_key} = 0 if $level;
+        if ($open) { $open->{text} .= '"'; $open->{state} = 3 }
         next;
       }
     }
     if ($data =~ /\G\n/gc) {
       $on_end->($s);
-      %$s = fresh();
+      %$s = %{ fresh() };
       next;
     }
     next if $data =~ /\G[ \t\r]+/gc;
-    my $first_of_value = $s->{depth} == 1 && !$s->{expect_key} && $s->{value} eq 'id' && $s->{id_state} == 0;
+    my $target;
+    if ($level && !$level->{expect_key}) {
+      $target = $s->{id}  if $level == $s->{top}    && $level->{wanted} eq 'id';
+      $target = $s->{rid} if $level == $s->{params} && $level->{wanted} eq 'requestId';
+    }
+    my $first_of_value = $target && $target->{state} == 0;
     $data =~ /\G(.)/gcs;
     my $c = $1;
     if ($c eq '"') {
       $s->{in_string} = 1;
-      if ($s->{depth} == 1 && $s->{expect_key}) { $s->{reading_key} = 1; $s->{key} = '' }
-      elsif ($first_of_value) { $s->{id_state} = 1; $s->{id} = '"' }
+      if ($level && $level->{expect_key}) { $level->{reading_key} = 1; $level->{key} = '' }
+      elsif ($first_of_value) { $target->{state} = 1; $target->{text} = '"' }
     } elsif ($c eq '{' || $c eq '[') {
-      if ($s->{depth} == 0 && !$s->{started}) { $s->{object} = $c eq '{'; $s->{expect_key} = 1 }
-      elsif ($first_of_value) { $s->{id_state} = -1 }
+      if ($s->{depth} == 0 && !$s->{started}) { $s->{object} = $c eq '{'; $s->{top}{expect_key} = 1 }
+      elsif ($level && $level == $s->{top} && !$level->{expect_key} && $level->{wanted} eq 'params' && $c eq '{') {
+        $s->{params_object} = 1;
+        $s->{params} = members();
+        $s->{params}{expect_key} = 1;
+      } elsif ($first_of_value) { $target->{state} = -1 }
       $s->{depth}++;
     } elsif ($c eq '}' || $c eq ']') {
       $s->{depth}--;
+      $s->{params_object} = 0 if $s->{depth} <= 1;
     } elsif ($c eq ':') {
-      if ($s->{depth} == 1 && $s->{expect_key}) {
-        $s->{expect_key} = 0;
-        $s->{value} = $s->{key} eq 'id' ? 'id' : $s->{key} eq 'method' ? 'method' : '';
-        $s->{has_method} = 1 if $s->{value} eq 'method';
+      if ($level && $level->{expect_key}) {
+        $level->{expect_key} = 0;
+        my $key = $level->{key};
+        $level->{wanted} = $level == $s->{top} ? ($key eq 'id' || $key eq 'method' || $key eq 'params' ? $key : '') : ($key eq 'requestId' ? $key : '');
+        $s->{has_method} = 1 if $level->{wanted} eq 'method';
       }
     } elsif ($c eq ',') {
-      if ($s->{depth} == 1) { $s->{expect_key} = 1; $s->{value} = '' }
+      if ($level) { $level->{expect_key} = 1; $level->{wanted} = '' }
     } elsif ($first_of_value) {
-      $s->{id_state} = 2;
-      $s->{id} = $c;
+      $target->{state} = 2;
+      $target->{text} = $c;
     }
     $s->{started} = 1;
   }

@@ -107,6 +107,24 @@ describe.each(BRIDGES)('the $name MCP bridge', (bridge) => {
     expect((await b.message()).result.tools).toHaveLength(3);
   });
 
+  it('owes nothing for a request the host cancelled (the SDK answers none)', async () => {
+    let lines = 0;
+    const { bridge: b } = await setUp((stream) => {
+      stream.on('data', (c: Buffer) => {
+        lines += c.toString().split('\n').length - 1;
+        // A request, its cancellation and another request arrived, none answered: hang up.
+        if (lines >= 3) stream.destroy();
+      });
+    });
+    await b.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'search', arguments: { query: 'x' } } });
+    await b.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'the user pressed Esc' } });
+    await b.send({ jsonrpc: '2.0', id: 'eight', method: 'tools/call', params: { name: 'search', arguments: { query: 'y' } } });
+    expect(await b.message()).toMatchObject({ id: 'eight', error: { code: -32000 } });
+    await b.send({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
+    // The next line is the Node server's answer: no error was owed for the cancelled request.
+    expect((await b.message()).id).toBe(9);
+  });
+
   it('sends nothing to a data dir that is not the user’s: the Node server answers instead', async () => {
     const { fake, bridge: b } = await setUp(echoLines, {}, (dataDir) => fs.chownSync(dataDir, 65534, 65534));
     await b.send(INITIALIZE);
