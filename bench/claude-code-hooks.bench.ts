@@ -11,7 +11,7 @@ import { stopStartedWorker } from '../test/support/started-worker.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { childrenCpuMs, processCpuMs } from './process-cpu.js';
-import { roundedPercentile } from './stats.js';
+import { pairedRatio, roundedPercentile } from './stats.js';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/memtrace.cjs');
 
@@ -115,6 +115,8 @@ export async function run(): Promise<Record<string, unknown>> {
             runs_ms: samples[v].map(Math.round),
             median_ms: med(samples[v]),
             vs_no_hooks: Math.round((med(samples[v]) / base) * 100) / 100,
+            // Each round's ratio to that round's no_hooks run, then the median: steadier when the machine's load drifts.
+            paired_vs_no_hooks: pairedRatio(samples[v], samples.no_hooks),
             ...(WITH_MCP.has(v) ? { memtrace_tools_in_first_request: `${toolsSeen[v]}/${RUNS}` } : {}),
             cpu_ms_median: { session_process_tree: med(cpu[v].session), worker: med(cpu[v].worker) },
           },

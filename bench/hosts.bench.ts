@@ -8,6 +8,7 @@ import { HOST_BINS, hostUnavailableReason, prepareHostHome, runHostCli, startHos
 import { hostScript } from '../test/support/host-scenario.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { offersMemtraceTools } from '../test/support/mcp-tools.js';
+import { pairedRatio } from './stats.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
 
@@ -106,6 +107,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
           runs_ms: samples[v].map(Math.round),
           median_ms: Math.round(median(samples[v])),
           vs_unhooked: Math.round((median(samples[v]) / base) * 100) / 100,
+          paired_vs_unhooked: pairedRatio(samples[v], samples.unhooked),
           ...(WITH_MCP.has(v) ? { memtrace_tools_in_first_request: `${toolsSeen[v]}/${RUNS}` } : {}),
         },
       ]),
