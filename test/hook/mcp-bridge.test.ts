@@ -154,6 +154,18 @@ describe('the MCP server where neither a native build nor perl is there', () => 
     expect(await b.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('takes a message larger than a pipe’s buffer whole, written in chunks', async () => {
+    temp = makeTempDir();
+    const b = new BridgeProcess('node', { HOME: temp.dir, MEMTRACE_DATA_DIR: path.join(temp.dir, 'data') });
+    await b.send(INITIALIZE);
+    await b.message();
+    // A ping the SDK parses whole (its _meta is kept as sent) and answers only once all of it came.
+    await b.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'ping', params: { _meta: { blob: 'x'.repeat(3 * MIB) } } })}\n`);
+    expect(await b.message()).toEqual({ jsonrpc: '2.0', id: 'big', result: {} });
+    b.close();
+    await b.exited;
+  });
+
   it.each(['SIGINT', 'SIGTERM'] as const)('ends on %s', async (signal) => {
     temp = makeTempDir();
     const b = new BridgeProcess('node', { HOME: temp.dir, MEMTRACE_DATA_DIR: path.join(temp.dir, 'data') });

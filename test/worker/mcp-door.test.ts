@@ -9,6 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { noProvider } from '../../src/providers/index.js';
 import { bridgePathEnv, FORWARDER, type BridgePath } from '../support/mcp-bridge.js';
@@ -108,6 +109,16 @@ describe("the worker's MCP server, through the bridge", () => {
     const text = opened.content[0]!.text;
     expect(text.length).toBeGreaterThan(2 * MIB);
     for (let i = 0; i < 40; i += 1) expect(text.includes(`N${i}:${'y'.repeat(64 * 1024)}:END${i}`), `observation ${i}`).toBe(true);
+  });
+
+  it('takes a request larger than the socket buffer whole', async () => {
+    h = await startHarness(noProvider());
+    buildNativeForwarderInto(h.dataDir);
+    client = await connect(h.dataDir);
+    // The SDK answers a ping only once it has parsed all of it.
+    const answer = await client.request({ method: 'ping', params: { _meta: { blob: 'x'.repeat(3 * MIB) } } }, EmptyResultSchema);
+    expect(answer).toEqual({});
+    expect(h.log.records.some((r) => r.message === 'an MCP session opened')).toBe(true);
   });
 
   it('stops without waiting for an open session, and the session carries on with the Node server', async () => {
