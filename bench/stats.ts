@@ -29,3 +29,12 @@ export function summarize(samplesMs: number[]): { n: number; p50_ms: number; p95
     max_ms: round(sorted[sorted.length - 1] ?? Number.NaN),
   };
 }
+
+/**
+ * The median of per-round ratios a[i] / b[i] (runs of two variants made one after the other in
+ * the same round), to two places: drift in the machine's load between rounds cancels out.
+ */
+export function pairedRatio(a: readonly number[], b: readonly number[]): number {
+  const ratios = a.slice(0, b.length).map((x, i) => x / b[i]!);
+  return Math.round(roundedPercentile(ratios, 50, 4) * 100) / 100;
+}

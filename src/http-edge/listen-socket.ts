@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 
@@ -10,14 +11,35 @@ export interface ListeningSocket {
 }
 
 /**
+ * Takes a connection that asked to leave HTTP (`Connection: Upgrade`): the handler answers it
+ * and owns the stream from then on. `head` holds whatever bytes came after the request's headers.
+ */
+export type UpgradeHandler = (request: IncomingMessage, stream: Duplex, head: Buffer) => void;
+
+/**
  * Serves the app on a Unix socket inside `dir` (0600, in a folder that must already be private).
  * A socket file left there by a dead process is replaced: the caller holds the data dir's lock,
  * so no live worker owns it. An address too long for a Unix socket is bound relative to `dir`.
+ * With `upgrade`, connections that ask to leave HTTP go to it; without, they are refused (closed).
+ * Closing ends every connection, upgraded ones included (the server would otherwise wait for them).
  */
-export function listenUnixSocket(app: Hono, dir: string, name: string, { pathLimit }: { pathLimit: number }): Promise<ListeningSocket> {
+export function listenUnixSocket(
+  app: Hono,
+  dir: string,
+  name: string,
+  { pathLimit, upgrade }: { pathLimit: number; upgrade?: UpgradeHandler },
+): Promise<ListeningSocket> {
   const full = path.join(dir, name);
   fs.rmSync(full, { force: true });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const upgraded = new Set<Duplex>();
+  if (upgrade) {
+    server.on('upgrade', (request: IncomingMessage, stream: Duplex, head: Buffer) => {
+      upgraded.add(stream);
+      stream.once('close', () => upgraded.delete(stream));
+      upgrade(request, stream, head);
+    });
+  }
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.once('listening', () => {
@@ -29,6 +51,7 @@ export function listenUnixSocket(app: Hono, dir: string, name: string, { pathLim
           new Promise<void>((done) => {
             server.close(() => done());
             server.closeAllConnections?.();
+            for (const stream of upgraded) stream.destroy();
           }),
       });
     });

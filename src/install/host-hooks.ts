@@ -5,7 +5,7 @@
  */
 import { forwarderCommand, type Forwarder, type HookMatcherGroup } from './hook-definitions.js';
 import type { OwnsCommand, WantedHooks } from './settings-merge.js';
-import { MCP_SERVER_ENV } from './mcp-definition.js';
+import { MCP_SERVER_ENV, mcpBridgeArgs } from './mcp-definition.js';
 
 export const INSTALL_HOSTS = ['gemini-cli', 'codex'] as const;
 export type InstallHost = (typeof INSTALL_HOSTS)[number];
@@ -50,7 +50,10 @@ export function hostHooks(host: InstallHost, forwarder: Forwarder): WantedHooks 
   return block;
 }
 
-/** `memtrace mcp` as Gemini CLI or Codex starts it: this node and this package's bin, both absolute. */
+/**
+ * memtrace's MCP server as Gemini CLI or Codex starts it: the bridge (`sh <forwarder> mcp <node>`,
+ * mcp-definition.ts), this package's forwarder and this node, both absolute.
+ */
 export interface HostMcpEntry {
   command: string;
   args: string[];
@@ -58,7 +61,7 @@ export interface HostMcpEntry {
   env: Record<string, string>;
 }
 
-export function hostMcpEntry(nodePath: string, binPath: string, env: Record<string, string | undefined>): HostMcpEntry {
+export function hostMcpEntry(nodePath: string, forwarderPath: string, env: Record<string, string | undefined>): HostMcpEntry {
   const pinned = Object.fromEntries(['MEMTRACE_DATA_DIR', 'MEMTRACE_PORT'].flatMap((key) => (env[key] ? [[key, env[key]!]] : [])));
-  return { command: nodePath, args: [binPath, 'mcp'], env: { ...MCP_SERVER_ENV, ...pinned } };
+  return { command: 'sh', args: mcpBridgeArgs(forwarderPath, nodePath), env: { ...MCP_SERVER_ENV, ...pinned } };
 }

@@ -1,7 +1,8 @@
 /**
  * The native hook forwarder: `memtrace install` builds bin/memtrace-hook.c with the machine's C
  * compiler into DATA_DIR/bin/, where the shell forwarder looks for it. A firing then starts a
- * program of about a millisecond instead of perl (docs/performance.md). Named by the source's
+ * program of about a millisecond instead of perl (docs/performance.md), and an agent host's MCP
+ * server (`memtrace-hook mcp`) starts it as the bridge to the worker. Named by the source's
  * hash, so a forwarder never runs a build of another version's source; without a compiler the
  * hooks keep the Perl or shell path, which do the same work.
  */
@@ -53,9 +54,18 @@ export function buildNativeForwarder(options: BuildOptions): NativeForwarderResu
     if (compiled.status !== 0) return { status: 'failed', compiler, reason: firstLine(compiled.stderr) || `exit ${compiled.status}` };
     // A build that runs and keeps the contract, or none: asked about a data dir with no worker,
     // it must say "nothing sent".
-    const probe = run(building, [path.join(binDir, 'no-worker-here'), 'claude-code', 'stop', 'settings']);
+    const noWorker = path.join(binDir, 'no-worker-here');
+    const probe = run(building, [noWorker, 'claude-code', 'stop', 'settings']);
     if (probe.status !== NOTHING_SENT)
       return { status: 'failed', compiler, reason: `the built forwarder answered ${probe.status ?? probe.error?.message} to a data dir with no worker` };
+    // The MCP bridge mode too: with no worker and no fallback program it hands over nothing.
+    const bridgeProbe = run(building, ['--mcp-bridge', noWorker]);
+    if (bridgeProbe.status !== NOTHING_SENT)
+      return {
+        status: 'failed',
+        compiler,
+        reason: `the built MCP bridge answered ${bridgeProbe.status ?? bridgeProbe.error?.message} to a data dir with no worker`,
+      };
     fs.chmodSync(building, 0o700);
     fs.renameSync(building, file);
     return { status: 'built', file };

@@ -14,6 +14,7 @@ import { createHookApp } from '../server/hook-app.js';
 import { adapterFor, isHostName } from '../hosts/index.js';
 import { createContextFiles } from './context-files.js';
 import { hookDoor } from './hook-door.js';
+import { createMcpDoor } from './mcp-door.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
 import {
   acquireWorkerLock,
@@ -229,6 +230,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const server = await listenLoopback(app, config.port);
   port = server.port;
   lock.update({ port });
+  const mcpDoor = createMcpDoor({ store, recordCounters: telemetry.recordCounters, clock, log });
   const hookSocket = await listenUnixSocket(
     createHookApp(
       hookDoor({
@@ -242,7 +244,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     ),
     config.dataDir,
     WORKER_SOCKET,
-    { pathLimit: SOCKET_PATH_LIMIT },
+    // The MCP server shares the hooks' socket: same identity check, no token, no TCP port.
+    { pathLimit: SOCKET_PATH_LIMIT, upgrade: mcpDoor.upgrade },
   );
   // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
   await replay();
@@ -255,6 +258,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   };
   const ticker = setInterval(() => {
     telemetry.tick(clock.now());
+    // Off the start's path: the first MCP session after a cold start then answers at once.
+    mcpDoor.preload();
     void replay();
     loop.rescan();
     refreshContextFiles();

@@ -8,7 +8,8 @@ import { captureIO } from '../support/cli-io.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/memtrace.cjs');
+/** What the MCP entry runs: the forwarder's bridge, falling back to this node's stdio server. */
+const BRIDGE = { command: 'sh', args: [path.join(ROOT, 'bin/memtrace-hook'), 'mcp', process.execPath] };
 /** What a hook command runs: the forwarder for this host, falling back to this node. */
 const hookCommand = (host: string, event: string) =>
   `sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} ${host} ${event} settings ${shellQuote(process.execPath)}`;
@@ -87,7 +88,7 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     expect(settings.hooks.SessionStart[0].hooks[0].timeout).toBe(15000);
     expect(settings.mcpServers).toEqual({
       docs: { command: 'docs-mcp', args: ['--stdio'] },
-      memtrace: { command: process.execPath, args: [BIN, 'mcp'], env: { NODE_EXTRA_CA_CERTS: '' } },
+      memtrace: { ...BRIDGE, env: { NODE_EXTRA_CA_CERTS: '' } },
     });
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^\{\n {4}"theme"/); // the file's own indent
     const installed = fs.readFileSync(file);
@@ -125,8 +126,7 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     expect(toml.startsWith(CODEX_CONFIG)).toBe(true);
     const config = parse(toml) as any;
     expect(config.mcp_servers.memtrace).toEqual({
-      command: process.execPath,
-      args: [BIN, 'mcp'],
+      ...BRIDGE,
       env: { NODE_EXTRA_CA_CERTS: '', MEMTRACE_DATA_DIR: '/data/mt' },
     });
     expect(config.hooks).toBeUndefined(); // no trust state written

@@ -209,7 +209,7 @@ describe('memtrace install / uninstall', () => {
     /** A slice of a real ~/.claude.json: Claude Code's own state beside the user's servers. */
     const CLAUDE_STATE = `${JSON.stringify({ numStartups: 12, hasCompletedOnboarding: true, mcpServers: { github: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: {} } }, projects: { '/work/app': { allowedTools: [] } } }, null, 2)}\n`;
 
-    it('registers "memtrace" in $CLAUDE_CONFIG_DIR/.claude.json running this node and bin/memtrace.cjs mcp, keeping every other server', async () => {
+    it('registers "memtrace" in $CLAUDE_CONFIG_DIR/.claude.json running the forwarder\'s bridge (falling back to this node), keeping every other server', async () => {
       seed(claudeJson(), CLAUDE_STATE);
       fs.chmodSync(claudeJson(), 0o600);
       const r = await run(['install']);
@@ -218,8 +218,8 @@ describe('memtrace install / uninstall', () => {
       const config = JSON.parse(fs.readFileSync(claudeJson(), 'utf8'));
       expect(config.mcpServers.memtrace).toEqual({
         type: 'stdio',
-        command: process.execPath,
-        args: [path.join(ROOT, 'bin/memtrace.cjs'), 'mcp'],
+        command: 'sh',
+        args: [path.join(ROOT, 'bin/memtrace-hook'), 'mcp', process.execPath],
         env: { NODE_EXTRA_CA_CERTS: '' },
       });
       expect(config.mcpServers.github.command).toBe('npx');
@@ -233,6 +233,17 @@ describe('memtrace install / uninstall', () => {
       expect(removed.code, removed.stderr).toBe(0);
       expect(removed.stdout).toContain(`uninstalled memtrace's MCP server in ${claudeJson()} (removed "memtrace").`);
       expect(fs.readFileSync(claudeJson(), 'utf8')).toBe(CLAUDE_STATE);
+    });
+
+    it('replaces the Node server an older install registered with the bridge, in place', async () => {
+      const older = { type: 'stdio', command: '/usr/local/bin/node', args: ['/opt/memtrace/bin/memtrace.cjs', 'mcp'], env: {} };
+      seed(claudeJson(), `${JSON.stringify({ mcpServers: { memtrace: older, github: { command: 'npx', args: [] } } }, null, 2)}\n`);
+      const r = await run(['install']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`installed memtrace's MCP server in ${claudeJson()} (updated "memtrace").`);
+      const config = JSON.parse(fs.readFileSync(claudeJson(), 'utf8'));
+      expect(Object.keys(config.mcpServers)).toEqual(['memtrace', 'github']);
+      expect(config.mcpServers.memtrace.args).toEqual([path.join(ROOT, 'bin/memtrace-hook'), 'mcp', process.execPath]);
     });
 
     it('creates ~/.claude.json (0600) when there is none, and uninstall leaves no memtrace entry', async () => {

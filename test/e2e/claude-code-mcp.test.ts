@@ -3,7 +3,10 @@
  * API, with memtrace registered by `memtrace install` (user scope: hooks in settings.json, the MCP
  * server in ~/.claude.json) beside a real worker. The scripted assistant calls
  * `mcp__memtrace__search`, then `mcp__memtrace__get_observations` on the id the search named;
- * Claude Code starts `memtrace mcp` itself and the right observation comes back in its tool results.
+ * Claude Code starts the installed bridge (`sh bin/memtrace-hook mcp <node>`), which carries the
+ * calls to the worker's MCP server, and the right observation comes back in its tool results.
+ * Then a cold session: no worker at all, and the tools still answer in the first turn (the bridge
+ * hands over to the Node stdio server).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +18,11 @@ import { claudeUnavailableReason, runClaudeCode, type ClaudeRunResult } from '..
 import { captureIO } from '../support/cli-io.js';
 import { lastToolResults, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
+import { offersMemtraceTools } from '../support/mcp-tools.js';
+import { addObservation } from '../support/memory-fixtures.js';
+import { stopStartedWorker } from '../support/started-worker.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { openStore } from '../../src/store/index.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 
 const unavailable = claudeUnavailableReason();
@@ -131,13 +138,11 @@ describe.skipIf(unavailable !== null)('the memtrace MCP server in the real Claud
     expect(installOut).toContain(`installed memtrace's MCP server in ${path.join(temp.dir, 'home', '.claude.json')} (added "memtrace").`);
   });
 
-  it('offers the three memtrace tools to the model (Claude Code announces MCP tools once the server has connected)', () => {
+  it('offers the three memtrace tools in the first model request, through the installed bridge to the worker', () => {
     expect(run.exitCode, run.stderr).toBe(0);
-    const all = api
-      .mainBodies()
-      .map((b) => JSON.stringify(b))
-      .join('\n');
-    for (const tool of ['search', 'timeline', 'get_observations']) expect(all.includes(`mcp__memtrace__${tool}`), tool).toBe(true);
+    expect(offersMemtraceTools('claude-code', api.mainBodies()[0])).toBe(true);
+    // Claude Code started the bridge, which reached this worker's MCP server (not the Node fallback).
+    expect(h.log.records.some((r) => r.message === 'an MCP session opened')).toBe(true);
   });
 
   it('answers search with the id and title, then get_observations with the full observation', () => {
@@ -152,5 +157,65 @@ describe.skipIf(unavailable !== null)('the memtrace MCP server in the real Claud
     expect(resultText(opened)).toContain(NARRATIVE_MARKER);
     expect(resultText(opened)).toContain('applyDiscount now runs before tax');
     expect(run.json?.result).toContain('memtrace remembered the fix');
+  });
+});
+
+describe.skipIf(unavailable !== null)('the memtrace MCP server in a cold Claude Code session (no worker running)', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  let api: FakeAnthropic;
+  let run: ClaudeRunResult;
+  let dataDir: string;
+  let seededId: number;
+  beforeAll(async () => {
+    temp = makeTempDir('memtrace-cc-mcp-cold-');
+    const project = path.join(temp.dir, 'shop');
+    fs.mkdirSync(project);
+    execFileSync('git', ['init', '-q', project]);
+    dataDir = path.join(temp.dir, 'memtrace-data');
+    const home = path.join(temp.dir, 'home');
+    fs.mkdirSync(home);
+    const env = { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_TELEMETRY: '0', MEMTRACE_PROVIDER: 'none' };
+    const c = captureIO({ env: { ...env, HOME: home } });
+    expect(await main(['install'], c.io), c.stderr()).toBe(0);
+    // Memory from an earlier session, and no worker: the data dir as a machine has it after a reboot.
+    const store = openStore(path.join(dataDir, 'memtrace.db'));
+    try {
+      seededId = addObservation(store, {
+        type: 'bugfix',
+        title: 'Checkout total ignored the discount code',
+        narrative: NARRATIVE_MARKER,
+        project: fs.realpathSync(project),
+      });
+    } finally {
+      store.close();
+    }
+    expect(fs.existsSync(path.join(dataDir, 'worker.sock'))).toBe(false);
+    api = await startFakeAnthropic({
+      script: [{ toolCalls: [{ id: 'toolu_cold_search', name: 'mcp__memtrace__search', input: { query: 'checkout discount code' } }] }, { text: 'Found it.' }],
+    });
+    run = await runClaudeCode({
+      projectDir: project,
+      prompt: 'What do we know about the checkout discount?',
+      apiUrl: api.url,
+      home,
+      env,
+      allowedTools: ['mcp__memtrace__search'],
+      timeoutMs: 90_000,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await api?.close();
+    // The cold SessionStart started a worker in the background.
+    await stopStartedWorker(dataDir);
+    temp?.cleanup();
+  });
+
+  it('offers the tools in the first model request and answers the first call from the stored memory', () => {
+    expect(run.exitCode, run.stderr).toBe(0);
+    const bodies = api.mainBodies();
+    expect(offersMemtraceTools('claude-code', bodies[0])).toBe(true);
+    const search = lastToolResults(bodies[1]).find((r) => r.tool_use_id === 'toolu_cold_search')!;
+    expect(search.is_error ?? false).toBe(false);
+    expect(resultText(search)).toContain(`#${seededId} [bugfix]`);
   });
 });

@@ -18,6 +18,7 @@ import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 import { listSpool } from '../../src/data-dir/index.js';
+import { offersMemtraceTools } from '../support/mcp-tools.js';
 
 const MEMORY_TITLE = 'out.txt greets the world';
 const MIB = 1024 * 1024;
@@ -119,13 +120,19 @@ export function hostSessionTests(host: AgentHost, facts: { shellTool: string; fa
     if (host === 'gemini-cli') expect(hooks.shortened - hooksBefore.shortened).toBe(1);
   }, 240_000);
 
-  it('gives the next session the first session’s memory in its model requests', async () => {
+  it('gives the next session, in its first model request, the first session’s memory and memtrace’s tools (the installed bridge, served by the worker)', async () => {
     expect(h.worker.store.observations.count()).toBeGreaterThan(0);
+    const sessionsBefore = mcpSessionsOpened();
     const { requests } = await session('second');
     const firstMain = requests.find((r) => r.kind === 'main');
     expect(firstMain).toBeDefined();
     const sent = JSON.stringify(firstMain.body);
     expect(sent).toContain('memtrace context');
     expect(sent).toContain(MEMORY_TITLE);
+    expect(offersMemtraceTools(host, firstMain.body)).toBe(true);
+    // The host's MCP server was the bridge to this worker, not the Node fallback.
+    expect(mcpSessionsOpened()).toBeGreaterThan(sessionsBefore);
   }, 240_000);
+
+  const mcpSessionsOpened = () => h.log.records.filter((r) => r.message === 'an MCP session opened').length;
 }

@@ -37,10 +37,10 @@ describe('the committed plugin files', () => {
     expect(fs.existsSync(path.join(ROOT, 'bin/memtrace.cjs'))).toBe(true);
   });
 
-  it('carry the MCP server as "memtrace", running the package\'s bin through ${CLAUDE_PLUGIN_ROOT}, and no root .mcp.json', () => {
+  it('carry the MCP server as "memtrace", the package\'s bridge through ${CLAUDE_PLUGIN_ROOT}, and no root .mcp.json', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_MANIFEST_PATH), 'utf8'));
     expect(manifest.mcpServers).toEqual({
-      memtrace: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs', 'mcp'], env: { NODE_EXTRA_CA_CERTS: '' } },
+      memtrace: { command: 'sh', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook', 'mcp', 'node'], env: { NODE_EXTRA_CA_CERTS: '' } },
     });
     expect(isMemtraceMcpEntry(manifest.mcpServers.memtrace)).toBe(true);
     // A root .mcp.json would also be this checkout's own project servers.

@@ -53,6 +53,8 @@ describe.skipIf(unavailable !== null)('claude plugin validate --strict', () => {
     expect(
       report.provides.hooks.every((h: any) => h.type === 'command' && h.command.startsWith('sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code ')),
     ).toBe(true);
-    expect(report.provides.mcpServers).toEqual([{ name: 'memtrace', type: 'stdio', target: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs', 'mcp'] }]);
+    expect(report.provides.mcpServers).toEqual([
+      { name: 'memtrace', type: 'stdio', target: 'sh', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook', 'mcp', 'node'] },
+    ]);
   });
 });

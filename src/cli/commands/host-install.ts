@@ -47,13 +47,7 @@ export async function runHostInstall(
   const packageRoot = findPackageRoot();
   const forwarder = path.join(packageRoot, HOOK_FORWARDER);
   if (action === 'install' && !fs.existsSync(forwarder)) return fail(`memtrace's hook forwarder ${forwarder} is missing; reinstall memtrace.`);
-  const result = hostConfigEdits(
-    action,
-    host,
-    files,
-    settingsForwarder(process.execPath, packageRoot),
-    hostMcpEntry(process.execPath, path.join(packageRoot, 'bin', 'memtrace.cjs'), io.env),
-  );
+  const result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, forwarder, io.env));
   if (!result.ok) return fail(`${result.file} ${result.error}. Nothing was changed; fix the file (or move it aside) and run the command again.`);
   for (const edit of result.edits) for (const notice of edit.notices) io.stderr.write(`memtrace ${action}: warning: ${edit.snapshot.file}: ${notice}\n`);
   if (action === 'install' && isEphemeralInstall(packageRoot)) {
