@@ -1,6 +1,7 @@
 import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
+import { observerBytes } from '../observer/event-view.js';
 import { segmentKey } from './segment-keys.js';
 import type { MinedEvent } from './segment-miner.js';
 
@@ -47,6 +48,11 @@ export interface SessionLevelInput {
 
 export interface StoreMiningDeps {
   projectOf(cwd: string | null): string | null;
+  /**
+   * A directory whose sessions are never mined: the observer's own scratch dir (DATA_DIR/observer),
+   * where memtrace runs a host CLI as the observer. Its sessions are memtrace's, not the user's.
+   */
+  excludedCwd?(cwd: string | null): boolean;
   /** Secrets a transcript held, replaced before they were queued (counts only). */
   redacted?(counts: RedactionCounts, nowMs: number): void;
 }
@@ -81,8 +87,10 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     let queued = 0;
     let duplicate = 0;
     const perSegment = new Map<number, number>();
-    if (input.events.length > 0) ensureSession(input.sessionId, input.session, input.nowMs);
-    for (const event of input.events) {
+    const excluded = deps.excludedCwd?.(input.session.cwd) === true;
+    if (input.events.length > 0 && !excluded) ensureSession(input.sessionId, input.session, input.nowMs);
+    for (const event of excluded ? [] : input.events) {
+      if (deps.excludedCwd?.(typeof event.payload.cwd === 'string' ? event.payload.cwd : null) === true) continue;
       const payload = { ...event.payload, session_id: input.sessionId, at: event.payload.at ?? input.nowMs };
       const result = store.queue.enqueue({
         sessionId: input.sessionId,
@@ -90,6 +98,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
         toolUseId: event.toolUseId,
         payload,
         toolEvent: toolEventRecord(payload),
+        observerBytes: observerBytes(payload),
         nowMs: input.nowMs,
       });
       if (result.status === 'queued') {
@@ -131,6 +140,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
   });
 
   const sessionLevelTx = store.db.transaction((input: SessionLevelInput): 'queued' | 'not_due' | 'nothing_recovered' => {
+    if (deps.excludedCwd?.(input.session.cwd) === true) return 'not_due';
     const state = mined.session(input.sessionId);
     if (state.recoveredSinceSummary === 0) {
       if (input.segments > state.summarizedSegments) mined.markSummarized(input.sessionId, input.segments, input.nowMs);
@@ -149,6 +159,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
         source: 'transcript',
         transcript_path: input.transcriptPath,
       },
+      observerBytes: observerBytes({ kind: 'stop', session_id: input.sessionId, last_assistant_message: input.lastAssistantMessage, at: input.nowMs }),
       nowMs: input.nowMs,
     });
     mined.markSummarized(input.sessionId, input.segments, input.nowMs);

@@ -9,6 +9,8 @@ import { CLAIM_PROVENANCE_SCHEMA } from './0400-claim-provenance.js';
 import { MEMORY_SEARCH_SCHEMA } from './0500-memory-search.js';
 import { RETENTION_SCHEMA } from './0600-retention.js';
 import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
+import { OBSERVER_BATCHES_SCHEMA } from './0800-observer-batches.js';
+import { OBSERVER_SPEND_SCHEMA } from './0810-observer-spend.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -25,4 +27,6 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_SEARCH_SCHEMA,
   RETENTION_SCHEMA,
   TOOL_EVENT_OUTCOME_SCHEMA,
+  OBSERVER_BATCHES_SCHEMA,
+  OBSERVER_SPEND_SCHEMA,
 ];
