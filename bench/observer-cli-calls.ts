@@ -76,7 +76,12 @@ export async function measureCliCalls(request: CompletionRequest, calls: number,
         env = { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-bench' };
         close = () => api.close();
       } else {
-        const api = await startHostFakeApi(host.name, { projectDir: temp.dir, logFile: path.join(temp.dir, `${host.name}.log`), script: [{ text: reply }] });
+        const api = await startHostFakeApi(host.name, {
+          projectDir: temp.dir,
+          logFile: path.join(temp.dir, `${host.name}.log`),
+          script: [{ text: reply }],
+          sideText: reply,
+        });
         prepareHostHome(host.name, home, api.port, null);
         env =
           host.name === 'gemini-cli' ? { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${api.port}`, GEMINI_API_KEY: 'bench' } : { FAKE_OPENAI_API_KEY: 'bench' };

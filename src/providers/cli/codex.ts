@@ -19,10 +19,25 @@ const DISABLED_FEATURES = [
   'skill_search',
 ];
 
+/** The first column of `codex mcp list`'s table, below its `Name` header. */
+export function mcpServerNames(table: string): string[] {
+  const lines = table.split('\n').map((l) => l.trimEnd());
+  const header = lines.findIndex((l) => /^Name\s+Command\b/.test(l));
+  if (header === -1) return [];
+  return lines
+    .slice(header + 1)
+    .map((l) => l.split(/\s+/)[0] ?? '')
+    .filter((name) => name !== '');
+}
+
+function tomlKey(name: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name);
+}
+
 /**
  * `codex exec` as the observer (Codex CLI 0.169.0; flags checked against `codex exec --help` and
  * `codex features list`): `--ephemeral` writes no session files; `--disable hooks` runs no hook;
- * `-c mcp_servers={}` starts no MCP server; the shell and every optional tool feature are off and
+ * no MCP server starts (each one `codex mcp list` names is turned off); the shell and every optional tool feature are off and
  * `-s read-only` with `approval_policy="never"` leaves the few built-in tools Codex always offers
  * (apply_patch, view_image) unable to change anything; `model_instructions_file` replaces Codex's
  * own instructions with the observer's. Codex has no switch that caps the reply, so its bound is an
@@ -57,6 +72,14 @@ export const CODEX_CLI: HostCliSpec = {
     '-',
   ],
   env: (call) => ({ TMPDIR: call.tmpDir }),
+  // `-c mcp_servers={}` merges with the user's table rather than replacing it: every server Codex
+  // would start is turned off by name. The names come from `codex mcp list`, whose table masks each
+  // server's environment values (its --json form would print them): memtrace never sees them.
+  setupArgs: async (ask) => {
+    const outcome = await ask(['mcp', 'list']);
+    if (outcome.kind !== 'exited' || outcome.exitCode !== 0) return [];
+    return mcpServerNames(outcome.stdout).flatMap((name) => ['-c', `mcp_servers.${tomlKey(name)}.enabled=false`]);
+  },
   read: (outcome, nowMs) => {
     const reply = readCodexOutput(outcome.stdout, outcome.exitCode, nowMs);
     return { text: reply.text, usage: reply.usage, reportedCostUsd: null, model: null };

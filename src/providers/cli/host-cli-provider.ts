@@ -43,6 +43,11 @@ export interface HostCliSpec {
   /** Files the call needs in the scratch dir (settings, instructions), written when they changed. */
   files?(call: CliCall): Array<{ name: string; content: string }>;
   args(call: CliCall): string[];
+  /**
+   * Arguments that depend on the user's setup, asked of the CLI itself before the call (Codex: turn
+   * off each MCP server it would start); cached for a minute.
+   */
+  setupArgs?(ask: (args: readonly string[]) => Promise<CliOutcome>): Promise<string[]>;
   /** What the CLI needs in its environment on top of the user's (isolation, limits, TMPDIR). */
   env(call: CliCall): Record<string, string>;
   read(outcome: Extract<CliOutcome, { kind: 'exited' }>, nowMs: number): CliReply;
@@ -78,6 +83,16 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
   const model = config.model ?? spec.defaultModel;
   const scratchDir = path.join(config.scratchRoot, spec.name);
   const prices = config.prices ?? DEFAULT_PRICES;
+  let setup: { args: string[]; atMs: number } | null = null;
+  const setupArgs = async (env: Record<string, string>): Promise<string[]> => {
+    if (!spec.setupArgs) return [];
+    if (setup && now() - setup.atMs < SETUP_CACHE_MS) return setup.args;
+    const args = await spec.setupArgs((ask) =>
+      run({ file: spec.binary, args: ask, cwd: scratchDir, env, stdin: '', timeoutMs: SETUP_TIMEOUT_MS, niceness: 10 }),
+    );
+    setup = { args, atMs: now() };
+    return args;
+  };
   return {
     name: spec.name,
     model: model ?? 'default',
@@ -97,11 +112,15 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
       };
       try {
         for (const file of spec.files?.(call) ?? []) writeIfChanged(path.join(scratchDir, file.name), file.content);
+        const env = observerEnv(config.env, spec.env(call));
+        const extra = await setupArgs(env);
+        const args = spec.args(call);
         const outcome = await run({
           file: spec.binary,
-          args: spec.args(call),
+          // Setup arguments are options: they go before the CLI's trailing `-` (read stdin).
+          args: args.at(-1) === '-' ? [...args.slice(0, -1), ...extra, '-'] : [...args, ...extra],
           cwd: scratchDir,
-          env: observerEnv(config.env, spec.env(call)),
+          env,
           stdin: call.prompt,
           timeoutMs: config.timeoutMs,
           ...(request.signal ? { signal: request.signal } : {}),
@@ -133,6 +152,9 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
     },
   };
 }
+
+const SETUP_CACHE_MS = 60_000;
+const SETUP_TIMEOUT_MS = 15_000;
 
 /** Written only when the content differs, atomically (concurrent calls share the scratch dir). */
 function writeIfChanged(file: string, content: string): void {

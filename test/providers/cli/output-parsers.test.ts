@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readClaudeCodeOutput } from '../../../src/providers/cli/claude-code-output.js';
 import { readGeminiOutput } from '../../../src/providers/cli/gemini-output.js';
 import { readCodexOutput } from '../../../src/providers/cli/codex-output.js';
+import { mcpServerNames } from '../../../src/providers/cli/codex.js';
 import { ProviderError } from '../../../src/providers/types.js';
 
 /** What the real CLIs printed, captured offline against fake APIs (Claude Code 2.1.330, Gemini CLI 0.61.0, Codex 0.169.0). */
@@ -108,5 +109,18 @@ describe('Codex exec --json', () => {
   it('reads failures only from Codex’s own turn.failed, never from the model’s message', () => {
     const ok = fixture('codex-ok.jsonl').replace('<observation', 'unexpected status 401 — you hit your usage limit <observation');
     expect(readCodexOutput(ok, 0, NOW).text).toContain('usage limit');
+  });
+});
+
+describe('codex mcp list', () => {
+  it('names the servers to turn off from the table, whose environment values Codex masks', () => {
+    const table = [
+      'Name     Command     Args                                         Env                 Cwd  Status   Auth       ',
+      'marker   sh          -c touch /tmp/mk; sleep 30                   -                   -    enabled  Unsupported',
+      'withenv  true        -                                            SECRET_TOKEN=*****  -    enabled  Unsupported',
+      '',
+    ].join('\n');
+    expect(mcpServerNames(table)).toEqual(['marker', 'withenv']);
+    expect(mcpServerNames('No MCP servers configured yet.\n')).toEqual([]);
   });
 });
