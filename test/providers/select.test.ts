@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chooseObserver, createProviderFromEnv, createReplayProvider, ProviderError, ReplayFileError } from '../../src/providers/index.js';
-import { costFor, DEFAULT_PRICES } from '../../src/providers/pricing.js';
+import { cachedInputCost, costFor, DEFAULT_PRICES } from '../../src/providers/pricing.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const request = { system: 's', messages: [{ role: 'user' as const, content: 'u' }], maxOutputTokens: 10 };
@@ -110,5 +110,11 @@ describe('pricing', () => {
     expect(costFor('anthropic/claude-haiku-4-5', usage, DEFAULT_PRICES)).toBe(6);
     expect(costFor('my-local-llama', usage, DEFAULT_PRICES)).toBeNull();
     expect(costFor('claude-haiku-4-5', null, DEFAULT_PRICES)).toBeNull();
+  });
+
+  it('prices Anthropic’s prompt cache: a write at 1.25x the input price, a read at 0.1x', () => {
+    const usage = { input: 1_000_000, cacheWrite: 1_000_000, cacheRead: 1_000_000, output: 1_000_000 };
+    expect(cachedInputCost('claude-haiku-4-5', usage, DEFAULT_PRICES)).toBeCloseTo(1 + 1.25 + 0.1 + 5, 10);
+    expect(cachedInputCost('my-local-llama', usage, DEFAULT_PRICES)).toBeNull();
   });
 });
