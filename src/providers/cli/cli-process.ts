@@ -49,7 +49,8 @@ export function runCli(run: CliRun): Promise<CliOutcome> {
     });
     if (child.pid !== undefined && run.niceness > 0) {
       try {
-        os.setPriority(child.pid, Math.min(19, run.niceness));
+        // Relative to the worker's own priority: never above it, whatever the worker runs at.
+        os.setPriority(child.pid, Math.min(19, os.getPriority() + run.niceness));
       } catch {
         // Lowering a child's priority needs no privilege; if the OS still refuses, the call runs anyway.
       }
