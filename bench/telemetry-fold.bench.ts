@@ -11,8 +11,8 @@ export const name = 'telemetry-fold';
 function turnAt(i: number): TurnRecord {
   return {
     sessionId: 's',
-    messageId: i,
-    kind: 'observation',
+    messageIds: [i],
+    events: 1,
     outcome: i % 17 === 0 ? 'error' : 'ok',
     parse: i % 17 === 0 ? null : i % 5 === 0 ? 'dropped' : 'parsed',
     outputClass: i % 17 === 0 ? null : i % 5 === 0 ? 'prose' : 'xml',

@@ -35,7 +35,6 @@ export async function run(): Promise<Record<string, unknown>> {
     let now = 0;
     const runTurn = createRunTurn({
       store,
-      provider,
       clock: { now: () => now },
       log: silentLogger,
       verifier: createGitCommitVerifier({ timeoutMs: 2_000 }),
@@ -65,7 +64,7 @@ export async function run(): Promise<Record<string, unknown>> {
       });
       const started = performance.now();
       const message = store.queue.claimNext(sessionId, i)!;
-      await runTurn(message, signal);
+      await runTurn({ sessionId, messages: [message] }, provider, signal);
       if (i >= 300) samples.push(performance.now() - started);
     }
     return { turns: samples.length, reply_mix: '1-3 observations of 0.5-3 KB, 10% prose, 10% empty', per_turn: summarize(samples), target_p99_ms: 2 };

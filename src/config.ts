@@ -12,12 +12,18 @@ export interface WorkerConfig {
   rawRetentionDays: number;
   /** The store's size budget in MiB; past it the oldest raw data goes first (MEMTRACE_MAX_DB_MB). */
   maxDbMb: number;
+  /** Observer input + output tokens per UTC day, never exceeded; 0 observes nothing (MEMTRACE_OBSERVER_BUDGET_TOKENS). */
+  observerBudgetTokens: number;
 }
 
 export const DEFAULT_PORT = 37877;
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 60_000;
 const DEFAULT_RAW_RETENTION_DAYS = 30;
 const DEFAULT_MAX_DB_MB = 2048;
+/** Why this much: docs/observer.md#budget (a heavy day of batched observing, with room to spare). */
+const DEFAULT_OBSERVER_BUDGET_TOKENS = 1_000_000;
+/** The largest single call's bound fits below this, so a non-zero budget always admits a call on a fresh day. */
+const MIN_OBSERVER_BUDGET_TOKENS = 200_000;
 
 export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; errors: string[] };
 
@@ -39,6 +45,8 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, homeDi
   if (typeof retentionDays === 'string') errors.push(retentionDays);
   const maxDbMb = parseWholeNumber('MEMTRACE_MAX_DB_MB', env.MEMTRACE_MAX_DB_MB, 1, 16_777_216, 'MiB');
   if (typeof maxDbMb === 'string') errors.push(maxDbMb);
+  const budget = parseObserverBudget(env.MEMTRACE_OBSERVER_BUDGET_TOKENS);
+  if (typeof budget === 'string') errors.push(budget);
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -49,6 +57,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, homeDi
       providerTimeoutMs: typeof timeout === 'number' ? timeout : DEFAULT_PROVIDER_TIMEOUT_MS,
       rawRetentionDays: typeof retentionDays === 'number' ? retentionDays : DEFAULT_RAW_RETENTION_DAYS,
       maxDbMb: typeof maxDbMb === 'number' ? maxDbMb : DEFAULT_MAX_DB_MB,
+      observerBudgetTokens: typeof budget === 'number' ? budget : DEFAULT_OBSERVER_BUDGET_TOKENS,
     },
   };
 }
@@ -59,6 +68,15 @@ export function parseProviderTimeout(raw: string | undefined): number | string |
   const value = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || value < 1_000 || value > 3_600_000)
     return `MEMTRACE_PROVIDER_TIMEOUT_MS=${raw} must be a whole number of milliseconds between 1000 and 3600000`;
+  return value;
+}
+
+/** MEMTRACE_OBSERVER_BUDGET_TOKENS: 0 (observe nothing), or at least the largest call's bound. */
+function parseObserverBudget(raw: string | undefined): number | string | null {
+  const name = 'MEMTRACE_OBSERVER_BUDGET_TOKENS';
+  const value = parseWholeNumber(name, raw, 0, 1_000_000_000_000, 'tokens');
+  if (typeof value === 'number' && value > 0 && value < MIN_OBSERVER_BUDGET_TOKENS)
+    return `${name}=${raw} must be 0 (observe nothing) or at least ${MIN_OBSERVER_BUDGET_TOKENS} tokens (the largest single observer call)`;
   return value;
 }
 

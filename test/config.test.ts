@@ -12,6 +12,7 @@ describe('loadWorkerConfig', () => {
         providerTimeoutMs: 60_000,
         rawRetentionDays: 30,
         maxDbMb: 2048,
+        observerBudgetTokens: 1_000_000,
       },
     });
   });
@@ -20,7 +21,15 @@ describe('loadWorkerConfig', () => {
     const r = loadWorkerConfig({ MEMTRACE_DATA_DIR: '~/mt', MEMTRACE_PORT: '0' }, '/home/u', { port: 5000 });
     expect(r).toEqual({
       ok: true,
-      config: { dataDir: '/home/u/mt', dbFile: '/home/u/mt/memtrace.db', port: 5000, providerTimeoutMs: 60_000, rawRetentionDays: 30, maxDbMb: 2048 },
+      config: {
+        dataDir: '/home/u/mt',
+        dbFile: '/home/u/mt/memtrace.db',
+        port: 5000,
+        providerTimeoutMs: 60_000,
+        rawRetentionDays: 30,
+        maxDbMb: 2048,
+        observerBudgetTokens: 1_000_000,
+      },
     });
     expect(loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/h')).toMatchObject({ config: { port: 0 } });
   });
@@ -52,5 +61,15 @@ describe('loadWorkerConfig', () => {
       ok: false,
       errors: ['MEMTRACE_MAX_DB_MB=2GB must be a whole number of MiB between 1 and 16777216'],
     });
+  });
+
+  it('reads MEMTRACE_OBSERVER_BUDGET_TOKENS: 0 observes nothing, a budget too small for one call is refused by name', () => {
+    expect(loadWorkerConfig({ MEMTRACE_OBSERVER_BUDGET_TOKENS: '250000' }, '/h')).toMatchObject({ config: { observerBudgetTokens: 250_000 } });
+    expect(loadWorkerConfig({ MEMTRACE_OBSERVER_BUDGET_TOKENS: '0' }, '/h')).toMatchObject({ config: { observerBudgetTokens: 0 } });
+    expect(loadWorkerConfig({ MEMTRACE_OBSERVER_BUDGET_TOKENS: '5000' }, '/h')).toEqual({
+      ok: false,
+      errors: ['MEMTRACE_OBSERVER_BUDGET_TOKENS=5000 must be 0 (observe nothing) or at least 200000 tokens (the largest single observer call)'],
+    });
+    expect(loadWorkerConfig({ MEMTRACE_OBSERVER_BUDGET_TOKENS: 'lots' }, '/h')).toMatchObject({ ok: false });
   });
 });

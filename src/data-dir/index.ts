@@ -6,3 +6,4 @@ export { makePrivateDir, openPrivateFile, touchPrivateFile, writePrivateFile, wr
 export { acquireWorkerLock, readWorkerInfo, runningWorker, WorkerRunningError, type WorkerInfo, type WorkerLock } from './worker-lock.js';
 export { WORKER_SOCKET, SOCKET_PATH_LIMIT, dataDirIsPrivate } from './worker-socket.js';
 export { readContextFile, writeContextFile } from './context-file.js';
+export { isObserverScratch } from './observer-scratch.js';

@@ -58,6 +58,8 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
     return 0;
   }
   const env = io.env;
+  // The observer's own CLI session (memtrace running a host CLI headless) is never captured.
+  if (env.MEMTRACE_OBSERVER_SESSION) return 0;
   const home = env.HOME || (await import('node:os')).homedir();
   const loaded = loadWorkerConfig({ MEMTRACE_DATA_DIR: env.MEMTRACE_DATA_DIR }, home);
   const dataDir = loaded.ok ? loaded.config.dataDir : path.join(home, '.memtrace');

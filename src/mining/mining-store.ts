@@ -2,6 +2,7 @@ import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts 
 import type { ProjectResolver } from '../repository/project-resolver.js';
 import { createMinedTranscripts, type Store, type TranscriptFileState } from '../store/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
+import { observerBytes } from '../observer/event-view.js';
 import { segmentKey } from './segment-keys.js';
 import type { MinedEvent } from './segment-miner.js';
 
@@ -51,6 +52,11 @@ export interface SessionLevelInput {
 export interface StoreMiningDeps {
   /** A cwd's project and checkout (src/worker/project-of.ts). */
   projectOf: ProjectResolver;
+  /**
+   * A directory whose sessions are never mined: the observer's own scratch dir (DATA_DIR/observer),
+   * where memtrace runs a host CLI as the observer. Its sessions are memtrace's, not the user's.
+   */
+  excludedCwd?(cwd: string | null): boolean;
   /** Secrets a transcript held, replaced before they were queued (counts only). */
   redacted?(counts: RedactionCounts, nowMs: number): void;
 }
@@ -86,8 +92,10 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     let queued = 0;
     let duplicate = 0;
     const perSegment = new Map<number, number>();
-    if (input.events.length > 0) ensureSession(input.sessionId, input.session, input.nowMs);
-    for (const event of input.events) {
+    const excluded = deps.excludedCwd?.(input.session.cwd) === true;
+    if (input.events.length > 0 && !excluded) ensureSession(input.sessionId, input.session, input.nowMs);
+    for (const event of excluded ? [] : input.events) {
+      if (deps.excludedCwd?.(typeof event.payload.cwd === 'string' ? event.payload.cwd : null) === true) continue;
       const payload = { ...event.payload, session_id: input.sessionId, at: event.payload.at ?? input.nowMs };
       const result = store.queue.enqueue({
         sessionId: input.sessionId,
@@ -95,6 +103,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
         toolUseId: event.toolUseId,
         payload,
         toolEvent: toolEventRecord(payload),
+        observerBytes: observerBytes(payload),
         nowMs: input.nowMs,
       });
       if (result.status === 'queued') {
@@ -136,6 +145,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
   });
 
   const sessionLevelTx = store.db.transaction((input: SessionLevelInput): 'queued' | 'not_due' | 'nothing_recovered' => {
+    if (deps.excludedCwd?.(input.session.cwd) === true) return 'not_due';
     const state = mined.session(input.sessionId);
     if (state.recoveredSinceSummary === 0) {
       if (input.segments > state.summarizedSegments) mined.markSummarized(input.sessionId, input.segments, input.nowMs);
@@ -154,6 +164,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
         source: 'transcript',
         transcript_path: input.transcriptPath,
       },
+      observerBytes: observerBytes({ kind: 'stop', session_id: input.sessionId, last_assistant_message: input.lastAssistantMessage, at: input.nowMs }),
       nowMs: input.nowMs,
     });
     mined.markSummarized(input.sessionId, input.segments, input.nowMs);

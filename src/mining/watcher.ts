@@ -48,6 +48,8 @@ export interface TranscriptWatcherDeps {
    * when it exits). Called once per quiet spell.
    */
   quiet?(sessionId: string, path: string): void;
+  /** A working directory whose sessions are never mined (the observer's own scratch dir). */
+  excludedCwd?(cwd: string | null): boolean;
   timers?: Timers;
   backoff?: BackoffMap;
 }
@@ -93,6 +95,7 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
     {
       store: createStoreMiningStore(deps.store, {
         projectOf: deps.projectOf,
+        ...(deps.excludedCwd ? { excludedCwd: deps.excludedCwd } : {}),
         redacted: (counts, nowMs) => deps.telemetry.recordCounters('redaction_rollup', { edge: 'transcript' }, redactionIncrements(counts), nowMs),
       }),
       now: () => clock.now(),

@@ -4,7 +4,7 @@ import { escapeForeignMarkup } from './markup.js';
 /** A block's fields as plain strings and string lists; null when the block is not readable XML. */
 export type BlockFields = Record<string, { text: string; items: string[] }>;
 
-const LIST_ITEM_TAGS = new Set(['fact', 'concept', 'file']);
+const LIST_ITEM_TAGS = new Set(['fact', 'concept', 'file', 'event']);
 
 const parser = new XMLParser({
   ignoreAttributes: true,

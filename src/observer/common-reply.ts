@@ -22,8 +22,8 @@ export interface CommonScan {
 
 /** Fields the decision reads; any other tag at a block's top level sends the reply to the full path. */
 const TEXT_FIELDS = new Set(['type', 'title', 'subtitle', 'narrative', 'request', 'investigated', 'learned', 'completed', 'next_steps', 'notes']);
-const LIST_FIELDS = new Set(['facts', 'concepts', 'files_read', 'files_modified']);
-const ITEM_TAGS = new Set(['fact', 'concept', 'file']);
+const LIST_FIELDS = new Set(['facts', 'concepts', 'files_read', 'files_modified', 'sources']);
+const ITEM_TAGS = new Set(['fact', 'concept', 'file', 'event']);
 const OPEN_OBSERVATION = '<observation>';
 const OPEN_TYPED_OBSERVATION = '<observation type="';
 const OPEN_SUMMARY = '<summary>';

@@ -46,6 +46,7 @@ export function decideObserverOutput(reply: string, options: { fastPath?: boolea
   counts.truncated = scan.truncated;
 
   const observations: ParsedObservation[] = [];
+  const sources: string[][] = [];
   let summary: ParsedSummary | null = null;
   let skipped = false;
   let skipReason: string | null = null;
@@ -60,8 +61,10 @@ export function decideObserverOutput(reply: string, options: { fastPath?: boolea
     if (fields === null) continue;
     if (block.name === 'observation') {
       const observation = toObservation(block, fields, counts);
-      if (observation) observations.push(observation);
-      else counts.ghost += 1;
+      if (observation) {
+        observations.push(observation);
+        sources.push(cleanList(fields.sources?.items ?? []));
+      } else counts.ghost += 1;
     } else {
       const candidate = toSummary(fields);
       if (candidate) summary = candidate;
@@ -72,7 +75,7 @@ export function decideObserverOutput(reply: string, options: { fastPath?: boolea
   if (observations.length === 0 && summary === null && !skipped) {
     return dropped(TAG_LIKE.test(text) || counts.blocks > 0 || counts.truncated > 0 ? 'malformed_xml' : 'prose', counts);
   }
-  return { outcome: 'parsed', class: 'xml', observations, summary, skipped, skip_reason: skipReason, counts };
+  return { outcome: 'parsed', class: 'xml', observations, sources, summary, skipped, skip_reason: skipReason, counts };
 }
 
 function typeAttribute(type: string): Record<string, string> {
@@ -82,7 +85,7 @@ function typeAttribute(type: string): Record<string, string> {
 }
 
 function dropped(cls: OutputClass, counts: DecisionCounts): ParseDecision {
-  return { outcome: 'dropped', class: cls, observations: [], summary: null, skipped: false, skip_reason: null, counts };
+  return { outcome: 'dropped', class: cls, observations: [], sources: [], summary: null, skipped: false, skip_reason: null, counts };
 }
 
 function toObservation(block: RawBlock, fields: BlockFields, counts: DecisionCounts): ParsedObservation | null {

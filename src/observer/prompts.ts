@@ -1,26 +1,20 @@
 import type { ObservationType } from '../vocabulary/observation.js';
+import { headTail, renderEvent, type EventView } from './event-render.js';
+import { LAST_MESSAGE_CHARS } from './event-view.js';
 
 /** Recorded on every observation and summary (provenance). Bump when the wording changes. */
-export const OBSERVER_PROMPT_VERSION = 'obs-v1';
-
-/** Each tool field is capped so one huge tool output cannot crowd out the rest of the call. */
-const FIELD_CAP_CHARS = 16_000;
-
-export interface ToolEvent {
-  toolName: string;
-  toolInput: unknown;
-  toolResponse: unknown;
-  /** Set when the call failed (PostToolUseFailure): a failing test or build is worth remembering. */
-  failure?: { error: string; interrupted: boolean } | null;
-  cwd: string | null;
-  atMs: number;
-  /** Set when a subagent (not the main agent) made the call. */
-  subagent?: { id: string | null; type: string | null } | null;
-}
+export const OBSERVER_PROMPT_VERSION = 'obs-v2-turn';
 
 export interface SessionContext {
   project: string | null;
   userPrompt: string | null;
+}
+
+/** One agent turn's worth of queued events, in order: tool events, then the turn's end if it came. */
+export interface TurnBatch {
+  events: EventView[];
+  /** Present when the batch ends with the turn (a Stop, or the session's end): a summary is asked for. */
+  turnEnd: { lastAssistantMessage: string | null; recentObservations: ReadonlyArray<{ type: ObservationType; title: string }> } | null;
 }
 
 export interface Prompt {
@@ -28,9 +22,16 @@ export interface Prompt {
   messages: Array<{ role: 'user'; content: string }>;
 }
 
-const OBSERVATION_SYSTEM = `You are memtrace's observer. You watch one tool call a coding agent made and record what is worth remembering for future sessions on this project.
+/**
+ * The stable prefix of every observer call: the same text for every batch of every session, so a
+ * provider with prompt caching reads it from its cache (Anthropic: `cache_control` on it).
+ */
+export const OBSERVER_SYSTEM = `You are memtrace's observer. You watch the tool calls a coding agent made during one turn of its work and record what is worth remembering for future sessions on this project.
 
-Reply ONLY with zero or more XML blocks of this form, nothing else:
+The user message holds the project, the user's request, and the turn's tool calls as <event id="eN"> blocks (a file read shows only its path and lines: the file is in the repository; an edit shows its diff; long outputs keep their head and tail). It may end with <turn_end>, the agent's last message.
+
+Reply ONLY with XML blocks, nothing else:
+- zero or more observations, one per thing worth remembering (a bug and its fix, a decision, how something works, a gotcha), each naming the events it came from:
 <observation type="bugfix|feature|refactor|change|discovery|decision|security|other">
   <title>short title</title>
   <subtitle>one sentence</subtitle>
@@ -39,75 +40,38 @@ Reply ONLY with zero or more XML blocks of this form, nothing else:
   <concepts><concept>how-it-works|problem-solution|gotcha|pattern|trade-off</concept></concepts>
   <files_read><file>path</file></files_read>
   <files_modified><file>path</file></files_modified>
+  <sources><event>e1</event></sources>
 </observation>
-If the call is routine and teaches nothing, reply with nothing at all. Never invent commit hashes or files.`;
-
-const SUMMARY_SYSTEM = `You are memtrace's observer. Summarize the coding session so far for future sessions on this project.
-
-Reply ONLY with one block:
+- when the message ends with <turn_end>, also exactly one summary of the session so far:
 <summary><request>what the user asked</request><investigated>what was looked at</investigated><learned>what was learned</learned><completed>what was done</completed><next_steps>what remains</next_steps><notes>anything else</notes></summary>
-or, when there is nothing worth summarizing, <skip_summary reason="why"/>. Never invent commit hashes or files.`;
+  or <skip_summary reason="why"/> when there is nothing worth summarizing.
+Routine calls that teach nothing get no observation; a turn of routine calls gets an empty reply. Never invent commit hashes or files.`;
 
-export function buildObservationPrompt(event: ToolEvent, session: SessionContext): Prompt {
-  const content = [
-    sessionHeader(session),
-    `<tool_call>`,
-    `tool: ${capField(event.toolName, 256)}`,
-    ...(event.subagent
-      ? [`subagent: ${capField(event.subagent.type ?? 'unnamed', 128)}${event.subagent.id ? ` (${capField(event.subagent.id, 256)})` : ''}`]
-      : []),
-    `time: ${new Date(event.atMs).toISOString()}`,
-    `cwd: ${capField(event.cwd ?? 'unknown', FIELD_CAP_CHARS)}`,
-    `input:\n${capField(asText(event.toolInput), FIELD_CAP_CHARS)}`,
-    event.failure
-      ? `result: FAILED${event.failure.interrupted ? ' (interrupted by the user)' : ''}\nerror:\n${capField(event.failure.error, FIELD_CAP_CHARS)}`
-      : `output:\n${capField(asText(event.toolResponse), FIELD_CAP_CHARS)}`,
-    `</tool_call>`,
-  ].join('\n');
-  return { system: OBSERVATION_SYSTEM, messages: [{ role: 'user', content }] };
+/** Each event's reference in the prompt, in batch order: `e1`, `e2`, … (observations name them in <sources>). */
+export function eventRef(index: number): string {
+  return `e${index + 1}`;
 }
 
-export function buildSummaryPrompt(
-  input: { lastAssistantMessage: string | null; recentObservations: ReadonlyArray<{ type: ObservationType; title: string }> },
-  session: SessionContext,
-): Prompt {
-  const observed = input.recentObservations.length
-    ? input.recentObservations.map((o) => `- [${o.type}] ${capField(o.title, 300)}`).join('\n')
-    : '- (none recorded)';
-  const content = [
-    sessionHeader(session),
-    `observations recorded this session:\n${observed}`,
-    `agent's last message:\n${capField(input.lastAssistantMessage ?? '(not available)', FIELD_CAP_CHARS)}`,
-  ].join('\n\n');
-  return { system: SUMMARY_SYSTEM, messages: [{ role: 'user', content }] };
+export function buildBatchPrompt(batch: TurnBatch, session: SessionContext): Prompt {
+  const parts = [sessionHeader(session)];
+  if (batch.events.length > 0) parts.push(`<events>\n${batch.events.map((e, i) => renderEvent(e, eventRef(i))).join('\n')}\n</events>`);
+  else parts.push('<events/>');
+  if (batch.turnEnd) {
+    const observed = batch.turnEnd.recentObservations.length
+      ? batch.turnEnd.recentObservations.map((o) => `- [${o.type}] ${oneLine(o.title, 200)}`).join('\n')
+      : '- (none yet)';
+    parts.push(
+      `<turn_end>\nagent's last message:\n${headTail(batch.turnEnd.lastAssistantMessage ?? '(not available)', LAST_MESSAGE_CHARS)}\n\nobservations recorded earlier this session:\n${observed}\n</turn_end>`,
+    );
+  }
+  return { system: OBSERVER_SYSTEM, messages: [{ role: 'user', content: parts.join('\n\n') }] };
 }
 
 function sessionHeader(session: SessionContext): string {
-  return `project: ${capField(session.project ?? 'unknown', 512)}\nuser request: ${capField(session.userPrompt ?? '(not available)', 4_000)}`;
+  return `project: ${oneLine(session.project ?? 'unknown', 512)}\nuser request: ${headTail(session.userPrompt ?? '(not available)', 4_000)}`;
 }
 
-function asText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined) return '';
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-/**
- * Keeps the head and the tail (the start of a file and the end of a log both matter) with a
- * marker saying how much was cut. Counts code points, so a surrogate pair is never split.
- */
-export function capField(text: string, max = FIELD_CAP_CHARS): string {
-  if (text.length <= max) return text;
-  const points = Array.from(text);
-  if (points.length <= max) return text;
-  const marker = (n: number) => `\n…[elided ${n} characters]…\n`;
-  const budget = Math.max(0, max - marker(points.length).length);
-  const head = Math.ceil(budget / 2);
-  const tail = budget - head;
-  const elided = points.length - head - tail;
-  return `${points.slice(0, head).join('')}${marker(elided)}${tail > 0 ? points.slice(points.length - tail).join('') : ''}`;
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

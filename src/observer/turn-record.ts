@@ -15,9 +15,10 @@ export type AbortReason = (typeof ABORT_REASONS)[number];
  */
 export interface TurnRecord {
   sessionId: string;
-  /** Queue id of the message this turn answered. */
-  messageId: number;
-  kind: 'observation' | 'summary';
+  /** Queue ids of the batch this turn answered: the tool events of one agent turn, and its end when it came. */
+  messageIds: number[];
+  /** How many of them were tool events. */
+  events: number;
   outcome: 'ok' | 'error' | 'aborted';
   /** null when no reply was received. */
   parse: 'parsed' | 'dropped' | null;

@@ -17,6 +17,8 @@ export interface ParseDecision {
   outcome: 'parsed' | 'dropped';
   class: OutputClass;
   observations: ParsedObservation[];
+  /** The events each observation names in its `<sources>` (`e1`, …), aligned with `observations`; empty when it names none. */
+  sources: string[][];
   summary: ParsedSummary | null;
   skipped: boolean;
   skip_reason: string | null;

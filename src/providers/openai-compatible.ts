@@ -37,7 +37,14 @@ export function createOpenAICompatibleProvider(config: OpenAICompatibleConfig, d
       const usedModel = typeof reply.model === 'string' && reply.model !== '' ? reply.model : model;
       // OpenRouter reports what the call really cost; prefer it over a list price.
       const reported = typeof reply.usage?.cost === 'number' && Number.isFinite(reply.usage.cost) && reply.usage.cost >= 0 ? reply.usage.cost : null;
-      return { text: readText(reply.choices?.[0]?.message?.content), usage, costUsd: reported ?? costFor(usedModel, usage, prices), model: usedModel };
+      const costUsd = reported ?? costFor(usedModel, usage, prices);
+      return {
+        text: readText(reply.choices?.[0]?.message?.content),
+        usage,
+        costUsd,
+        costEstimated: reported === null && costUsd !== null,
+        model: usedModel,
+      };
     },
   };
 }

@@ -36,6 +36,26 @@ export function costFor(model: string, usage: CompletionUsage | null, table: Rea
   return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
 }
 
+/** Input tokens by how the prompt cache treated them, as Anthropic reports them. */
+export interface CachedUsage {
+  input: number;
+  cacheWrite: number;
+  cacheRead: number;
+  output: number;
+}
+
+/** Anthropic's cache pricing: a cache write costs 1.25x the input price, a cache read 0.1x. */
+const CACHE_WRITE_FACTOR = 1.25;
+const CACHE_READ_FACTOR = 0.1;
+
+/** List-price cost of one call whose prompt was partly cached; null for a model the table does not price. */
+export function cachedInputCost(model: string, usage: CachedUsage, table: Readonly<Record<string, Price>>): number | null {
+  const price = priceFor(model, table);
+  if (!price) return null;
+  const input = usage.input + usage.cacheWrite * CACHE_WRITE_FACTOR + usage.cacheRead * CACHE_READ_FACTOR;
+  return (input * price.input + usage.output * price.output) / 1_000_000;
+}
+
 /** MEMTRACE_PRICES='{"my-model":{"input":1,"output":2}}' adds to or replaces list prices. */
 export function pricesFromEnv(raw: string | undefined): { prices: Record<string, Price> } | { error: string } {
   if (raw === undefined || raw.trim() === '') return { prices: { ...DEFAULT_PRICES } };

@@ -17,7 +17,7 @@ export interface WorkerServices {
   /** The install's API token (DATA_DIR/auth-token). */
   token(): string;
   /** Takes one hook event; a queued one is committed before this returns (the reply is sent only after). */
-  accept(event: HookEvent, nowMs: number): { status: 'ok' | 'unknown_session' } | { status: 'queued' | 'duplicate'; id: number };
+  accept(event: HookEvent, nowMs: number): { status: 'ok' | 'unknown_session' | 'ignored' } | { status: 'queued' | 'duplicate'; id: number };
   injectContext(input: {
     project: string | null;
     cwd: string | null;
@@ -49,7 +49,9 @@ export function createApp(services: WorkerServices): Hono {
     const read = await readEvent(c, kindOf);
     if (!read.ok) return read.response;
     const result = services.accept(read.event, services.clock.now());
-    return result.status === 'queued' ? c.json({ status: 'queued', id: result.id }, 202) : c.json({ status: 'duplicate' }, 200);
+    return result.status === 'queued'
+      ? c.json({ status: 'queued', id: result.id }, 202)
+      : c.json({ status: result.status === 'ignored' ? 'ignored' : 'duplicate' }, 200);
   };
   app.post('/api/sessions/observations', (c) => queued(c, (body) => (body.error != null ? 'post_tool_use_failure' : 'post_tool_use')));
   app.post('/api/sessions/summarize', (c) => queued(c, () => 'stop'));

@@ -7,6 +7,7 @@ import { createQueue, type Queue } from './queue.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createSummaries, type Summaries } from './summaries.js';
 import { createToolEvents, type ToolEvents } from './tool-events.js';
+import { createObserverCalls, type ObserverCalls } from './observer-calls.js';
 
 export interface Store {
   db: Database.Database;
@@ -15,6 +16,8 @@ export interface Store {
   observations: Observations;
   summaries: Summaries;
   toolEvents: ToolEvents;
+  /** The observer's spend ledger: every model call, reserved and settled. */
+  observerCalls: ObserverCalls;
   /** Messages a previous process left claimed, now pending again. */
   recoveredClaimed: number;
   /** A tiny durable write: proves the disk takes writes again after a fault. */
@@ -37,6 +40,9 @@ export interface OpenStoreOptions extends OpenOptions {
 export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   const db = openDatabase(file, options);
   const recovered = options.recoverClaimed === true ? recoverClaimed(db) : 0;
+  const observerCalls = createObserverCalls(db);
+  // Same owner rule: a call a crashed worker left reserved may have spent; it counts at its reservation.
+  if (options.recoverClaimed === true) observerCalls.recoverReserved();
   const probe = db.prepare("INSERT INTO store_meta (key, value) VALUES ('last_write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   return {
     db,
@@ -45,6 +51,7 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
     observations: createObservations(db),
     summaries: createSummaries(db),
     toolEvents: createToolEvents(db),
+    observerCalls,
     recoveredClaimed: recovered,
     probeWrite(nowMs) {
       // A small write can succeed on a nearly full disk; resuming needs room for real turns.
@@ -62,7 +69,8 @@ export { openDatabase, enableIncrementalVacuum } from './database.js';
 export { createRawData, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
 export { runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
-export type { QueueMessage } from './queue.js';
+export type { PendingHead, QueueMessage } from './queue.js';
+export type { CallReservation, CallSettlement, SpendTotals } from './observer-calls.js';
 export type { SessionRow } from './sessions.js';
 export type { StoredObservation } from './observations.js';
 export { toStoredObservation } from './observations.js';

@@ -38,7 +38,19 @@ export interface EnqueueInput {
   payload: QueuedEvent;
   /** Stored with an observation message. */
   toolEvent?: ToolEventRecord | null;
+  /** How many UTF-8 bytes of it the observer will read (after its per-event cuts); closes batches by size. */
+  observerBytes?: number | null;
   nowMs: number;
+}
+
+/** A pending message as batching sees it: order, kind, when it may run, how big it is for the observer. */
+export interface PendingHead {
+  id: number;
+  kind: MessageKind;
+  notBefore: number;
+  createdAt: number;
+  /** The observer's view of it in UTF-8 bytes; for rows queued before that was recorded, the stored size. */
+  bytes: number;
 }
 
 interface QueueRow {
@@ -57,7 +69,14 @@ export type Queue = ReturnType<typeof createQueue>;
 export function createQueue(db: Database.Database) {
   const seen = db.prepare('SELECT queue_id FROM queue_seen WHERE session_id = ? AND tool_use_id = ?');
   const markSeen = db.prepare('INSERT INTO queue_seen (session_id, tool_use_id, queue_id, created_at) VALUES (?, ?, ?, ?)');
-  const insert = db.prepare("INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)");
+  const insert = db.prepare(
+    "INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at, observer_bytes) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
+  );
+  const head = db.prepare(
+    "SELECT id, kind, not_before, created_at, coalesce(observer_bytes, length(CAST(payload AS BLOB))) AS bytes FROM queue WHERE session_id = ? AND status = 'pending' ORDER BY id LIMIT ?",
+  );
+  const claimOne = db.prepare("UPDATE queue SET status = 'claimed', claimed_at = ? WHERE id = ? AND status = 'pending'");
+  const releaseKeepAttempts = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL, not_before = ? WHERE id = ? AND status = 'claimed'");
   const nextDue = db.prepare("SELECT id FROM queue WHERE status = 'pending' AND session_id = ? AND not_before <= ? ORDER BY id LIMIT 1");
   const claim = db.prepare(
     "UPDATE queue SET status = 'claimed', claimed_at = ? WHERE id = ? AND status = 'pending' RETURNING id, session_id, kind, tool_use_id, payload, attempts, created_at",
@@ -87,7 +106,7 @@ export function createQueue(db: Database.Database) {
       if (existing) return { status: 'duplicate', id: existing.queue_id };
     }
     const payload = JSON.stringify(input.payload);
-    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs).lastInsertRowid);
+    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs, input.observerBytes ?? null).lastInsertRowid);
     if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
     const tool = input.toolEvent;
     if (tool) {
@@ -120,6 +139,24 @@ export function createQueue(db: Database.Database) {
     return row ? toMessage(row) : null;
   });
 
+  const toHead = (r: Record<string, unknown>): PendingHead => ({
+    id: r.id as number,
+    kind: r.kind as MessageKind,
+    notBefore: r.not_before as number,
+    createdAt: r.created_at as number,
+    bytes: Number(r.bytes),
+  });
+  const claimBatchTx = db.transaction((sessionId: string, limit: number, nowMs: number, choose: (rows: PendingHead[]) => number[]): QueueMessage[] => {
+    const ids = choose((head.all(sessionId, limit) as Array<Record<string, unknown>>).map(toHead));
+    const claimed: QueueMessage[] = [];
+    for (const id of ids) {
+      if (claimOne.run(nowMs, id).changes !== 1) continue;
+      const row = byId.get(id) as QueueRow | undefined;
+      if (row) claimed.push(toMessage(row));
+    }
+    return claimed;
+  });
+
   return {
     /** Commits before returning; a tool_use_id already seen in the session is a duplicate. */
     enqueue: (input: EnqueueInput) => enqueueTx.immediate(input),
@@ -131,6 +168,18 @@ export function createQueue(db: Database.Database) {
     },
     confirm: (id: number) => confirmStmt.run(id).changes === 1,
     release: (id: number, notBeforeMs: number) => releaseStmt.run(notBeforeMs, id).changes === 1,
+    /**
+     * The session's first `limit` pending messages in order; `choose` (the batching policy) picks
+     * which of them to claim, in the same transaction. Returns the claimed messages.
+     */
+    claimBatch: (sessionId: string, limit: number, nowMs: number, choose: (rows: PendingHead[]) => number[]) =>
+      claimBatchTx.immediate(sessionId, limit, nowMs, choose),
+    /** Returns claimed messages; `countAttempt: false` when the call never failed (a budget or shutdown hold). */
+    releaseMany(ids: readonly number[], notBeforeMs: number, countAttempt: boolean): number {
+      let n = 0;
+      for (const id of ids) n += (countAttempt ? releaseStmt : releaseKeepAttempts).run(notBeforeMs, id).changes;
+      return n;
+    },
     releaseAllClaimed: () => releaseAll.run().changes,
     depth: () => (depthStmt.get() as { n: number }).n,
     /** Every session with a queued message, oldest first: read once when the loop starts. */

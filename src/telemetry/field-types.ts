@@ -1,4 +1,5 @@
 import { PLATFORMS } from '../hosts/platforms.js';
+import { PROVIDER_NAMES } from '../vocabulary/provider-name.js';
 
 export { PLATFORMS };
 
@@ -27,7 +28,7 @@ export interface EventSpec {
 export const COUNT: FieldType = { kind: 'int', min: 0, max: 1_000_000_000 };
 export const EPOCH_MS: FieldType = { kind: 'int', min: 0, max: 8_640_000_000_000 };
 export const SEMVER: FieldType = { kind: 'pattern', pattern: /^v?\d{1,4}\.\d{1,4}\.\d{1,4}(?:-[0-9A-Za-z.-]{1,32})?$/, maxLength: 48, shape: 'semver' };
-export const PROVIDER: FieldType = { kind: 'enum', values: ['anthropic', 'openai', 'replay', 'none'] };
+export const PROVIDER: FieldType = { kind: 'enum', values: PROVIDER_NAMES };
 /** The agent host a session ran on; anything memtrace has no adapter for is `other`. */
 export const PLATFORM: FieldType = { kind: 'enum', values: PLATFORMS };
 export const count = (key: string, description: string): FieldSpec => ({ key, type: COUNT, description });

@@ -8,6 +8,7 @@ import { OBSERVATION_TYPES, type ObservationType } from '../vocabulary/observati
 import type { Store } from '../store/index.js';
 import { viewerCookieName, type ViewerAuth } from './viewer-auth.js';
 import { homeBody, messageBody, observationBody, page, searchBody, sessionBody } from './viewer-pages.js';
+import { sessionSpendLine, spendBody } from './viewer-spend.js';
 
 export interface ViewerDeps {
   store: Store;
@@ -18,10 +19,13 @@ export interface ViewerDeps {
   clock: Clock;
   /** A fresh value per response for the inline style and script (CSP nonce). */
   nonce: () => string;
+  /** The daily observer budget of this data dir's configuration, shown beside the spend. */
+  budgetTokens?: number;
   log: Logger;
 }
 
 const RECENT = 50;
+const SPEND_DAYS = 30;
 const TYPES: ReadonlySet<string> = new Set([...OBSERVATION_TYPES, 'summary']);
 
 /**
@@ -99,8 +103,20 @@ export function createViewerApp(deps: ViewerDeps): Hono {
     const session = deps.store.sessions.get(id);
     if (!result && !session) return html(c, 404, 'No such session', messageBody('No such session', `No memory of session ${id}.`), { single: true });
     deps.access.record('viewer', { kind: 'timeline' }, deps.clock.now());
-    return html(c, 200, `Session ${id}`, sessionBody(session, id, result?.items ?? [], deps.store.summaries.forSession(id)), { single: true });
+    const body = sessionBody(session, id, result?.items ?? [], deps.store.summaries.forSession(id));
+    return html(c, 200, `Session ${id}`, `${sessionSpendLine(deps.store.observerCalls.ofSession(id))}${body}`, { single: true });
   });
+  app.get('/spend', (c) =>
+    html(
+      c,
+      200,
+      'Observer spend',
+      spendBody(deps.store.observerCalls.byDay(SPEND_DAYS), deps.store.observerCalls.bySession(RECENT), deps.budgetTokens ?? null),
+      {
+        single: true,
+      },
+    ),
+  );
   app.get('/observation/:id', (c) => {
     const raw = c.req.param('id');
     const observation = /^\d{1,15}$/.test(raw) ? deps.store.observations.get(Number(raw)) : null;

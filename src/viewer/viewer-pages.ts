@@ -22,7 +22,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const STYLE = `
 *{box-sizing:border-box}body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f8fafc;color:#0f172a;line-height:1.45}
 header{background:#0f172a;color:#f8fafc;padding:14px 24px;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
-header a{color:#f8fafc;text-decoration:none;font-weight:600;font-size:18px}
+header a{color:#f8fafc;text-decoration:none;font-weight:600;font-size:18px}header a.nav{font-weight:400;font-size:14px;color:#cbd5e1}
+table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #e2e8f0}
 form.search{flex:1;display:flex;gap:8px;min-width:260px}form.search input{flex:1;padding:8px 10px;border-radius:6px;border:1px solid #475569;font-size:15px}
 form.search button{padding:8px 14px;border-radius:6px;border:0;background:#38bdf8;color:#0f172a;font-weight:600}
 main{padding:20px 24px;display:grid;grid-template-columns:minmax(220px,1fr) 3fr;gap:24px}main.single{display:block;max-width:980px}
@@ -39,7 +40,7 @@ export function page(title: string, body: string, options: { nonce: string; quer
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${esc(title)} · memtrace</title><style nonce="${esc(options.nonce)}">${STYLE}</style></head>
-<body><header><a href="/">memtrace memory</a>
+<body><header><a href="/">memtrace memory</a><a href="/spend" class="nav">observer spend</a>
 <form class="search" action="/search" method="get" role="search"><input id="q" name="q" type="search" placeholder="Search memory in your own words…" value="${esc(options.query ?? '')}" autocomplete="off" aria-label="Search memory"><button type="submit">Search</button></form></header>
 <main id="main" class="${options.single ? 'single' : ''}">${body}</main>
 <script nonce="${esc(options.nonce)}">${LIVE_SEARCH_SCRIPT}</script></body></html>`;

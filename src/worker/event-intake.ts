@@ -1,9 +1,10 @@
 import { isToolEvent, platformOf, type HookEvent, type Platform, type QueuedEvent } from '../hosts/index.js';
 import { toolEventRecord } from '../observer/tool-evidence.js';
 import type { ProjectResolver } from '../repository/project-resolver.js';
+import { observerBytes } from '../observer/event-view.js';
 import type { Store } from '../store/index.js';
 
-export type Accepted = { status: 'ok' } | { status: 'unknown_session' } | { status: 'queued' | 'duplicate'; id: number };
+export type Accepted = { status: 'ok' } | { status: 'unknown_session' } | { status: 'ignored' } | { status: 'queued' | 'duplicate'; id: number };
 
 export interface IntakeDeps {
   store: Store;
@@ -27,6 +28,12 @@ export interface IntakeDeps {
   /** Every event with its secrets replaced, before any write; and text read from a transcript. */
   redactEvent<T extends HookEvent>(event: T, nowMs: number): T;
   redactText(text: string, nowMs: number): string;
+  /**
+   * A working directory whose events are never taken: the observer's own scratch dir. Its host CLI
+   * runs with hooks off and the MEMTRACE_OBSERVER_SESSION marker; this catches any hook that still
+   * fires (an http hook, a host that ignored the switch), so the observer never observes itself.
+   */
+  excludedCwd?(cwd: string | null): boolean;
 }
 
 /**
@@ -60,6 +67,7 @@ export function createEventIntake(deps: IntakeDeps) {
         toolUseId: dedupKey,
         payload: event,
         toolEvent: tool,
+        observerBytes: observerBytes(event),
         nowMs,
       });
     });
@@ -97,6 +105,7 @@ export function createEventIntake(deps: IntakeDeps) {
 
   return {
     accept(received: HookEvent, nowMs: number): Accepted {
+      if (deps.excludedCwd?.(received.cwd ?? null) === true) return { status: 'ignored' };
       const event = deps.redactEvent(received, nowMs);
       if (event.transcript_path) deps.onTranscript?.(event.session_id, event.transcript_path);
       switch (event.kind) {

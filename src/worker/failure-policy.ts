@@ -1,6 +1,7 @@
 import { ProviderError, type ProviderErrorKind } from '../providers/types.js';
 import type { AbortReason } from '../observer/turn-record.js';
 import { backoffDelayMs, type BackoffSchedule } from '../backoff.js';
+import { BudgetExhaustedError } from './observer-budget.js';
 
 export type { BackoffSchedule } from '../backoff.js';
 
@@ -10,8 +11,11 @@ export type { BackoffSchedule } from '../backoff.js';
  *   the message is kept, and one probe call goes first when the wait is over.
  * release: this message goes back with backoff (transport trouble, a timeout, our own bug).
  * confirm: the request can never succeed; drop the message and count it (bad request).
+ * budget_wait: the call was never made, the day's budget has no room for it: every session waits
+ *   for the next UTC day, the messages go back untouched (no attempt counted).
  */
 export type FailureDecision =
+  | { action: 'budget_wait'; resumeAtMs: number }
   | { action: 'provider_wait'; reason: ProviderWaitReason; abortReason: AbortReason; retryAfterMs: number | null }
   | { action: 'release'; abortReason: AbortReason; retryAfterMs: number | null }
   | { action: 'confirm'; abortReason: AbortReason };
@@ -21,6 +25,7 @@ export type ProviderWaitReason = 'auth' | 'quota' | 'rate_limit' | 'overloaded';
 const PROVIDER_WIDE: ReadonlySet<ProviderErrorKind> = new Set(['auth', 'quota', 'rate_limit', 'overloaded']);
 
 export function decideFailure(error: unknown): FailureDecision {
+  if (error instanceof BudgetExhaustedError) return { action: 'budget_wait', resumeAtMs: error.resumeAtMs };
   if (error instanceof ProviderError) {
     if (PROVIDER_WIDE.has(error.kind))
       return { action: 'provider_wait', reason: error.kind as ProviderWaitReason, abortReason: error.kind, retryAfterMs: error.retryAfterMs };

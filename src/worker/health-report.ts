@@ -2,6 +2,7 @@ import type { HookStats } from './hook-accounting.js';
 import type { LoopStatus } from './observer-loop.js';
 import type { RetentionReport } from '../memory/retention.js';
 import type { StoreSize } from '../store/index.js';
+import type { ObserverStatus } from './observer-runtime.js';
 
 /** The store's size against its budget and what retention last removed: sizes and counts only. */
 export interface StoreHealth {
@@ -42,7 +43,36 @@ function storeHealthReport(store: StoreHealth): Record<string, unknown> {
 
 /** What /health and `worker status` say when no provider is configured: a mode, not a fault. */
 function notObservingNote(providerName: string): string {
-  return `no observer provider (${providerName}): events are stored, not observed; set ANTHROPIC_API_KEY or OPENAI_API_KEY (or MEMTRACE_PROVIDER) and restart the worker to observe them`;
+  return `no observer provider (${providerName}): events are stored, not observed; install Claude Code, Gemini CLI or Codex (observed with your own login), or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or MEMTRACE_PROVIDER), and restart the worker to observe them`;
+}
+
+/** The observer's part of /health: which observer and why, whether it waits, and today's spend against the budget (counts only). */
+function observerReport(loop: LoopStatus, observer: ObserverStatus): Record<string, unknown> {
+  const { budget, today } = observer;
+  const paused = loop.budgetHold ?? (budget.paused ? { until: budget.paused.resumeAt } : null);
+  return {
+    line: observer.line,
+    state: !loop.observing ? 'off' : paused ? 'paused' : loop.providerWaits.length > 0 ? 'waiting' : 'observing',
+    paused: paused ? { reason: 'daily_budget', resume_at: paused.until } : null,
+    waits: loop.providerWaits.map((w) => ({
+      provider: w.provider,
+      reason: w.reason,
+      detail: w.detail,
+      next_attempt_at: w.next_attempt_at,
+      failures: w.failures,
+    })),
+    budget: { day: budget.day, tokens_per_day: budget.budgetTokens, counted_today: budget.countedTokens, remaining_today: budget.remainingTokens },
+    today: {
+      calls: today?.calls ?? 0,
+      events: today?.events ?? 0,
+      tokens_in: today?.tokensIn ?? 0,
+      tokens_out: today?.tokensOut ?? 0,
+      calls_usage_unknown: today?.callsUsageUnknown ?? 0,
+      ...(today?.costUsd !== null && today?.costUsd !== undefined
+        ? { cost_usd: Math.round(today.costUsd * 1e6) / 1e6, cost_estimated: today.costEstimated }
+        : {}),
+    },
+  };
 }
 
 /** /health: why the worker is degraded and when it tries again; counts and ages only, nothing private. */
@@ -52,10 +82,17 @@ export function healthReport(
   hooks: HookStats,
   providerName: string,
   store?: StoreHealth,
+  observer?: ObserverStatus,
 ): { status: 'ok' | 'degraded' } & Record<string, unknown> {
   const degraded: Array<Record<string, unknown>> = [];
-  if (loop.providerWait)
-    degraded.push({ reason: loop.providerWait.reason, next_attempt_at: loop.providerWait.next_attempt_at, failures: loop.providerWait.failures });
+  for (const wait of loop.providerWaits)
+    degraded.push({
+      reason: wait.reason,
+      provider: wait.provider,
+      ...(wait.detail ? { detail: wait.detail } : {}),
+      next_attempt_at: wait.next_attempt_at,
+      failures: wait.failures,
+    });
   if (loop.storeFault) degraded.push({ reason: loop.storeFault.reason, since: loop.storeFault.since, messages_to_release: loop.storeFault.unreleased });
   const storeReport = store === undefined ? undefined : storeHealthReport(store);
   // Observations are never dropped to meet the budget: the worker says so instead.
@@ -68,6 +105,7 @@ export function healthReport(
     degraded,
     in_flight: loop.inFlight.length,
     in_flight_age_ms: loop.inFlight.map((c) => c.ageMs),
+    ...(observer === undefined ? {} : { observer: observerReport(loop, observer) }),
     hooks,
     ...(storeReport === undefined ? {} : { store: storeReport }),
   };

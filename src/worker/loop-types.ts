@@ -1,4 +1,5 @@
 import type { TurnRecord } from '../observer/turn-record.js';
+import type { ObserverProvider } from '../providers/types.js';
 
 /** A claimed queue message as the loop sees it. */
 export interface LoopMessage {
@@ -8,15 +9,21 @@ export interface LoopMessage {
   attempts: number;
 }
 
+/** One agent turn's messages (or a long turn's part), claimed together for one observer call. */
+export interface LoopBatch {
+  sessionId: string;
+  messages: LoopMessage[];
+}
+
 /** The queue operations the loop needs; the SQLite queue implements them. */
 export interface LoopQueue {
   /** Sessions with any queued message; read once at start. */
   sessionsWithWork(): string[];
-  claimNext(sessionId: string, nowMs: number): LoopMessage | null;
-  release(id: number, notBeforeMs: number): boolean;
+  /** The session's next closed batch, claimed; or when its open batch may close; or null when it has nothing pending. */
+  claimBatch(sessionId: string, nowMs: number): { batch: LoopBatch } | { waitUntilMs: number } | null;
+  /** Returns a batch's messages; `countAttempt: false` when the call never failed (a budget hold). */
+  releaseBatch(ids: readonly number[], notBeforeMs: number, countAttempt: boolean): void;
   confirm(id: number): boolean;
-  /** When the session's next pending message is due; null if it has none. */
-  nextDueAt(sessionId: string): number | null;
   sessionHasWork(sessionId: string): boolean;
   /** Runs fn in one transaction so a failure and its count commit together. */
   transaction(fn: () => void): void;
@@ -24,8 +31,8 @@ export interface LoopQueue {
   probeWrite(nowMs: number): void;
 }
 
-/** One observer call and the handling of its reply; returns the turn it recorded. */
-export type RunTurn = (message: LoopMessage, signal: AbortSignal) => Promise<TurnRecord>;
+/** One observer call for a batch and the handling of its reply; returns the turn it recorded. */
+export type RunTurn = (batch: LoopBatch, provider: ObserverProvider, signal: AbortSignal) => Promise<TurnRecord>;
 
 export interface LoopTelemetry {
   recordTurn(turn: TurnRecord, nowMs: number): void;

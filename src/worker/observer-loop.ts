@@ -1,21 +1,21 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { canObserve, type ObserverProvider } from '../providers/types.js';
+import type { ObserverProvider } from '../providers/types.js';
 import { storageFaultOf, type StorageFault } from '../store/storage-fault.js';
 import { createFailureHandler } from './failure-handling.js';
 import type { BackoffSchedule } from './failure-policy.js';
-import { createProviderGate, type ProviderWaitStatus } from './provider-gate.js';
-import { CallTimeoutError, type LoopMessage, type LoopQueue, type LoopTelemetry, type LoopTimers, type RunTurn } from './loop-types.js';
+import { createProviderGate, type ProviderGate, type ProviderWaitStatus } from './provider-gate.js';
+import { CallTimeoutError, type LoopBatch, type LoopQueue, type LoopTelemetry, type LoopTimers, type RunTurn } from './loop-types.js';
 
-export type { LoopMessage, LoopQueue, LoopTelemetry, LoopTimers, RunTurn } from './loop-types.js';
+export type { LoopQueue, LoopTelemetry, LoopTimers, RunTurn } from './loop-types.js';
 
 export interface ObserverLoopConfig {
   concurrency: number;
-  /** Per-message backoff (transport trouble), and the provider-wide wait when it is busy (429, 529). */
+  /** Per-batch backoff (transport trouble), and the provider-wide wait when it is busy (429, 529). */
   backoff: BackoffSchedule;
-  /** Provider-wide wait when it refuses us (auth, quota): probe rarely. */
+  /** Provider-wide wait when it refuses us (auth, quota, a missing CLI): probe rarely. */
   authProbe: BackoffSchedule;
-  /** A call that has not ended after this long is abandoned and its message released. */
+  /** A call that has not ended after this long is abandoned and its batch released. */
   callTimeoutMs: number;
   /** While the store cannot write, how often to try again. */
   storeProbeMs: number;
@@ -32,7 +32,10 @@ export const DEFAULT_LOOP_CONFIG: ObserverLoopConfig = {
 export interface ObserverLoopDeps {
   queue: LoopQueue;
   runTurn: RunTurn;
-  provider: Pick<ObserverProvider, 'name' | 'model'>;
+  /** The observer of a session (its host's CLI, or the one configured provider); null: not observed, its events wait. */
+  providerFor(sessionId: string): ObserverProvider | null;
+  /** False when nothing can observe (provider `none`): nothing is claimed at all. */
+  observing: boolean;
   telemetry: LoopTelemetry;
   clock: Clock;
   log: Logger;
@@ -42,8 +45,12 @@ export interface ObserverLoopDeps {
 export interface LoopStatus {
   /** False with provider `none`: events are kept, nothing is claimed. */
   observing: boolean;
-  inFlight: Array<{ messageId: number; ageMs: number; probe: boolean }>;
-  providerWait: ProviderWaitStatus | null;
+  inFlight: Array<{ messageIds: number[]; provider: string; ageMs: number; probe: boolean }>;
+  /** The first provider that asked us to wait (every provider's in providerWaits). */
+  providerWait: (ProviderWaitStatus & { provider: string; detail: string | null }) | null;
+  providerWaits: Array<ProviderWaitStatus & { provider: string; detail: string | null }>;
+  /** Set while the day's observer budget has no room: nothing is claimed until then. */
+  budgetHold: { until: string } | null;
   storeFault: { reason: StorageFault; since: string; unreleased: number } | null;
 }
 
@@ -59,28 +66,38 @@ export interface ObserverLoop {
   /** A write elsewhere succeeded: the store is usable again. */
   storeRecovered(): void;
   status(): LoopStatus;
-  /** Stops claiming, aborts calls in flight (their messages are released), waits at most deadlineMs. */
+  /** Stops claiming, aborts calls in flight (their batches are released), waits at most deadlineMs. */
   stop(deadlineMs: number): Promise<void>;
 }
 
 /**
- * Scheduling: which session's message goes next. One message at a time per session, at most
- * `concurrency` calls at once, round-robin across sessions; nothing is claimed while the
- * provider asked us to wait or the store cannot write. What a failure does is decided in
- * failure-handling.ts. Every claimed message ends confirmed or released; none is left claimed
- * except by a crash (undone on start) or while the disk is full (released once it frees).
+ * Scheduling: which session's batch goes next. One batch at a time per session (one agent turn,
+ * docs/observer.md#batches), at most `concurrency` calls at once, round-robin across sessions;
+ * nothing is claimed while the session's provider asked us to wait, the day's budget is spent or
+ * the store cannot write. What a failure does is decided in failure-handling.ts. Every claimed
+ * batch ends confirmed or released; none is left claimed except by a crash (undone on start) or
+ * while the disk is full (released once it frees).
  */
 export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoopDeps): ObserverLoop {
   const { queue, clock, log, telemetry } = deps;
-  const observing = canObserve(deps.provider);
-  const gate = createProviderGate({ busy: config.backoff, refused: config.authProbe });
-  const failures = createFailureHandler({ queue, gate, telemetry, log, provider: deps.provider, backoff: config.backoff });
-  const busy = new Map<string, { controller: AbortController; messageId: number; startedMs: number; probe: boolean }>();
+  const { observing } = deps;
+  const gates = new Map<string, { gate: ProviderGate; detail: string | null }>();
+  const gateOf = (provider: string) => {
+    let entry = gates.get(provider);
+    if (!entry) {
+      entry = { gate: createProviderGate({ busy: config.backoff, refused: config.authProbe }), detail: null };
+      gates.set(provider, entry);
+    }
+    return entry;
+  };
+  const failures = createFailureHandler({ queue, telemetry, log, backoff: config.backoff });
+  const busy = new Map<string, { controller: AbortController; batch: LoopBatch; provider: string; startedMs: number; probe: boolean }>();
   const ending = new Set<string>();
   const settling = new Set<Promise<void>>();
   /** Sessions that may have work, in arrival order: a pass costs O(active sessions), not O(queue). */
   const withWork = new Set<string>();
   let storeFault: { reason: StorageFault; sinceMs: number } | null = null;
+  let budgetHoldUntil: number | null = null;
   let loaded = false;
   let timer: { cancel(): void } | null = null;
   let timerAt = Number.POSITIVE_INFINITY;
@@ -106,6 +123,14 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
         arm(nowMs + config.storeProbeMs);
         return;
       }
+      if (budgetHoldUntil !== null) {
+        if (nowMs < budgetHoldUntil) {
+          arm(budgetHoldUntil);
+          return;
+        }
+        budgetHoldUntil = null;
+        log.info('a new UTC day: the observer budget has room again; observing resumes');
+      }
       if (!loaded) {
         for (const id of queue.sessionsWithWork()) withWork.add(id);
         loaded = true;
@@ -114,23 +139,29 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       for (const sessionId of withWork) {
         if (busy.size >= config.concurrency) break;
         if (busy.has(sessionId)) continue;
+        const provider = deps.providerFor(sessionId);
+        if (!provider) {
+          // No observer for this session's host: its events wait (a rescan looks again).
+          withWork.delete(sessionId);
+          continue;
+        }
+        const { gate } = gateOf(provider.name);
         const admission = gate.admit(nowMs);
         if (!admission.go) {
           if (admission.untilMs !== null) nextDue = Math.min(nextDue, admission.untilMs);
-          break;
+          continue;
         }
-        const message = queue.claimNext(sessionId, nowMs);
-        if (message) {
+        const claim = queue.claimBatch(sessionId, nowMs);
+        if (claim && 'batch' in claim) {
           // Round-robin: the session goes to the back of the line.
           withWork.delete(sessionId);
           withWork.add(sessionId);
-          start(message, admission.probe, nowMs);
+          start(claim.batch, provider, admission.probe, nowMs);
           continue;
         }
         if (admission.probe) gate.probeEnded();
-        const due = queue.nextDueAt(sessionId);
-        if (due === null) withWork.delete(sessionId);
-        else nextDue = Math.min(nextDue, due);
+        if (claim === null) withWork.delete(sessionId);
+        else nextDue = Math.min(nextDue, claim.waitUntilMs);
       }
       if (Number.isFinite(nextDue) && nextDue > nowMs) arm(nextDue);
     } catch (error) {
@@ -159,24 +190,24 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     );
   }
 
-  function start(message: LoopMessage, probe: boolean, startedMs: number): void {
+  function start(batch: LoopBatch, provider: ObserverProvider, probe: boolean, startedMs: number): void {
     const controller = new AbortController();
-    busy.set(message.sessionId, { controller, messageId: message.id, startedMs, probe });
-    const done = run(message, controller, probe, startedMs).finally(() => {
-      busy.delete(message.sessionId);
+    busy.set(batch.sessionId, { controller, batch, provider: provider.name, startedMs, probe });
+    const done = run(batch, provider, controller, probe, startedMs).finally(() => {
+      busy.delete(batch.sessionId);
       settling.delete(done);
-      finishIfEnded(message.sessionId);
-      wake(message.sessionId);
+      finishIfEnded(batch.sessionId);
+      wake(batch.sessionId);
     });
     settling.add(done);
   }
 
   /**
-   * The call gets callTimeoutMs; past it the message is released and the slot freed even if a
-   * provider ignores the abort. The turn processor checks the signal before its transaction, so
-   * a late reply can never confirm a message that was released.
+   * The call gets callTimeoutMs; past it the batch is released and the slot freed even if a
+   * provider ignores the abort (a host CLI's process group is killed). The turn processor checks
+   * the signal before its transaction, so a late reply can never confirm a released batch.
    */
-  async function run(message: LoopMessage, controller: AbortController, probe: boolean, startedMs: number): Promise<void> {
+  async function run(batch: LoopBatch, provider: ObserverProvider, controller: AbortController, probe: boolean, startedMs: number): Promise<void> {
     let expire: { cancel(): void } | null = null;
     const timedOut = new Promise<never>((_, reject) => {
       expire = deps.timers.setTimeout(() => {
@@ -186,15 +217,20 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       }, config.callTimeoutMs);
     });
     const stopped = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
-    const turn = deps.runTurn(message, controller.signal);
+    const turn = deps.runTurn(batch, provider, controller.signal);
     turn.catch(() => undefined); // a late failure after the deadline has nowhere to go
+    const entry = gateOf(provider.name);
     try {
       await Promise.race([turn, timedOut, stopped]);
-      if (gate.succeeded()) log.info('provider calls succeed again; every session resumes');
+      entry.detail = null;
+      if (entry.gate.succeeded()) log.info('provider calls succeed again; every session resumes', { provider: provider.name });
     } catch (error) {
       const shutdown = stopping && controller.signal.aborted && !(controller.signal.reason instanceof CallTimeoutError);
-      const outcome = failures.handle(message, error, { startedMs, nowMs: clock.now(), shutdown, probe });
+      const detail = (error as { detail?: unknown } | null)?.detail;
+      if (typeof detail === 'string') entry.detail = detail;
+      const outcome = failures.handle(batch, provider, entry.gate, error, { startedMs, nowMs: clock.now(), shutdown, probe });
       if (outcome.storeFault) enterStoreFault(outcome.storeFault);
+      if (outcome.budgetHoldUntilMs !== null) budgetHoldUntil = Math.max(budgetHoldUntil ?? 0, outcome.budgetHoldUntilMs);
     } finally {
       (expire as { cancel(): void } | null)?.cancel();
     }
@@ -230,11 +266,17 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     }
   }
 
+  const waits = () =>
+    [...gates.entries()].flatMap(([provider, entry]) => {
+      const status = entry.gate.status();
+      return status ? [{ ...status, provider, detail: entry.detail }] : [];
+    });
+
   return {
     wake,
     sessionEnded(sessionId) {
       // Nothing is observed in this run, so the session's rollup has nothing to wait for.
-      if (!observing) return telemetry.sessionEnded(sessionId, clock.now());
+      if (!observing || deps.providerFor(sessionId) === null) return telemetry.sessionEnded(sessionId, clock.now());
       ending.add(sessionId);
       finishIfEnded(sessionId);
     },
@@ -253,10 +295,18 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     },
     status() {
       const nowMs = clock.now();
+      const all = waits();
       return {
         observing,
-        inFlight: [...busy.values()].map((b) => ({ messageId: b.messageId, ageMs: Math.max(0, nowMs - b.startedMs), probe: b.probe })),
-        providerWait: gate.status(),
+        inFlight: [...busy.values()].map((b) => ({
+          messageIds: b.batch.messages.map((m) => m.id),
+          provider: b.provider,
+          ageMs: Math.max(0, nowMs - b.startedMs),
+          probe: b.probe,
+        })),
+        providerWait: all[0] ?? null,
+        providerWaits: all,
+        budgetHold: budgetHoldUntil !== null && nowMs < budgetHoldUntil ? { until: new Date(budgetHoldUntil).toISOString() } : null,
         storeFault: storeFault
           ? { reason: storeFault.reason, since: new Date(storeFault.sinceMs).toISOString(), unreleased: failures.unreleasedCount() }
           : null,

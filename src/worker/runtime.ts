@@ -6,7 +6,8 @@ import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention, ty
 import { pruneSpool } from '../data-dir/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
-import { canObserve, type ObserverProvider } from '../providers/types.js';
+import type { ObserverProvider } from '../providers/types.js';
+import { single, type ObserverChoice } from '../providers/select.js';
 import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback, listenUnixSocket } from '../http-edge/index.js';
@@ -19,6 +20,7 @@ import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.
 import {
   acquireWorkerLock,
   ensureAuthToken,
+  isObserverScratch,
   preparePrivateDataDir,
   SOCKET_PATH_LIMIT,
   WORKER_SOCKET,
@@ -28,14 +30,14 @@ import {
 import { APP_VERSION } from '../version.js';
 import { totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
-import { DEFAULT_LOOP_CONFIG, createObserverLoop, type ObserverLoopConfig } from './observer-loop.js';
+import { DEFAULT_LOOP_CONFIG, type ObserverLoopConfig } from './observer-loop.js';
+import { startObserver } from './observer-runtime.js';
+import type { BatchLimits } from './batch-policy.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
 import { replaySpool } from './spool-replay.js';
 import { createWorkerServices } from './worker-services.js';
-import { createRunTurn } from './observer-turn.js';
 import { nodeTimers, type Timers } from '../timers.js';
-import { storeLoopQueue } from './store-loop-queue.js';
 import { platformOf } from '../hosts/platforms.js';
 import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
@@ -43,7 +45,10 @@ import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfi
 export interface WorkerOptions {
   config: WorkerConfig;
   env: Record<string, string | undefined>;
+  /** The one observer for every session (tests, the demo); `observers` takes precedence. */
   provider: ObserverProvider;
+  /** Which observer each session gets, from the environment (providers/select.ts); defaults to `provider` alone. */
+  observers?: ObserverChoice;
   log: Logger;
   /** Where the first-run notice and debug payloads go. */
   stderr: { write(chunk: string): unknown };
@@ -61,6 +66,8 @@ export interface WorkerOptions {
   retention?: RetentionSchedule;
   /** Timers of the background tasks that take them (retention); real unref'd timers by default. */
   timers?: Timers;
+  /** When a turn's events close into one observer call (tests, benches); docs/observer.md#batches by default. */
+  batch?: BatchLimits;
   /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
   redactBody?: <T>(value: T, counts: RedactionCounts) => T;
 }
@@ -98,6 +105,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
 async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLock): Promise<RunningWorker> {
   const { config, log } = options;
+  const observers = options.observers ?? single(options.provider, 'configured');
   const token = ensureAuthToken(config.dataDir);
   const store = openStore(config.dbFile, { backgroundCheckpoints: true, recoverClaimed: true });
   const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
@@ -111,7 +119,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   }
 
   const telemetry = createTelemetry(
-    { dataDir: config.dataDir, env: options.env, appVersion: APP_VERSION, provider: options.provider.name },
+    { dataDir: config.dataDir, env: options.env, appVersion: APP_VERSION, provider: observers.primary.name },
     {
       db: store.db,
       clock,
@@ -133,23 +141,20 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     telemetry.recordTurn(platform ? { ...turn, platform: platformOf(platform) } : turn, nowMs);
   };
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
-  const loop = createObserverLoop(loopConfig, {
-    queue: storeLoopQueue(store),
-    runTurn: createRunTurn({
+  const observer = startObserver(
+    { dailyBudgetTokens: config.observerBudgetTokens, loop: loopConfig, ...(options.batch ? { batch: options.batch } : {}) },
+    {
       store,
-      provider: options.provider,
+      choice: observers,
       clock,
       log,
+      timers: nodeTimers,
       verifier: options.commitVerifier ?? createGitCommitVerifier({ timeoutMs: 2_000 }),
-      recordTurn,
+      telemetry: { recordTurn, sessionEnded: telemetry.sessionEnded, captureException: telemetry.captureException },
       reportRedactions,
-    }),
-    provider: options.provider,
-    telemetry: { recordTurn, sessionEnded: telemetry.sessionEnded, captureException: telemetry.captureException },
-    clock,
-    log,
-    timers: nodeTimers,
-  });
+    },
+  );
+  const { loop } = observer;
 
   const raw = createRawData(store.db);
   const retention = startRetention(
@@ -183,7 +188,9 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     clock,
     log,
     version: APP_VERSION,
-    providerName: options.provider.name,
+    providerName: observers.primary.name,
+    observerStatus: observer.status,
+    excludedCwd: (cwd) => isObserverScratch(cwd, config.dataDir),
     port: () => port,
     token,
     onTranscript: (sessionId, transcriptPath) => watcher.reportTranscript(sessionId, transcriptPath),
@@ -209,6 +216,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     wake: (id) => loop.wake(id),
     projectOf,
     quiet: (sessionId) => services.sessionQuiet(sessionId, clock.now()),
+    excludedCwd: (cwd) => isObserverScratch(cwd, config.dataDir),
   });
   const app = createApp(services);
 
@@ -268,15 +276,15 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   loop.wake();
   const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
-  if (!canObserve(options.provider)) log.info('no observer provider: events are stored, not observed');
+  log.info(observers.describe());
   // A provider that cannot summarize is not asked to, every pass, only to fail: compaction stays off.
-  const noSummaries = cannotSummarize(options.provider);
+  const noSummaries = cannotSummarize(observer.compactionProvider);
   if (noSummaries !== null) log.info(`compaction is off: ${noSummaries}`);
   const compaction =
     noSummaries === null
       ? startCompaction(compactionConfig.config, {
           db: store.db,
-          provider: options.provider,
+          provider: observer.compactionProvider,
           clock,
           timers: nodeTimers,
           log,

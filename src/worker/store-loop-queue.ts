@@ -1,14 +1,25 @@
 import type { Store } from '../store/index.js';
-import type { LoopQueue } from './observer-loop.js';
+import { batchWindow, decideBatch, type BatchLimits } from './batch-policy.js';
+import type { LoopQueue } from './loop-types.js';
 
-/** The SQLite queue as the observer loop sees it. */
-export function storeLoopQueue(store: Store): LoopQueue {
+/** The SQLite queue as the observer loop sees it, batching by `limits`. */
+export function storeLoopQueue(store: Store, limits: BatchLimits): LoopQueue {
   return {
     sessionsWithWork: () => store.queue.sessionsWithWork(),
-    claimNext: (sessionId, nowMs) => store.queue.claimNext(sessionId, nowMs),
-    release: (id, notBeforeMs) => store.queue.release(id, notBeforeMs),
+    claimBatch(sessionId, nowMs) {
+      let wait: number | null = null;
+      const claimed = store.queue.claimBatch(sessionId, batchWindow(limits), nowMs, (rows) => {
+        const decision = decideBatch(rows, nowMs, limits);
+        if ('close' in decision) return decision.close;
+        if ('waitUntilMs' in decision) wait = decision.waitUntilMs;
+        return [];
+      });
+      if (claimed.length > 0)
+        return { batch: { sessionId, messages: claimed.map((m) => ({ id: m.id, sessionId: m.sessionId, kind: m.kind, attempts: m.attempts })) } };
+      return wait !== null ? { waitUntilMs: wait } : null;
+    },
+    releaseBatch: (ids, notBeforeMs, countAttempt) => void store.queue.releaseMany(ids, notBeforeMs, countAttempt),
     confirm: (id) => store.queue.confirm(id),
-    nextDueAt: (sessionId) => store.queue.nextDueAt(sessionId),
     sessionHasWork: (sessionId) => store.queue.sessionHasWork(sessionId),
     transaction: (fn) => store.db.transaction(fn)(),
     probeWrite: (nowMs) => store.probeWrite(nowMs),

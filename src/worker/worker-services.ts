@@ -8,6 +8,7 @@ import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
 import { healthReport, type StoreHealth } from './health-report.js';
+import type { ObserverStatus } from './observer-runtime.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
@@ -42,6 +43,10 @@ export interface ServiceDeps {
   keepContext?: (cwd: string, output: string) => void;
   /** The store's size, budget and last retention pass, for /health. */
   storeHealth?: () => StoreHealth;
+  /** A working directory whose events are never taken (the observer's scratch dir). */
+  excludedCwd?(cwd: string | null): boolean;
+  /** Which observer runs and why, its waits, today's spend and the daily budget, for /health. */
+  observerStatus?: () => ObserverStatus;
   /** Secrets replaced before a write, by where they were caught (counts only). */
   reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
   /** Replaces the request-body redactor (benchmarks measure the API without it); the real one by default. */
@@ -91,8 +96,9 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     lastAssistantText: (transcriptPath, platform) => lastAssistantTextFor(platform, transcriptPath),
     redactEvent: (event, nowMs) => redacting('hook_api', nowMs, (counts) => (deps.redactBody ?? redactValueInto)(event, counts)),
     redactText: (text, nowMs) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts)),
+    ...(deps.excludedCwd ? { excludedCwd: deps.excludedCwd } : {}),
   });
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.());
+  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.(), deps.observerStatus?.());
 
   const api: WorkerServices = {
     clock,

@@ -13,7 +13,10 @@ describe('memtrace demo (the README main job)', () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('[6/6] context the next session in this project starts with:');
     expect(result.stdout).toContain('[bugfix] Set the session cookie before redirecting');
-    expect(result.stdout).toMatch(/turns 9: parsed 7, dropped 2 \(idle 1, prose 1\)/);
+    // One observer call for the whole agent turn (8 tool events and its end), not one per event.
+    expect(result.stdout).toContain('1 observer call(s) for 8 tool event(s)');
+    expect(result.stdout).toMatch(/from message 5,6,7\)/);
+    expect(result.stdout).toMatch(/turns 1 over 8 tool event\(s\): parsed 1, dropped 0 \(idle 0, prose 0\)/);
     expect(result.stdout).toMatch(/dashboard.*http:\/\/127\.0\.0\.1:\d+\/dashboard/);
   });
 });

@@ -158,6 +158,20 @@ describe('memtrace install / uninstall', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('{}\n');
   });
 
+  it('ends with one line naming the observer the worker will run for this host, and why', async () => {
+    const bin = path.join(temp.dir, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\n', { mode: 0o755 });
+    const withCli = await run(['install', '--dry-run'], { CLAUDE_CONFIG_DIR: configDir, PATH: bin });
+    expect(withCli.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'observer: claude-code (haiku) — no API key is set; claude is on PATH and observes with your own login',
+    );
+    const withKey = await run(['install', '--dry-run'], { CLAUDE_CONFIG_DIR: configDir, PATH: bin, ANTHROPIC_API_KEY: 'sk-ant-x' });
+    expect(withKey.stdout.trimEnd().split('\n').at(-1)).toBe('observer: anthropic (claude-haiku-4-5) — ANTHROPIC_API_KEY is set');
+    const nothing = await run(['install', '--dry-run'], { CLAUDE_CONFIG_DIR: configDir, PATH: path.join(temp.dir, 'empty') });
+    expect(nothing.stdout).toContain('observer: none — no API key is set and no agent CLI (claude, gemini, codex) is on PATH; events are stored, not observed');
+  });
+
   it('--project with a missing directory is a usage error (exit 2)', async () => {
     const r = await run(['install', '--project', 'nowhere']);
     expect(r.code).toBe(2);

@@ -59,7 +59,7 @@ describe('memtrace show', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain(`observation ${id} · bugfix · Cache key includes the locale`);
     expect(r.out).toMatch(/from {6}queue message \d+: Edit — file_path: .*src\/cache\.ts {2}\[toolu_edit\]/);
-    expect(r.out).toContain('observer  replay · model claude-haiku-4-5 · prompt obs-v1');
+    expect(r.out).toContain('observer  replay · model claude-haiku-4-5 · prompt obs-v2-turn');
     expect(r.out).toContain(`✓ commit ${real.slice(0, 8)} (in the fact): the repository holds it`);
     expect(r.out).toContain('✗ commit 0badc0de99 (in the fact): the repository does not hold it; the statement was removed');
     expect(r.out).toContain('✓ modified src/cache.ts: a tool event of the session wrote it');

@@ -64,10 +64,20 @@ describe('memtrace worker start|stop|status', () => {
         hooks: { accepted: 0 },
         store: { budget_bytes: 2048 * 1024 * 1024, over_budget: false, auto_vacuum: 'incremental', raw_retention_days: 30 },
       },
+      // Which observer and why, today's spend against the daily budget, and spend per day and session.
+      observer: {
+        line: 'observer: none — MEMTRACE_PROVIDER=none; events are stored, not observed',
+        state: 'off',
+        paused: null,
+        budget: { tokens_per_day: 1_000_000, counted_today: 0 },
+        today: { calls: 0, tokens_in: 0, tokens_out: 0 },
+        days: [],
+        sessions: [],
+      },
     });
     const text = await run('status');
     expect(text.out).toContain('  status       ok\n');
-    expect(text.out).toMatch(/ {2}observer {5}no observer provider \(none\): events are stored, not observed; set ANTHROPIC_API_KEY/);
+    expect(text.out).toMatch(/ {2}observer {5}no observer provider \(none\): events are stored, not observed; install Claude Code, Gemini CLI or Codex/);
     expect(text.out).toMatch(/store +[\d.]+ MB of 2048\.0 MB \(MEMTRACE_MAX_DB_MB\)\n/);
     expect(text.out).toMatch(/retention +(raw data kept 30 day\(s\) after processing; no pass yet|last pass .*: removed 0 tool event\(s\))/);
 

@@ -103,7 +103,7 @@ describe('background compaction', () => {
     await start({ ...SMALL_CONFIG, maxStepsPerProject: 1 }).runPass();
     expect(rows()).toHaveLength(1);
     expect(rows()[0]!.level).toBe('aggressive');
-    expect(llm.requests[1]!.body.system).toContain('aggressive');
+    expect(JSON.stringify(llm.requests[1]!.body.system)).toContain('aggressive');
   });
 
   const failures: Array<[string, () => void, string, { timeoutMs?: number }]> = [

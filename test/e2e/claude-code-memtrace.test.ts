@@ -20,6 +20,7 @@ import { observationXml, summaryXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
+import { DEFAULT_BATCH_LIMITS } from '../../src/worker/batch-policy.js';
 
 const unavailable = claudeUnavailableReason();
 if (unavailable) console.warn(`skipping the memtrace + Claude Code e2e test: ${unavailable}`);
@@ -43,6 +44,7 @@ describe.skipIf(unavailable !== null)('memtrace installed into the real Claude C
     });
     h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: observer.url }), {
       dataDir: path.join(temp.dir, 'memtrace-data'),
+      batch: DEFAULT_BATCH_LIMITS,
       watch: { dirs: [], intervalMs: 3_600_000, idleMs: 3_600_000, firstPassDelayMs: 3_600_000, catchUpDelayMs: 300 },
     });
     env = { MEMTRACE_DATA_DIR: h.dataDir, MEMTRACE_PORT: String(h.worker.port), MEMTRACE_TELEMETRY: '0' };
@@ -98,7 +100,8 @@ describe.skipIf(unavailable !== null)('memtrace installed into the real Claude C
     expect(session1).toMatchObject({ project: fs.realpathSync(project), status: 'ended', transcriptPath: expect.stringContaining(`${sessionId}.jsonl`) });
     expect(h.worker.store.sessions.prompts(sessionId).map((p) => p.prompt)).toEqual([BASIC_PROMPT]);
     const observerCalls = observer.requests.map((r) => JSON.stringify(r.body));
-    expect(observerCalls.some((c) => c.includes('result: FAILED') && c.includes('Exit code 3'))).toBe(true);
+    // One observer call for the turn: its events (the failing Bash among them, shown failed) and its end.
+    expect(observerCalls.some((c) => c.includes('result=\\"failed') && c.includes('Exit code 3'))).toBe(true);
     expect(observerCalls.some((c) => c.includes(BASIC_FINAL_TEXT.slice(0, 30)))).toBe(true);
     expect(observerCalls.some((c) => c.includes(BASIC_PROMPT))).toBe(true);
     expect(h.worker.store.observations.count()).toBeGreaterThan(0);

@@ -37,7 +37,7 @@ describe('kill -9 while messages are claimed', () => {
       MEMTRACE_POSTHOG_KEY: 'phc_test',
       MEMTRACE_POSTHOG_HOST: capture.url,
     };
-    // The first two calls answer at once; then every call hangs, so messages sit claimed.
+    // The first two calls answer at once; then every call hangs, so a batch sits claimed.
     fake.push(reply, reply);
     fake.setFallback({ kind: 'delay', ms: 60_000, reply: reply });
     worker = await startChildWorker(env);
@@ -48,7 +48,9 @@ describe('kill -9 while messages are claimed', () => {
       if (res.status === 202) accepted += 1;
     }
     expect(accepted).toBe(9);
-    await waitFor(() => fake.requests.length >= 4, 15_000);
+    // Each session's turn ends: one observer call per session's batch of events.
+    for (const s of sessions) expect((await post(worker, '/api/sessions/summarize', { session_id: s, last_assistant_message: 'done' })).status).toBe(202);
+    await waitFor(() => fake.requests.length >= 3, 15_000);
     await worker.kill9();
 
     const db = new Database(path.join(temp.dir, 'memtrace.db'), { readonly: true });
@@ -76,7 +78,8 @@ describe('kill -9 while messages are claimed', () => {
     const rollups = capture.events.filter((e) => e.event === 'observer_turn_rollup');
     expect(rollups.some((e) => e.properties.rollup_reason === 'crash_recovery')).toBe(true);
     const parsed = rollups.reduce((n, e) => n + Number(e.properties.turns_parsed ?? 0), 0);
-    expect(parsed).toBe(9);
+    expect(parsed).toBe(3);
+    expect(rollups.reduce((n, e) => n + Number(e.properties.tool_events_observed ?? 0), 0)).toBe(9);
     expect(new Set(rollups.map((e) => e.uuid)).size).toBe(rollups.length);
     const started = capture.events.filter((e) => e.event === 'worker_started').map((e) => e.properties.previous_shutdown);
     expect(started).toContain('crash');

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider, createOpenAICompatibleProvider } from '../../src/providers/index.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
-import { observationXml } from '../support/replies.js';
+import { observationXml, summaryXml } from '../support/replies.js';
 import { startHarness, toolEvent, type Harness } from '../support/worker-harness.js';
+import { DEFAULT_BATCH_LIMITS, type BatchLimits } from '../../src/worker/batch-policy.js';
 import { waitFor } from '../support/wait-for.js';
 
 const FAST_LOOP = { concurrency: 2, backoff: { baseMs: 150, capMs: 600 }, authProbe: { baseMs: 200, capMs: 400 } };
@@ -15,42 +16,56 @@ describe.each(['anthropic', 'openai'] as const)('worker end to end against a fak
     await fake?.close();
   });
 
-  async function start() {
+  async function start(batch?: BatchLimits) {
     fake = await startFakeLlm(wire);
     const provider =
       wire === 'anthropic'
         ? createAnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: fake.url, timeoutMs: 2_000 })
         : createOpenAICompatibleProvider({ apiKey: 'sk-test', baseUrl: fake.url, timeoutMs: 2_000 });
-    h = await startHarness(provider, { loop: { ...FAST_LOOP, concurrency: 1 } });
+    h = await startHarness(provider, { loop: { ...FAST_LOOP, concurrency: 1 }, ...(batch ? { batch } : {}) });
   }
 
-  it('turns hook events into observations in context; prose and empty drop only their own message', async () => {
-    await start();
+  it('turns one agent turn into one call whose observations name their events; prose and empty drop only their own turn', async () => {
+    // The product's batching: a turn's events wait for its Stop.
+    await start(DEFAULT_BATCH_LIMITS);
     fake.push(
-      { kind: 'text', text: observationXml({ type: 'bugfix', title: 'Cookie set before redirect', narrative: 'Fixed the race.' }) },
+      {
+        kind: 'text',
+        text:
+          observationXml({ type: 'bugfix', title: 'Cookie set before redirect', narrative: 'Fixed the race.', sources: ['e1', 'e3'] }) +
+          observationXml({ type: 'decision', title: 'Keep SQLite WAL', narrative: 'WAL stays on.', sources: ['e2'] }) +
+          summaryXml({ request: 'fix login', completed: 'fixed' }),
+      },
       { kind: 'text', text: 'Looks like a normal read; nothing to record. I cannot continue this session.' },
       { kind: 'text', text: '' },
-      { kind: 'text', text: observationXml({ type: 'decision', title: 'Keep SQLite WAL', narrative: 'WAL stays on.' }) },
     );
     expect((await h.post('/api/sessions/init', { session_id: 's1', project: 'app', prompt: 'fix login' })).status).toBe(200);
-    for (let i = 1; i <= 4; i += 1) expect((await h.post('/api/sessions/observations', toolEvent('s1', i))).status).toBe(202);
+    for (let i = 1; i <= 3; i += 1) expect((await h.post('/api/sessions/observations', toolEvent('s1', i))).status).toBe(202);
+    expect((await h.post('/api/sessions/summarize', { session_id: 's1', last_assistant_message: 'done' })).status).toBe(202);
     await h.drained();
+    // The next two turns: a prose reply and an empty one, each dropping only its own turn.
+    for (const n of [4, 5]) {
+      await h.post('/api/sessions/observations', toolEvent('s1', n));
+      await h.post('/api/sessions/summarize', { session_id: 's1', last_assistant_message: `turn ${n}` });
+      await h.drained();
+    }
 
     const stored = h.worker.store.observations.recentForProject('app', 10);
-    expect(stored.map((o) => [o.title, o.sourceMessageIds])).toEqual([
-      ['Keep SQLite WAL', [4]],
-      ['Cookie set before redirect', [1]],
+    expect(stored.map((o) => [o.title, o.sourceMessageIds]).sort()).toEqual([
+      ['Cookie set before redirect', [1, 3]],
+      ['Keep SQLite WAL', [2]],
     ]);
-    const drops = h.log.records.filter((r) => r.message === 'observer output dropped').map((r) => [r.fields?.message_id, r.fields?.class]);
+    expect(h.worker.store.summaries.latestForProject('app')?.completed).toBe('fixed');
+    const drops = h.log.records.filter((r) => r.message === 'observer output dropped').map((r) => [r.fields?.message_ids, r.fields?.class]);
     expect(drops).toEqual([
-      [2, 'prose'],
-      [3, 'idle'],
+      [[5, 6], 'prose'],
+      [[7, 8], 'idle'],
     ]);
     const context = await h.get('/api/context/inject?project=app&budget_tokens=800');
     expect(context.status).toBe(200);
     expect(context.text).toContain('Cookie set before redirect');
     expect(context.text).toContain('Keep SQLite WAL');
-    expect(fake.requests).toHaveLength(4);
+    expect(fake.requests).toHaveLength(3);
   });
 
   it('waits on 401, keeps the messages, says why in /health, and resumes when the provider recovers', async () => {

@@ -14,7 +14,7 @@ import { observationXml } from '../support/replies.js';
 import { nonSecrets, secretSamples, type SecretSample } from '../support/secret-samples.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { TranscriptBuilder } from '../support/transcripts.js';
-import { startHarness, type Harness } from '../support/worker-harness.js';
+import { IMMEDIATE_BATCHES, startHarness, type Harness } from '../support/worker-harness.js';
 import { listSpool } from '../../src/data-dir/index.js';
 import { hookCommand, runHookProcess } from '../support/hook-process.js';
 
@@ -121,6 +121,7 @@ describe('canaries of every kind through every edge', () => {
         },
       },
       loop: { concurrency: 1, backoff: { baseMs: 20, capMs: 40 }, authProbe: { baseMs: 20, capMs: 40 } },
+      batch: IMMEDIATE_BATCHES,
       watch: { dirs: [path.dirname(projects)], intervalMs: 3_600_000, idleMs: 0, firstPassDelayMs: 3_600_000, catchUpDelayMs: 3_600_000 },
     });
     const auth = { authorization: `Bearer ${readAuthToken(dataDir)}`, 'content-type': 'application/json' };

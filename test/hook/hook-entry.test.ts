@@ -105,7 +105,7 @@ describe('memtrace hook against a real worker', () => {
     await hook('post-tool-use-failure', fixture('post-tool-use-failure-bash'), envFor(h));
     await h.drained();
     const prompt = JSON.stringify(fake.requests[0]!.body.messages);
-    expect(prompt).toContain('result: FAILED');
+    expect(prompt).toContain('result=\\"failed');
     expect(prompt).toContain('Exit code 3');
     expect(h.worker.store.observations.count()).toBe(1);
   });

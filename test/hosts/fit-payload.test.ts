@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fitPayload } from '../../src/hosts/fit-payload.js';
-import { capField } from '../../src/observer/prompts.js';
+import { EVENT_CUTS, headTail } from '../../src/observer/event-render.js';
 
 describe('fitting a mined event to the hooks’ body limit', () => {
   it('leaves an event that fits untouched (same object)', () => {
@@ -31,11 +31,11 @@ describe('fitting a mined event to the hooks’ body limit', () => {
     const text = Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
     const { value } = fitPayload({ s: text }, 100_000);
     expect(value.s.length).toBeLessThan(100_000);
-    // The observer keeps about 8,000 characters at each end (less the width of its marker).
-    const seen = capField(text);
-    const seenAfter = capField(value.s);
-    expect(seenAfter.slice(0, 7_900)).toBe(seen.slice(0, 7_900));
-    expect(seenAfter.slice(-7_900)).toBe(seen.slice(-7_900));
+    // The observer keeps the head and the tail of an output (docs/observer.md#what-each-event-contributes).
+    const seen = headTail(text, EVENT_CUTS.output);
+    const seenAfter = headTail(value.s, EVENT_CUTS.output);
+    expect(seenAfter.slice(0, 1_000)).toBe(seen.slice(0, 1_000));
+    expect(seenAfter.slice(-800)).toBe(seen.slice(-800));
   });
 
   it('never splits a surrogate pair', () => {

@@ -33,10 +33,12 @@ describe.each(['anthropic', 'openai'] as const)('%s client over real HTTP', (wir
     expect(result.text).toBe('<observation/>');
     expect(result.usage).toEqual({ inputTokens: 1_000_000, outputTokens: 0 });
     expect(result.costUsd).toBe(wire === 'anthropic' ? 1 : 0.15);
+    expect(result.costEstimated).toBe(true);
     const sent = fake.requests.at(-1)!;
     if (wire === 'anthropic') {
       expect(sent.headers['x-api-key']).toBe('sk-test');
-      expect(sent.body).toMatchObject({ system: 'sys', max_tokens: 100 });
+      // The system prompt is every call's stable prefix: marked for Anthropic's prompt cache.
+      expect(sent.body).toMatchObject({ system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }], max_tokens: 100 });
     } else {
       expect(sent.headers.authorization).toBe('Bearer sk-test');
       expect(sent.body.messages[0]).toEqual({ role: 'system', content: 'sys' });

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createProviderFromEnv, createReplayProvider, ProviderError, ReplayFileError } from '../../src/providers/index.js';
-import { costFor, DEFAULT_PRICES } from '../../src/providers/pricing.js';
+import { chooseObserver, createProviderFromEnv, createReplayProvider, ProviderError, ReplayFileError } from '../../src/providers/index.js';
+import { cachedInputCost, costFor, DEFAULT_PRICES } from '../../src/providers/pricing.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const request = { system: 's', messages: [{ role: 'user' as const, content: 'u' }], maxOutputTokens: 10 };
@@ -18,8 +18,51 @@ describe('provider selection', () => {
     expect('provider' in selected && selected.provider.name).toBe(name);
   });
 
+  const found =
+    (...names: string[]) =>
+    (name: string) =>
+      names.includes(name) ? `/usr/bin/${name}` : null;
+  const choose = (env: Record<string, string>, onPath: (name: string) => string | null) => {
+    const chosen = chooseObserver(env, { dataDir: '/home/u/.memtrace', findBinary: onPath });
+    if ('error' in chosen) throw new Error(chosen.error);
+    return chosen.choice;
+  };
+
+  it('without a key, observes each session with its own host’s CLI when it is on PATH; a session naming no host is Claude Code’s', () => {
+    const choice = choose({}, found('claude', 'codex'));
+    expect(choice.forPlatform('claude-code')?.name).toBe('claude-code');
+    expect(choice.forPlatform(null)?.name).toBe('claude-code');
+    expect(choice.forPlatform('codex')?.name).toBe('codex');
+    expect(choice.forPlatform('gemini-cli')).toBeNull();
+    expect(choice.primary.name).toBe('claude-code');
+    expect(choice.describe('claude-code')).toBe('observer: claude-code (haiku) — no API key is set; claude is on PATH and observes with your own login');
+    expect(choice.describe('gemini-cli')).toMatch(/^observer: none for gemini-cli sessions — no API key is set and gemini is not on PATH/);
+    expect(choice.describe()).toBe(
+      'observer: each session’s own agent CLI, with your own login (claude-code found, gemini-cli not found, codex found) — no API key is set',
+    );
+  });
+
+  it('keeps the order: MEMTRACE_PROVIDER, then an API key, then the host CLIs, then none', () => {
+    const cli = found('claude', 'gemini', 'codex');
+    expect(choose({ MEMTRACE_PROVIDER: 'gemini-cli', ANTHROPIC_API_KEY: 'a' }, cli).forPlatform('claude-code')?.name).toBe('gemini-cli');
+    expect(choose({ ANTHROPIC_API_KEY: 'a' }, cli).forPlatform('codex')?.name).toBe('anthropic');
+    expect(choose({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }, cli).describe()).toBe('observer: openai (gpt-4o-mini) — OPENAI_BASE_URL is set');
+    const none = choose({}, found());
+    expect(none.forPlatform('claude-code')).toBeNull();
+    expect(none.describe()).toBe('observer: none — no API key is set and no agent CLI (claude, gemini, codex) is on PATH; events are stored, not observed');
+  });
+
+  it('says when MEMTRACE_PROVIDER names a CLI that is not on PATH (its calls then wait, typed cli_missing)', () => {
+    expect(choose({ MEMTRACE_PROVIDER: 'codex' }, found()).describe()).toBe(
+      'observer: codex (default) — MEMTRACE_PROVIDER=codex — but codex is not on PATH: calls wait until it is installed',
+    );
+    expect(choose({ MEMTRACE_PROVIDER: 'claude-code', MEMTRACE_MODEL: 'sonnet' }, found('claude')).describe()).toBe(
+      'observer: claude-code (sonnet) — MEMTRACE_PROVIDER=claude-code, with your own login (claude)',
+    );
+  });
+
   it.each([
-    [{ MEMTRACE_PROVIDER: 'gemini' }, 'MEMTRACE_PROVIDER=gemini is not one of'],
+    [{ MEMTRACE_PROVIDER: 'gemini' }, 'MEMTRACE_PROVIDER=gemini is not one of anthropic|openai|claude-code|gemini-cli|codex|replay|none'],
     [{ MEMTRACE_PROVIDER: 'replay' }, 'needs MEMTRACE_REPLAY_FILE'],
     [{ MEMTRACE_PROVIDER: 'anthropic' }, 'needs ANTHROPIC_API_KEY'],
     [{ MEMTRACE_PRICES: '{' }, 'MEMTRACE_PRICES'],
@@ -67,5 +110,11 @@ describe('pricing', () => {
     expect(costFor('anthropic/claude-haiku-4-5', usage, DEFAULT_PRICES)).toBe(6);
     expect(costFor('my-local-llama', usage, DEFAULT_PRICES)).toBeNull();
     expect(costFor('claude-haiku-4-5', null, DEFAULT_PRICES)).toBeNull();
+  });
+
+  it('prices Anthropic’s prompt cache: a write at 1.25x the input price, a read at 0.1x', () => {
+    const usage = { input: 1_000_000, cacheWrite: 1_000_000, cacheRead: 1_000_000, output: 1_000_000 };
+    expect(cachedInputCost('claude-haiku-4-5', usage, DEFAULT_PRICES)).toBeCloseTo(1 + 1.25 + 0.1 + 5, 10);
+    expect(cachedInputCost('my-local-llama', usage, DEFAULT_PRICES)).toBeNull();
   });
 });

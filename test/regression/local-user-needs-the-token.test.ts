@@ -53,6 +53,7 @@ describe('another local user', () => {
       'hooks',
       'in_flight',
       'in_flight_age_ms',
+      'observer',
       'observing',
       'provider',
       'queue_depth',

@@ -60,8 +60,11 @@ describe('the worker without a provider', () => {
     llm = await startFakeLlm('anthropic', { kind: 'text', text: observationXml({ type: 'discovery', title: 'Seen later' }) });
     h = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }), { dataDir: temp.dir });
     await h.drained();
-    expect(h.worker.store.db.prepare('SELECT title FROM observations').all()).toEqual(Array(3).fill({ title: 'Seen later' }));
-    expect(llm.requests).toHaveLength(3);
+    // The three waiting events are one turn's: they go to the observer together, in one call.
+    expect(h.worker.store.db.prepare('SELECT title, source_message_ids FROM observations').all()).toEqual([
+      { title: 'Seen later', source_message_ids: '[1,2,3]' },
+    ]);
+    expect(llm.requests).toHaveLength(1);
     expect(JSON.parse((await h.get('/health')).text)).toMatchObject({ status: 'ok', observing: true, queue_depth: 0 });
   });
 });

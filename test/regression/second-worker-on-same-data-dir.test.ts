@@ -32,6 +32,12 @@ describe('one worker per data dir', () => {
       headers: { 'content-type': 'application/json', ...first.auth },
       body: JSON.stringify(toolEvent('s', 1)),
     });
+    // The turn ends: its batch goes to the observer (and hangs there, claimed).
+    await fetch(`${first.url}/api/sessions/summarize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...first.auth },
+      body: JSON.stringify({ session_id: 's', last_assistant_message: 'done' }),
+    });
     await waitFor(() => fake!.requests.length === 1);
 
     const second = await runWorkerToExit(env);
@@ -42,7 +48,7 @@ describe('one worker per data dir', () => {
     expect(lines[0]).toContain(`port ${new URL(first.url).port}`);
 
     const db = new Database(path.join(temp.dir, 'memtrace.db'), { readonly: true });
-    expect(db.prepare("SELECT count(*) AS n FROM queue WHERE status = 'claimed'").get()).toEqual({ n: 1 });
+    expect(db.prepare("SELECT count(*) AS n FROM queue WHERE status = 'claimed'").get()).toEqual({ n: 2 });
     db.close();
     expect(fake.requests).toHaveLength(1);
   });

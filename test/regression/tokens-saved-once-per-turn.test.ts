@@ -23,7 +23,7 @@ describe('tokens saved vs naive', () => {
     processTurn(
       { store, log: createMemoryLogger() },
       {
-        message,
+        messages: [message],
         session: { project: 'app' },
         reply: { text: reply, usage: { inputTokens: 2_400, outputTokens: 600 }, costUsd: null, model: 'm' },
         provider: 'replay',

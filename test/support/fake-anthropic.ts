@@ -59,6 +59,8 @@ export interface FakeAnthropicOptions {
   compactSummary?: string;
   /** Which POST /v1/messages bodies are side requests; default: the ones without tools. */
   isAuxiliary?: (body: any) => boolean;
+  /** Answers a side request with an API error instead (status, error type, headers); null serves auxiliaryText. */
+  auxiliaryFailure?: (body: any) => { status: number; type: string; headers?: Record<string, string> } | null;
 }
 
 export interface FakeAnthropic {
@@ -152,6 +154,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       }
       if (kind === 'count_tokens') {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
+        return;
+      }
+      const failure = kind === 'auxiliary' ? (options.auxiliaryFailure?.(body) ?? null) : null;
+      if (failure) {
+        res
+          .writeHead(failure.status, { 'content-type': 'application/json', ...failure.headers })
+          .end(JSON.stringify({ type: 'error', error: { type: failure.type, message: `scripted ${failure.status}` } }));
         return;
       }
       let turn: ScriptTurn;

@@ -47,8 +47,16 @@ export interface FakeApi {
 }
 
 /** Starts the host's fake model API; `script` replaces its default steps (see the file's header). */
-export async function startHostFakeApi(host: AgentHost, options: { projectDir: string; logFile: string; script?: unknown[] }): Promise<FakeApi> {
+export async function startHostFakeApi(
+  host: AgentHost,
+  options: { projectDir: string; logFile: string; script?: unknown[]; sideText?: string },
+): Promise<FakeApi> {
   const args = [FAKE_APIS[host], '--port', '0', '--log', options.logFile, '--project', options.projectDir];
+  if (options.sideText !== undefined) {
+    const sideFile = `${options.logFile}.side.txt`;
+    fs.writeFileSync(sideFile, options.sideText);
+    args.push('--side-text', sideFile);
+  }
   if (options.script) {
     const scriptFile = `${options.logFile}.script.json`;
     fs.writeFileSync(scriptFile, JSON.stringify(options.script));

@@ -8,6 +8,8 @@ export function observationXml(fields: {
   concepts?: string[];
   filesRead?: string[];
   filesModified?: string[];
+  /** The events of the batch it came from (`e1`, …). */
+  sources?: string[];
 }): string {
   const list = (tag: string, item: string, values?: string[]) => (values ? `<${tag}>${values.map((v) => `<${item}>${v}</${item}>`).join('')}</${tag}>` : '');
   const typeAttr = fields.type === undefined ? '' : ` type="${fields.type}"`;
@@ -20,6 +22,7 @@ export function observationXml(fields: {
     list('concepts', 'concept', fields.concepts),
     list('files_read', 'file', fields.filesRead),
     list('files_modified', 'file', fields.filesModified),
+    list('sources', 'event', fields.sources),
     '</observation>',
   ].join('\n');
 }

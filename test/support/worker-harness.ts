@@ -19,6 +19,9 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
+/** Batches that close as soon as they are looked at (whatever is pending goes in one call). */
+export const IMMEDIATE_BATCHES = { maxEvents: 40, maxTokens: 8_000, maxWaitMs: 0 } as const;
+
 /** A real worker on a loopback port with a temp SQLite file. */
 export async function startHarness(
   provider: ObserverProvider,
@@ -42,6 +45,10 @@ export async function startHarness(
       },
     },
     ...(options.loop ? { loop: options.loop } : {}),
+    ...(options.observers ? { observers: options.observers } : {}),
+    // A test's events close their batch at once unless it says otherwise: most tests post a few
+    // tool events without a Stop and wait for them; the batching itself is tested on its own.
+    batch: options.batch ?? IMMEDIATE_BATCHES,
     ...(options.telemetrySink !== undefined ? { telemetrySink: options.telemetrySink } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.tickMs ? { tickMs: options.tickMs } : {}),

@@ -6,8 +6,8 @@ import type { TurnRecord } from '../../src/observer/turn-record.js';
 function turn(over: Partial<TurnRecord> = {}): TurnRecord {
   return {
     sessionId: 's',
-    messageId: 1,
-    kind: 'observation',
+    messageIds: [1],
+    events: 1,
     outcome: 'ok',
     parse: 'parsed',
     outputClass: 'xml',
@@ -47,7 +47,7 @@ describe('observer turn rollup', () => {
         costUsd: null,
       }),
     );
-    foldTurn(acc, turn({ kind: 'summary', summaryCreated: true, observationsByType: {}, observationsCreated: 0, claimsRejected: 1 }));
+    foldTurn(acc, turn({ events: 0, summaryCreated: true, observationsByType: {}, observationsCreated: 0, claimsRejected: 1 }));
     const p = finalizeTurnRollup(acc, { reason: 'session_end', windowSeq: 0 });
     expect(p).toMatchObject({
       count: 6,

@@ -23,6 +23,38 @@ describe('the viewer', () => {
     store = openStore(path.join(temp.dir, 'memtrace.db'));
     ids = seedShop(store);
     addObservation(store, { title: '<script>alert(1)</script> & "quotes"', narrative: '<img src=x onerror=alert(2)>' });
+    // Two observer calls of session-a on one UTC day: one with a known cost, one with usage unknown.
+    const day = '2026-11-27';
+    const first = store.observerCalls.reserve({
+      day,
+      startedAt: 1,
+      sessionId: 'session-a',
+      purpose: 'observe',
+      provider: 'claude-code',
+      model: 'haiku',
+      events: 6,
+      reservedTokens: 9_000,
+    });
+    store.observerCalls.settle(first, {
+      endedAt: 2,
+      outcome: 'ok',
+      model: 'claude-haiku-4-5',
+      tokensIn: 3_100,
+      tokensOut: 420,
+      costUsd: 0.0052,
+      costEstimated: false,
+    });
+    const second = store.observerCalls.reserve({
+      day,
+      startedAt: 3,
+      sessionId: 'session-a',
+      purpose: 'observe',
+      provider: 'claude-code',
+      model: 'haiku',
+      events: 2,
+      reservedTokens: 7_000,
+    });
+    store.observerCalls.settle(second, { endedAt: 4, outcome: 'unknown', model: null, tokensIn: null, tokensOut: null, costUsd: null, costEstimated: false });
     auth = createViewerAuth(() => `secret-${++counter}-${'x'.repeat(30)}`);
     app = createViewerApp({
       store,
@@ -31,6 +63,7 @@ describe('the viewer', () => {
       port: () => PORT,
       clock: { now: () => 0 },
       nonce: () => 'n0nce',
+      budgetTokens: 1_000_000,
       log: silentLogger,
     });
     const exchanged = await get(`/?token=${auth.urlToken}`, {});
@@ -133,5 +166,19 @@ describe('the viewer', () => {
     expect(session).toContain('<strong>Learned:</strong> the order of discount and tax matters');
     expect((await get('/observation/999999')).status).toBe(404);
     expect((await get('/session/nope')).status).toBe(404);
+  });
+
+  it('shows the observer’s spend per UTC day and per session, and on the session’s page', async () => {
+    const spend = await (await get('/spend')).text();
+    expect(spend).toContain('Daily budget: 1,000,000 tokens');
+    // Calls (1 with unknown usage), tool events, tokens in and out, cost; the day's counted tokens include the unknown call at its reservation.
+    expect(spend).toContain(
+      '<tr><td>2026-11-27</td><td>2 <span class="meta">(1 unknown)</span></td><td>8</td><td>3,100</td><td>420</td><td>$0.0052</td><td>10,520</td></tr>',
+    );
+    expect(spend).toContain(
+      '<a href="/session/session-a">session-a</a></td><td>2 <span class="meta">(1 unknown)</span></td><td>8</td><td>3,100</td><td>420</td><td>$0.0052</td>',
+    );
+    const session = await (await get('/session/session-a')).text();
+    expect(session).toContain('Observer: 2 call(s) for 8 tool event(s), 3,100 tokens in / 420 out, cost $0.0052');
   });
 });

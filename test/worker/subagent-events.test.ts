@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { claudeCodeAdapter } from '../../src/hosts/claude-code/adapter.js';
 import { parseEvent } from '../../src/hosts/index.js';
 import { observationView, renderObservation, toolEventView } from '../../src/memory/provenance-view.js';
-import { buildObservationPrompt } from '../../src/observer/prompts.js';
+import { buildBatchPrompt } from '../../src/observer/prompts.js';
 import { createReplayProvider } from '../../src/providers/index.js';
 import { observationXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -40,12 +40,11 @@ describe('tool events of Claude Code subagents', () => {
   });
 
   it("names the subagent in the observer's prompt, and says nothing of one for the main agent", () => {
-    const event = { toolName: 'Grep', toolInput: {}, toolResponse: {}, cwd: '/work/app', atMs: 0 };
+    const event = { toolName: 'Grep', toolInput: {}, toolResponse: {}, atMs: 0 };
     const session = { project: '/work/app', userPrompt: null };
-    expect(buildObservationPrompt({ ...event, subagent: { id: 'a7f3e9', type: 'Explore' } }, session).messages[0]!.content).toContain(
-      'subagent: Explore (a7f3e9)',
-    );
-    expect(buildObservationPrompt(event, session).messages[0]!.content).not.toContain('subagent');
+    const prompt = (e: typeof event & { subagentType?: string }) => buildBatchPrompt({ events: [e], turnEnd: null }, session).messages[0]!.content;
+    expect(prompt({ ...event, subagentType: 'Explore' })).toContain('subagent: Explore');
+    expect(prompt(event)).not.toContain('subagent');
   });
 
   it('stores the event and the observation made from it with the subagent, and show names it', async () => {

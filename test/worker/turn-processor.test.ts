@@ -40,7 +40,7 @@ describe('processTurn', () => {
     processTurn(
       { store, log, ...(extra.onCommit ? { onCommit: extra.onCommit } : {}) },
       {
-        message,
+        messages: [message],
         session: { project: 'demo' },
         reply: reply(text, extra.usage === undefined ? undefined : extra.usage),
         provider: 'anthropic',
@@ -89,7 +89,7 @@ describe('processTurn', () => {
     expect(store.observations.count()).toBe(0);
     expect(store.queue.get(other.id)).not.toBeNull();
     const line = log.records.find((r) => r.message === 'observer output dropped');
-    expect(line?.fields).toMatchObject({ class: 'prose', message_id: message.id });
+    expect(line?.fields).toMatchObject({ class: 'prose', message_ids: [message.id] });
     expect(String(line?.fields?.preview).length).toBeLessThanOrEqual(200);
   });
 

@@ -94,8 +94,12 @@ export const demoCommand: Command = {
       }
       await hook('stop', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'Stop', last_assistant_message: session.last_assistant_message });
 
-      say('[4/6] the observer works through the queue');
+      say('[4/6] the observer reads the turn: its tool events and its end, in one call');
       await waitForDrain(worker, (depth) => say(`      ${depth} message(s) left`));
+      const spend = worker.store.observerCalls.ofSession(session.session_id);
+      say(
+        `      ${spend.calls} observer call(s) for ${spend.events} tool event(s): ${spend.tokensIn} tokens in, ${spend.tokensOut} out (recorded replies; docs/observer.md has the figures of a live run)`,
+      );
       await hook('session-end', { session_id: session.session_id, cwd: session.cwd, hook_event_name: 'SessionEnd', reason: 'exit' });
 
       say('[5/6] stored memory');
@@ -106,7 +110,7 @@ export const demoCommand: Command = {
       const summary = worker.store.summaries.latestForProject(project);
       if (summary) say(`      summary: ${summary.completed}`);
       say(
-        `      ${observations.length} observation(s), ${summary ? 1 : 0} summary; prose and empty replies were dropped (see ${path.join(dataDir, 'logs', 'worker.log')})`,
+        `      ${observations.length} observation(s), ${summary ? 1 : 0} summary, each naming the tool events it came from (a reply that does not parse is dropped; see ${path.join(dataDir, 'logs', 'worker.log')})`,
       );
 
       say('[6/6] context the next session in this project starts with:');
@@ -125,7 +129,7 @@ export const demoCommand: Command = {
         const p = JSON.parse(sent.p) as Record<string, number | string>;
         say('telemetry: the one observer_turn_rollup this session sent to the local collector (scrubbed, typed, no text):');
         say(
-          `      turns ${p.count}: parsed ${p.turns_parsed}, dropped ${p.turns_dropped} (idle ${p.invalid_class_idle}, prose ${p.invalid_class_prose}); observations ${p.observations_created}; tokens in/out ${p.total_tokens_input ?? 'unknown'}/${p.total_tokens_output ?? 'unknown'}; usage unknown on ${p.turns_usage_unknown} turn(s)`,
+          `      turns ${p.count} over ${p.tool_events_observed} tool event(s): parsed ${p.turns_parsed}, dropped ${p.turns_dropped} (idle ${p.invalid_class_idle}, prose ${p.invalid_class_prose}); observations ${p.observations_created}; tokens in/out ${p.total_tokens_input ?? 'unknown'}/${p.total_tokens_output ?? 'unknown'}; usage unknown on ${p.turns_usage_unknown} turn(s)`,
         );
       } else say('telemetry: off (DO_NOT_TRACK); nothing was accumulated or sent');
       say(`dashboard (the fleet's poisoned slice decaying as installs upgrade): ${collector.url}/dashboard`);

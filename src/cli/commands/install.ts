@@ -27,6 +27,8 @@ import {
 } from '../../install/index.js';
 import { runHostInstall } from './host-install.js';
 import { buildForwarderStep } from './native-forwarder-step.js';
+import { loadWorkerConfig } from '../../config.js';
+import { chooseObserver } from '../../providers/index.js';
 
 type Action = 'install' | 'uninstall';
 
@@ -102,7 +104,16 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
     code = await runClaudeCodeSettings(action, values, io);
   }
   if (code === EXIT_OK && action === 'install' && values['dry-run'] !== true) buildForwarderStep(io);
+  if (code === EXIT_OK && action === 'install') io.stdout.write(`${observerLine(values.host ?? 'claude-code', io)}\n`);
   return code;
+}
+
+/** Which observer the worker will run for this host's sessions, and why (from this environment, which the agent's hooks pass on). */
+function observerLine(host: string, io: CliIO): string {
+  const loaded = loadWorkerConfig(io.env, io.env.HOME || os.homedir());
+  if (!loaded.ok) return `observer: unknown — ${loaded.errors.join('; ')}`;
+  const chosen = chooseObserver(io.env, { dataDir: loaded.config.dataDir });
+  return 'error' in chosen ? `observer: none — ${chosen.error}` : chosen.choice.describe(host);
 }
 
 async function runClaudeCodeSettings(action: Action, values: Values, io: CliIO): Promise<number> {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
 import { loadWorkerConfig, parsePort, DEFAULT_PORT } from '../../config.js';
 import { openStore } from '../../store/index.js';
+import { isObserverScratch } from '../../data-dir/index.js';
 import { startCheckpointer } from '../../store/checkpointer.js';
 import { addCounts, totalRedactions, type RedactionCounts } from '../../redaction/index.js';
 import { redactionIncrements } from '../../telemetry/index.js';
@@ -153,7 +154,11 @@ export const mineCommand: Command = {
       const miner = createMiner(
         {},
         {
-          store: createStoreMiningStore(store, { projectOf, redacted: (counts) => addCounts(redactions, counts) }),
+          store: createStoreMiningStore(store, {
+            projectOf,
+            excludedCwd: (cwd) => isObserverScratch(cwd, config.dataDir),
+            redacted: (counts) => addCounts(redactions, counts),
+          }),
           now: () => Date.now(),
           wake: () => undefined,
         },

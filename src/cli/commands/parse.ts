@@ -25,7 +25,9 @@ options:
       io.stderr.write(`memtrace parse: cannot read standard input: ${error instanceof Error ? error.message : String(error)}\n`);
       return EXIT_FAILURE;
     }
-    const decision = decideObserverOutput(reply);
+    // The decision as docs/interfaces.md#drop-or-parse-decision prints it; which events each
+    // observation names (`sources`) is provenance the worker maps to queue ids, not part of it.
+    const { sources: _sources, ...decision } = decideObserverOutput(reply);
     io.stdout.write(`${JSON.stringify(decision, null, values.pretty ? 2 : undefined)}\n`);
     return EXIT_OK;
   },

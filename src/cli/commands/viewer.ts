@@ -37,6 +37,7 @@ export const viewerCommand: Command = {
       port: () => bound,
       clock: systemClock,
       nonce: () => randomBytes(16).toString('base64'),
+      budgetTokens: memory.config.observerBudgetTokens,
       log: createLogger({ write: (line) => void io.stderr.write(line) }),
     });
     let server: ListeningServer;

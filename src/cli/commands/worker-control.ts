@@ -7,6 +7,7 @@ import { runningWorker } from '../../data-dir/index.js';
 import { spawnWorkerDetached } from '../../hook/start-worker.js';
 import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
+import { describeObserver, readSpend } from '../observer-spend.js';
 
 export const WORKER_CONTROL_USAGE = `usage: memtrace worker start [--port N] [--wait-ms N]
        memtrace worker stop [--wait-ms N]
@@ -16,8 +17,10 @@ start    runs the worker in the background (one per data dir; its output goes to
          DATA_DIR/logs/worker.out, its log to DATA_DIR/logs/worker.log) and waits until it answers
 stop     asks the running worker to stop (SIGTERM: in-flight messages are released, rollups
          flushed) and waits until it has
-status   whether a worker runs on this data dir, its port, health, queue, hook counters, the
-         store's size against MEMTRACE_MAX_DB_MB and what retention last removed`;
+status   whether a worker runs on this data dir, its port, health, queue, hook counters, which
+         observer runs and why, its spend (calls, tokens in/out, cost per day and per session;
+         --json: key observer) against MEMTRACE_OBSERVER_BUDGET_TOKENS, the store's size against
+         MEMTRACE_MAX_DB_MB and what retention last removed`;
 
 const POLL_MS = 100;
 
@@ -34,8 +37,11 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     const { values } = parseCommandArgs(args, { json: { type: 'boolean' } });
     const health = await workerHealth(dataDir);
     const full = health.health ?? null;
+    const spend = readSpendQuietly(loaded.config.dbFile);
+    const observerHealth = (full?.observer as Record<string, unknown> | undefined) ?? undefined;
     if (values.json) {
-      say(JSON.stringify({ data_dir: dataDir, ...health }, null, 2));
+      const observer = { ...(observerHealth ?? {}), ...(spend ?? { days: [], sessions: [] }) };
+      say(JSON.stringify({ data_dir: dataDir, ...health, observer }, null, 2));
       return health.running ? EXIT_OK : EXIT_FAILURE;
     }
     if (!health.running) {
@@ -46,6 +52,7 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     say(`  status       ${health.status}${health.degraded && health.degraded.length > 0 ? ` — ${describeDegraded(health.degraded)}` : ''}`);
     if (full) {
       if (full.observing === false && typeof full.note === 'string') say(`  observer     ${full.note}`);
+      else for (const line of describeObserver(observerHealth, spend)) say(line);
       say(`  queue        ${String(full.queue_depth)} message(s), ${String(full.in_flight)} call(s) in flight`);
       const hooks = full.hooks as Record<string, number> | undefined;
       if (hooks)
@@ -102,6 +109,15 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
   }
   say(`memtrace worker: stopped (pid ${running.pid})`);
   return EXIT_OK;
+}
+
+/** The ledger, when the store can be read; `worker status` still answers without it. */
+function readSpendQuietly(dbFile: string) {
+  try {
+    return readSpend(dbFile);
+  } catch {
+    return null;
+  }
 }
 
 async function waitUntil<T>(ms: number, probe: () => T | null): Promise<T | null> {

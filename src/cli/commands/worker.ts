@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEFAULT_WATCH_CONFIG, defaultProjectsDir } from '../../mining/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { canObserve, createProviderFromEnv } from '../../providers/index.js';
+import { chooseObserver } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { waitForStopSignal } from '../../stop-signal.js';
@@ -27,10 +27,13 @@ options:
                     else ~/.claude/projects)
   -h, --help        show this help
 
-environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER, ANTHROPIC_API_KEY, OPENAI_API_KEY,
-MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, MEMTRACE_RAW_RETENTION_DAYS (30: raw data kept this many days
-after processing), MEMTRACE_MAX_DB_MB (2048: the store's size budget), telemetry switches (see
-'memtrace telemetry status').
+environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER (anthropic|openai|claude-code|
+gemini-cli|codex|replay|none; default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY or
+OPENAI_BASE_URL, else the agent CLI of each session's host when it is on PATH, with your own login),
+ANTHROPIC_API_KEY, OPENAI_API_KEY, MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, MEMTRACE_OBSERVER_BUDGET_TOKENS
+(1000000: observer input + output tokens per UTC day, never exceeded; past it events wait),
+MEMTRACE_RAW_RETENTION_DAYS (30: raw data kept this many days after processing), MEMTRACE_MAX_DB_MB
+(2048: the store's size budget), telemetry switches (see 'memtrace telemetry status').
 
 ${WORKER_CONTROL_USAGE}`;
 
@@ -65,12 +68,13 @@ export const workerCommand: Command = {
       for (const error of loaded.errors) io.stderr.write(`memtrace worker: ${error}\n`);
       return EXIT_FAILURE;
     }
-    const selected = createProviderFromEnv(io.env);
+    const { config } = loaded;
+    const selected = chooseObserver(io.env, { dataDir: config.dataDir });
     if ('error' in selected) {
       io.stderr.write(`memtrace worker: ${selected.error}\n`);
       return EXIT_FAILURE;
     }
-    const { config } = loaded;
+    const observers = selected.choice;
     let worker: RunningWorker;
     try {
       preparePrivateDataDir(config.dataDir);
@@ -78,7 +82,8 @@ export const workerCommand: Command = {
       worker = await startWorker({
         config,
         env: io.env,
-        provider: selected.provider,
+        provider: observers.primary,
+        observers,
         log,
         stderr: io.stderr,
         loop: { concurrency },
@@ -88,9 +93,7 @@ export const workerCommand: Command = {
       io.stderr.write(`memtrace worker: ${startFailure(error, config.port)}\n`);
       return EXIT_FAILURE;
     }
-    io.stdout.write(
-      `memtrace worker listening on ${worker.url} (provider: ${selected.provider.name}${canObserve(selected.provider) ? `, model: ${selected.provider.model}` : ' — events are stored, not observed; set ANTHROPIC_API_KEY or OPENAI_API_KEY to observe them'}; data: ${config.dataDir})\n`,
-    );
+    io.stdout.write(`memtrace worker listening on ${worker.url} (data: ${config.dataDir})\n${observers.describe()}\n`);
     if (watchDir !== null)
       io.stdout.write(
         `watching transcripts in ${watchDir} (every ${DEFAULT_WATCH_CONFIG.intervalMs / 1000} s, files idle for ${DEFAULT_WATCH_CONFIG.idleMs / 60_000} min)\n`,

@@ -9,6 +9,8 @@ import { CLAIM_PROVENANCE_SCHEMA } from './0400-claim-provenance.js';
 import { MEMORY_SEARCH_SCHEMA } from './0500-memory-search.js';
 import { RETENTION_SCHEMA } from './0600-retention.js';
 import { TOOL_EVENT_OUTCOME_SCHEMA } from './0700-tool-event-outcome.js';
+import { OBSERVER_BATCHES_SCHEMA } from './0800-observer-batches.js';
+import { OBSERVER_SPEND_SCHEMA } from './0810-observer-spend.js';
 import { SEARCH_EVERY_SCRIPT_SCHEMA } from './0900-search-every-script.js';
 import { CHECKOUTS_SCHEMA } from './0901-checkouts.js';
 import { SUBAGENTS_SCHEMA } from './0902-subagents.js';
@@ -29,6 +31,8 @@ export const MIGRATIONS: readonly Migration[] = [
   MEMORY_SEARCH_SCHEMA,
   RETENTION_SCHEMA,
   TOOL_EVENT_OUTCOME_SCHEMA,
+  OBSERVER_BATCHES_SCHEMA,
+  OBSERVER_SPEND_SCHEMA,
   SEARCH_EVERY_SCRIPT_SCHEMA,
   CHECKOUTS_SCHEMA,
   SUBAGENTS_SCHEMA,

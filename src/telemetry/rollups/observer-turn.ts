@@ -15,6 +15,7 @@ export const TURN_COUNTERS = [
   'outcomes_error',
   'outcomes_aborted',
   ...ABORT_REASONS.map((r) => `abort_reason_${r}` as const),
+  'tool_events_observed',
   'observations_created',
   ...OBSERVATION_TYPES.map((t) => `obs_type_${t}` as const),
   'summaries_created',
@@ -73,6 +74,8 @@ export function foldTurn(acc: ObserverTurnAccumulator, turn: TurnRecord): void {
   else if (turn.outcome === 'error') c.outcomes_error += 1;
   else c.outcomes_aborted += 1;
   if (turn.abortReason !== null) c[`abort_reason_${turn.abortReason}`] += 1;
+  // Only turns that reached the provider observed their events (a failed call is retried and counted again).
+  if (turn.outcome === 'ok') c.tool_events_observed += turn.events;
   c.observations_created += turn.observationsCreated;
   for (const type of OBSERVATION_TYPES) {
     const n = turn.observationsByType[type];
@@ -96,6 +99,8 @@ export function foldTurn(acc: ObserverTurnAccumulator, turn: TurnRecord): void {
   }
   acc.durationMsSum += turn.durationMs;
   if (turn.platform) acc.platform = turn.platform;
+  // A session's turns all go to its host's observer; the latest one names the rollup's provider.
+  acc.provider = turn.provider;
   if (turn.model !== null) {
     const model = normalizeModelId(turn.model);
     const key = model in acc.models || Object.keys(acc.models).length < MAX_MODELS ? model : 'other';
