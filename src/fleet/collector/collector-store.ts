@@ -4,6 +4,7 @@ import { touchPrivateFile } from '../../data-dir/private-files.js';
 import { openTileSums, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
 import { REVIEW_SUMS_TILE } from '../review/review-sums-tile.js';
 import type { CollectedEvent } from './collected-event.js';
+import { storedProperties } from './stored-properties.js';
 
 export interface CollectorStore {
   db: Database.Database;
@@ -53,8 +54,9 @@ export function openCollectorStore(file: string): CollectorStore {
     const stored: StoredEvent[] = [];
     for (const e of events) {
       const timestamp = Math.trunc(e.timestamp);
-      const result = insertOne.run(e.uuid, e.event, e.distinctId, timestamp, JSON.stringify(e.properties));
-      if (result.changes === 1) stored.push({ ...e, timestamp, seq: Number(result.lastInsertRowid) });
+      const { json, properties } = storedProperties(e.properties);
+      const result = insertOne.run(e.uuid, e.event, e.distinctId, timestamp, json);
+      if (result.changes === 1) stored.push({ ...e, properties, timestamp, seq: Number(result.lastInsertRowid) });
     }
     tiles.addStored(stored, fromSeq);
     review.addStored(stored, fromSeq);

@@ -1,0 +1,106 @@
+import { silentLogger, type Logger } from '../../../log.js';
+import { compileClickHouse } from '../../dashboards/compile-clickhouse.js';
+import type { Tile } from '../../dashboards/tile-ir.js';
+import { finiteCells, type TileResult, type TileRow } from '../../dashboards/tile-result.js';
+import { TILES } from '../../dashboards/tiles.js';
+import { REVIEW_SUMS_TILE } from '../../review/review-sums-tile.js';
+import { reviewSourceFromRows } from '../../review/tile-rows-review-source.js';
+import type { CollectedEvent } from '../collected-event.js';
+import type { FleetStore, InsertOutcome } from '../fleet-store.js';
+import { storedProperties } from '../stored-properties.js';
+import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { COLLECTOR_TEAM_ID, collectorSchema, type CollectorSchema } from './clickhouse-schema.js';
+import { ensureCollectorSchema } from './schema-setup.js';
+
+export interface ClickHouseStoreOptions {
+  database: string;
+  tiles?: readonly Tile[];
+  /**
+   * How far ahead of the server's clock a new tile view starts counting, so a backfill and the
+   * view split the events exactly while other collectors insert (0 when only this process writes).
+   */
+  handoffMs: number;
+  log?: Logger;
+  sleep?: (ms: number) => Promise<void>;
+  onProgress?: (line: string) => void;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The collector's events and tiles in ClickHouse. Inserts are one exclusive statement per batch
+ * into `events_in`, whose view keeps only uuids not yet stored; tiles are read from the
+ * aggregating tables their views keep (clickhouse-schema.ts). Nothing that matters lives in
+ * the process: a second collector on the same server serves the same numbers.
+ */
+export async function openClickHouseStore(connection: ClickHouseConnection, options: ClickHouseStoreOptions): Promise<FleetStore> {
+  const tiles = options.tiles ?? TILES;
+  const schema: CollectorSchema = collectorSchema(options.database, [...tiles, REVIEW_SUMS_TILE]);
+  // Fails fast, in one line, on a server that is not there, refuses the credentials or lacks the database.
+  await connection.rows('SELECT 1 AS ok');
+  await ensureCollectorSchema(connection, schema, {
+    handoffMs: options.handoffMs,
+    log: options.log ?? silentLogger,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms).unref())),
+    onProgress: options.onProgress,
+  });
+  const aggregateOf = new Map(schema.aggregates.map((a) => [a.tileId, a]));
+  const review = aggregateOf.get(REVIEW_SUMS_TILE.id)!;
+  const count = async () => Number((await connection.rows<{ n: number }>(`SELECT count() AS n FROM ${schema.events}`))[0]?.n ?? 0);
+  const timed = async (tile: Tile, columns: string[], sql: string): Promise<TileResult> => {
+    const started = performance.now();
+    const rows = finiteCells(await connection.rows<TileRow>(sql));
+    return { tile, columns, rows, ms: performance.now() - started };
+  };
+  return {
+    where: connection.where,
+    async insert(events: readonly CollectedEvent[]): Promise<InsertOutcome> {
+      // The first copy of a uuid in the batch is the one kept, as SQLite's INSERT OR IGNORE keeps it.
+      const seen = new Set<string>();
+      const lines: string[] = [];
+      for (const e of events) {
+        if (!UUID.test(e.uuid)) throw new TypeError(`event uuid ${JSON.stringify(e.uuid)} is not a UUID`);
+        const uuid = e.uuid.toLowerCase();
+        if (seen.has(uuid)) continue;
+        seen.add(uuid);
+        const stored = storedProperties(e.properties);
+        lines.push(schema.inboxRow({ ...e, uuid }, stored.properties, stored.json));
+      }
+      if (lines.length === 0) return { stored: 0, duplicates: events.length };
+      // The count is for reporting only (exact with one writer); the guard itself is the statement below.
+      const before = await count();
+      await connection.insertRows(schema.inbox, lines.join('\n'), { exclusive: true });
+      const stored = Math.min(lines.length, Math.max(0, (await count()) - before));
+      return { stored, duplicates: events.length - stored };
+    },
+    count,
+    async readTiles() {
+      const out: TileResult[] = [];
+      for (const tile of tiles) {
+        const aggregate = aggregateOf.get(tile.id)!;
+        out.push(await timed(tile, aggregate.columns, aggregate.read));
+      }
+      return out;
+    },
+    async queryTilesPlain() {
+      const out: TileResult[] = [];
+      for (const tile of tiles) {
+        const compiled = compileClickHouse(tile, { table: schema.events, teamId: COLLECTOR_TEAM_ID });
+        out.push(await timed(tile, compiled.columns, compiled.sql));
+      }
+      return out;
+    },
+    reviewSource() {
+      const quoted = (versions: readonly string[]) => versions.map((v) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`).join(', ');
+      return reviewSourceFromRows(
+        {
+          rows: (versions) => connection.rows<TileRow>(`SELECT * FROM (${review.read}) WHERE series IN (${quoted(versions)})`),
+          versions: () =>
+            connection.rows(`SELECT series AS version, count() AS installs, sum(memtrace_events) AS memtrace_events FROM (${review.read}) GROUP BY series`),
+        },
+        connection.where,
+      );
+    },
+    close: () => connection.close(),
+  };
+}
