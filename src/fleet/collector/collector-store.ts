@@ -1,9 +1,11 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { touchPrivateFile } from '../../data-dir/private-files.js';
-import { openTileSums, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
+import { openTileSums, queryTilesDirect, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
+import { localReviewSource } from '../review/local-review-source.js';
 import { REVIEW_SUMS_TILE } from '../review/review-sums-tile.js';
 import type { CollectedEvent } from './collected-event.js';
+import type { FleetStore } from './fleet-store.js';
 import { storedProperties } from './stored-properties.js';
 
 export interface CollectorStore {
@@ -110,4 +112,20 @@ function migrate(db: Database.Database): void {
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** The SQLite store behind the collector-store interface every engine shares (fleet-store.ts). */
+export function sqliteFleetStore(store: CollectorStore, where: string): FleetStore {
+  return {
+    where,
+    insert: async (events) => {
+      const stored = store.insert(events);
+      return { stored, duplicates: events.length - stored };
+    },
+    count: async () => store.count(),
+    readTiles: async () => store.tiles.read(),
+    queryTilesPlain: async () => queryTilesDirect(store.db),
+    reviewSource: () => localReviewSource(store.db, store.review, where),
+    close: async () => store.close(),
+  };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CLICKHOUSE_QUERY, clickHouseDimension, clickHouseExpr, clickHouseWhere, propertyReaders } from './compile-clickhouse.js';
 import { forEvent, keysOf, type Dimension, type Expr, type Tile } from './tile-ir.js';
-import { planTile, renderExpr, type TilePlan } from './tile-plan.js';
+import { planTile, quote, renderExpr, type TilePlan } from './tile-plan.js';
 import { renderTileQuery } from './tile-query.js';
 
 /**
@@ -31,7 +31,10 @@ export interface ClickHouseTileAggregate {
   createTable: string;
   createView(fromTime: string): string;
   backfill(throughTime: string): string;
+  /** The tile's rows by SQL (renderTileQuery over the merged states). */
   read: string;
+  /** The merged group sums as one `UNION ALL` part: tile id, x as shown, series, every sum as text (inf and nan kept). */
+  groups: string;
 }
 
 /** Bump when the kept states change meaning (not only the SQL text), so stored aggregates are rebuilt. */
@@ -97,6 +100,9 @@ export function clickHouseTileAggregate(tile: Tile, target: AggregateTarget): Cl
     createView: (fromTime) => `CREATE MATERIALIZED VIEW IF NOT EXISTS ${table}_mv TO ${table} AS ${viewSelect(time(fromTime))}`,
     backfill: (throughTime) => `INSERT INTO ${table} ${backfillSelect(time(throughTime))}`,
     read: renderTileQuery(plan, `SELECT xk, series, ${merged.join(', ')} FROM ${table} GROUP BY xk, series`, CLICKHOUSE_QUERY),
+    groups: `SELECT ${quote(tile.id)} AS tile, toString(xk) AS x, series, [${plan.leaves
+      .map((_, i) => `toString(${plan.distinct.has(i) ? `uniqExactMerge(f${i})` : `sumMerge(f${i})`})`)
+      .join(', ')}] AS sums FROM ${table} GROUP BY xk, series`,
   };
 }
 
