@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
-import { makePrivateDir, touchPrivateFile, writePrivateFile } from '../../data-dir/private-files.js';
-import { sqliteDriver } from '../../store/sqlite-driver.js';
+import { makePrivateDir, writePrivateFile } from '../../data-dir/private-files.js';
+import { lockExclusively } from '../../data-dir/process-lock.js';
 import type { CollectedEvent } from './collected-event.js';
 
 /**
@@ -35,19 +34,8 @@ const LOCK = 'spool.lock';
 
 export function openCollectorSpool(dir: string): CollectorSpool {
   makePrivateDir(dir);
-  const lockFile = path.join(dir, LOCK);
-  touchPrivateFile(lockFile);
-  const lock: Database.Database = new (sqliteDriver())(lockFile);
-  lock.pragma('locking_mode = EXCLUSIVE');
-  lock.pragma('busy_timeout = 0');
-  try {
-    lock.exec('BEGIN EXCLUSIVE');
-    lock.exec('COMMIT');
-  } catch (error) {
-    lock.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new SpoolInUseError(dir);
-    throw error;
-  }
+  const lock = lockExclusively(path.join(dir, LOCK));
+  if (lock === null) throw new SpoolInUseError(dir);
   // Half-written files of a crashed run were never acknowledged: their senders still hold them.
   for (const name of fs.readdirSync(dir)) if (name.startsWith('.tmp-')) fs.rmSync(path.join(dir, name), { force: true });
   const files = () =>
@@ -97,7 +85,7 @@ export function openCollectorSpool(dir: string): CollectorSpool {
     },
     pendingEvents: () => pending,
     close() {
-      lock.close();
+      lock.release();
     },
   };
 }

@@ -5,12 +5,14 @@ import { createCollectorApp } from './collector-app.js';
 import type { CollectorStore } from './collector-store.js';
 import { openCollectorSpool, SpoolInUseError, type CollectorSpool } from './collector-spool.js';
 import type { FleetStore } from './fleet-store.js';
-import { openFleetStore, type StoreSpec } from './open-store.js';
+import { openFleetStore, type OpenedStore, type StoreSpec } from './open-store.js';
 import { DEFAULT_SPOOLED_INGEST, startSpooledIngest, type SpooledIngest, type SpooledIngestConfig } from './spooled-ingest.js';
 
 export interface CollectorOptions {
   /** Where events are kept (default: `dbFile` as SQLite). */
   store?: StoreSpec;
+  /** A store already open, in place of `store` (its owner keeps its engine connection). */
+  opened?: OpenedStore;
   /** The SQLite file, when `store` is not given. */
   dbFile?: string;
   /**
@@ -45,7 +47,7 @@ const SPOOL_SLOTS = 16;
 export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
   const log = options.log ?? silentLogger;
   const spec: StoreSpec = options.store ?? { kind: 'sqlite', path: options.dbFile ?? 'collector.db' };
-  const opened = await openFleetStore(spec, { log, onProgress: options.onProgress });
+  const opened = options.opened ?? (await openFleetStore(spec, { log, onProgress: options.onProgress }));
   let port = options.port;
   let spool: CollectorSpool | null = null;
   let spooled: SpooledIngest | null = null;

@@ -1,3 +1,6 @@
+import path from 'node:path';
+import { makePrivateDir } from '../../../data-dir/private-files.js';
+import { lockExclusively } from '../../../data-dir/process-lock.js';
 import { ClickHouseStoreError, classifyClickHouseError, parseJsonRows, type ClickHouseConnection } from './clickhouse-connection.js';
 
 /** The part of the `chdb` package the store uses (chdb 3.4.0). */
@@ -16,11 +19,13 @@ interface ChdbModule {
 
 /** The pinned version; chdb is a development dependency of memtrace (about 550 MB), so the store loads it only when asked for. */
 const CHDB_VERSION = '3.4.0';
-export const CHDB_INSTALL_HINT = `the chdb store needs the chdb package (about 550 MB, not installed with memtrace): run 'npm install chdb@${CHDB_VERSION}' where memtrace is installed, or use --store clickhouse:URL`;
+const CHDB_INSTALL_HINT = `the chdb store needs the chdb package (about 550 MB, not installed with memtrace): run 'npm install chdb@${CHDB_VERSION}' where memtrace is installed, or use --store clickhouse:URL`;
 
-async function loadChdb(): Promise<ChdbModule> {
+const LOCK_FILE = 'memtrace.lock';
+
+async function loadChdb(load: () => Promise<unknown> = () => import('chdb')): Promise<ChdbModule> {
   try {
-    const loaded = (await import('chdb')) as unknown as ChdbModule & { default?: ChdbModule };
+    const loaded = (await load()) as ChdbModule & { default?: ChdbModule };
     return typeof loaded.Session === 'function' ? loaded : loaded.default!;
   } catch (error) {
     const code = (error as { code?: string }).code;
@@ -34,19 +39,24 @@ async function loadChdb(): Promise<ChdbModule> {
  * directory per process, and a second process on the same directory is refused, so this is
  * one collector's store; operations run one at a time on the process's single connection.
  */
-export async function openChdbConnection(dir: string): Promise<ClickHouseConnection> {
-  const chdb = await loadChdb();
+export async function openChdbConnection(dir: string, deps: { load?: () => Promise<unknown> } = {}): Promise<ClickHouseConnection> {
+  const chdb = await loadChdb(deps.load);
   const where = `the chdb store at ${dir}`;
+  // memtrace's own lock first: the engine, refused a locked directory, would print its own error to stderr.
+  makePrivateDir(dir);
+  const lock = lockExclusively(path.join(dir, LOCK_FILE));
+  if (lock === null)
+    throw new ClickHouseStoreError(
+      'store_in_use',
+      `${where} is open in another process (chdb allows one process per directory; several collectors need a ClickHouse server)`,
+    );
   let session: ChdbSession;
   try {
     session = new chdb.Session(dir, { connectionArgs: ['--output_format_json_quote_64bit_integers=0'] });
   } catch (error) {
-    const text = `${(error as Error).message} ${String((error as { cause?: Error }).cause?.message ?? '')}`;
-    if (/Cannot lock file|already running|refus/i.test(text) || (error as { code?: string }).code === 'CHDB_CONNECTION')
-      throw new ClickHouseStoreError(
-        'store_in_use',
-        `${where} is open in another process (chdb allows one process per directory; several collectors need a ClickHouse server)`,
-      );
+    lock.release();
+    if (/one active data directory per process/.test((error as Error).message))
+      throw new ClickHouseStoreError('store_in_use', `${where}: this process has another chdb directory open (chdb holds one per process)`);
     throw classifyClickHouseError(error, where);
   }
   let queue: Promise<unknown> = Promise.resolve();
@@ -72,6 +82,7 @@ export async function openChdbConnection(dir: string): Promise<ClickHouseConnect
       await queue;
       session.close();
       await chdb.drainPending();
+      lock.release();
     },
   };
 }

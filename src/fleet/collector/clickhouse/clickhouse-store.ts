@@ -10,7 +10,7 @@ import { reviewSourceFromRows } from '../../review/tile-rows-review-source.js';
 import type { CollectedEvent } from '../collected-event.js';
 import type { FleetStore, InsertOutcome } from '../fleet-store.js';
 import { storedProperties } from '../stored-properties.js';
-import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { ClickHouseStoreError, type ClickHouseConnection } from './clickhouse-connection.js';
 import { COLLECTOR_TEAM_ID, collectorSchema, type CollectorSchema } from './clickhouse-schema.js';
 import { ensureCollectorSchema } from './schema-setup.js';
 
@@ -35,6 +35,20 @@ function parseFloatText(text: string): number {
   return Number(text);
 }
 
+/**
+ * The oldest server the store's SQL runs on: EmbeddedRocksDB read by key in a direct join,
+ * accurateCastOrNull, now64 and toIntervalMillisecond (measured on 26.7, the engine chdb ships).
+ */
+const MIN_VERSION = [23, 3] as const;
+
+function atLeast(version: string, min: readonly number[]): boolean {
+  const parts = version.split('.').map(Number);
+  for (let i = 0; i < min.length; i += 1) {
+    if ((parts[i] ?? 0) !== min[i]) return (parts[i] ?? 0) > min[i]!;
+  }
+  return true;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -46,8 +60,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function openClickHouseStore(connection: ClickHouseConnection, options: ClickHouseStoreOptions): Promise<FleetStore> {
   const tiles = options.tiles ?? TILES;
   const schema: CollectorSchema = collectorSchema(options.database, [...tiles, REVIEW_SUMS_TILE]);
-  // Fails fast, in one line, on a server that is not there, refuses the credentials or lacks the database.
-  await connection.rows('SELECT 1 AS ok');
+  // Fails fast, in one line, on a server that is not there, refuses the credentials, lacks the database or is too old.
+  const [server] = await connection.rows<{ version: string }>('SELECT version() AS version');
+  if (!atLeast(server?.version ?? '0', MIN_VERSION))
+    throw new ClickHouseStoreError(
+      'query',
+      `${connection.where} runs ClickHouse ${server?.version}; the collector store needs ${MIN_VERSION.join('.')} or newer`,
+    );
   await ensureCollectorSchema(connection, schema, {
     handoffMs: options.handoffMs,
     log: options.log ?? silentLogger,

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { ClickHouseStoreError, classifyClickHouseError, type ClickHouseConnection } from './clickhouse-connection.js';
 
 export interface HttpConnectionOptions {
@@ -46,6 +46,8 @@ export async function openHttpConnection(options: HttpConnectionOptions): Promis
     password: decodeURIComponent(url.password),
     request_timeout: options.requestTimeoutMs ?? 30_000,
     application: 'memtrace-collector',
+    // Failures reach the caller as errors (one line each); the client's own log would print them again.
+    log: { level: ClickHouseLogLevel.OFF },
     clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     ...(options.connection ? { connection: options.connection } : {}),
   });
