@@ -1,0 +1,24 @@
+import { openChdbConnection } from './src/fleet/collector/clickhouse/chdb-connection.js';
+import { generateFleet, TILES } from './src/fleet/dashboards/index.js';
+import { collectorSchema } from './src/fleet/collector/clickhouse/clickhouse-schema.js';
+import { storedProperties } from './src/fleet/collector/stored-properties.js';
+import { REVIEW_SUMS_TILE } from './src/fleet/review/index.js';
+import fs from 'node:fs';
+fs.rmSync('/tmp/i30x/store5', { recursive: true, force: true });
+const conn = await openChdbConnection('/tmp/i30x/store5');
+await conn.command('CREATE DATABASE m');
+const schema = collectorSchema('m', [...TILES, REVIEW_SUMS_TILE]);
+for (const s of schema.base) await conn.command(s);
+const events = [...generateFleet({ seed: 2000, installs: 3000, nowMs: Date.UTC(2026, 10, 18, 12) })].slice(0, 400000);
+let k = 0;
+const ins = async (label: string, n: number) => { const b = events.slice(k, k + n); k += n;
+  let c = process.cpuUsage(); let t = performance.now();
+  const nd = b.map((e) => { const s = storedProperties(e.properties); return schema.inboxRow(e, s.properties, s.json); }).join('\n');
+  let cu = process.cpuUsage(c); const js = (cu.user + cu.system) / n;
+  c = process.cpuUsage(); t = performance.now(); await conn.insertRows(schema.inbox, nd); cu = process.cpuUsage(c);
+  console.log(label, n, 'wall ms', Math.round(performance.now() - t), 'js us/ev', js.toFixed(1), 'ch cpu us/ev', ((cu.user+cu.system)/n).toFixed(1)); };
+for (let i = 0; i < 3; i++) await ins('base', 20000);
+for (const a of schema.aggregates) { await conn.command(a.createTable); await conn.command(a.createView('2000-01-01 00:00:00')); }
+for (let i = 0; i < 3; i++) await ins('all', 20000);
+for (let i = 0; i < 2; i++) await ins('all', 100000);
+await conn.close();
