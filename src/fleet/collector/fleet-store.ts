@@ -11,7 +11,7 @@ export interface InsertOutcome {
 /**
  * A collector store, whatever engine keeps it (SQLite, embedded ClickHouse, a ClickHouse server):
  * events go in exactly once per uuid, and the tiles and the release review come out equal on
- * every engine (docs/dashboards.md#collector-stores).
+ * every engine (docs/dashboards.md#collector-stores-sqlite-or-clickhouse).
  */
 export interface FleetStore {
   /** Names the store in messages ("the collector store at …"). */

@@ -5,7 +5,7 @@ import { openHttpConnection, redactedUrl } from './clickhouse/http-connection.js
 import { openCollectorStore, sqliteFleetStore, type CollectorStore } from './collector-store.js';
 import type { FleetStore } from './fleet-store.js';
 
-/** Where a collector keeps its events (SPEC §4.13): `sqlite:PATH` (the default), `chdb:DIR`, `clickhouse:URL`. */
+/** Where a collector keeps its events (docs/interfaces.md#memtrace-collector): `sqlite:PATH` (the default), `chdb:DIR`, `clickhouse:URL`. */
 export type StoreSpec = { kind: 'sqlite'; path: string } | { kind: 'chdb'; dir: string } | { kind: 'clickhouse'; url: string };
 
 export function parseStoreSpec(text: string): { ok: true; spec: StoreSpec } | { ok: false; reason: string } {

@@ -7,7 +7,7 @@
  * 'true'/'false'; an object or array stays JSON text. `toFloat(x)` is
  * `accurateCastOrNull(x, 'Float64')`. Measured against ClickHouse 26.7 (chdb 3.4.0) over every
  * printable character, 20 000 doubles and 3 000 number strings; the differential tests hold the
- * two to each other (docs/dashboards.md#the-clickhouse-target).
+ * two to each other (docs/dashboards.md#the-clickhouse-target-what-posthog-computes).
  */
 
 /** ClickHouse's text for a double: JavaScript's shortest round-trip form, exponent without '+'. */

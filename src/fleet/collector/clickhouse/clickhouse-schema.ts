@@ -79,8 +79,9 @@ export function collectorSchema(database: string, tiles: readonly Tile[]): Colle
     aggregates,
     versionedPrefixes: ['tile_', 'inbox_', 'accepted_'],
     inboxRow(e, properties, propertiesJson) {
-      // The JSON object goes in as itself: ClickHouse keeps an object read into a String column as its text.
-      let row = `{"uuid":"${e.uuid}","event":${JSON.stringify(e.event)},"properties":${propertiesJson},"timestamp":"${serverTime(e.timestamp)}","distinct_id":${JSON.stringify(e.distinctId)}`;
+      // The JSON object goes in as itself: ClickHouse keeps an object read into a String column as
+      // its text. The timestamp goes in as microseconds (DateTime64(6) reads an integer as ticks).
+      let row = `{"uuid":"${e.uuid}","event":${JSON.stringify(e.event)},"properties":${propertiesJson},"timestamp":${Math.trunc(e.timestamp) * 1000},"distinct_id":${JSON.stringify(e.distinctId)}`;
       for (const { key, prefix } of columnsByEvent.get(e.event) ?? []) {
         const value = properties[key];
         if (value === undefined || value === null || !Object.hasOwn(properties, key)) continue;
