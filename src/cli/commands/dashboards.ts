@@ -198,7 +198,7 @@ const reviewCommand: Command = {
     });
     if (values.baseline === undefined || values.candidate === undefined) throw new UsageError('--baseline and --candidate are required');
     if ((values.db !== undefined || values.store !== undefined) && values.posthog)
-      throw new UsageError('--store (or --db) and --posthog are two sources; give one');
+      throw new UsageError(`${values.db !== undefined ? '--db' : '--store'} and --posthog are two sources; give one`);
     const spec = values.posthog ? null : storeFromFlags(io, values);
     const fail = (message: string, code: number) => {
       io.stderr.write(`memtrace dashboards review: ${message}\n`);
