@@ -61,7 +61,9 @@ async function buildAggregates(
   deps: SchemaSetupDeps,
 ): Promise<void> {
   const events = Number((await connection.rows<{ n: number }>(`SELECT count() AS n FROM ${schema.events}`))[0]?.n ?? 0);
-  deps.onProgress?.(`building ${missing.length} tile aggregate(s) in ClickHouse over ${events} stored event(s)`);
+  // A new, empty store is built silently; counting stored events into new tiles says what it does.
+  const progress = events > 0 ? deps.onProgress : undefined;
+  progress?.(`building ${missing.length} tile aggregate(s) in ClickHouse over ${events} stored event(s)`);
   let margin = deps.handoffMs;
   for (let attempt = 0; ; attempt += 1) {
     for (const a of missing) {
@@ -75,7 +77,7 @@ async function buildAggregates(
       while (!(await serverPassed(connection, t))) await deps.sleep(Math.max(10, margin / 4));
       for (const [i, a] of missing.entries()) {
         await connection.command(a.backfill(t), { exclusive: true });
-        deps.onProgress?.(`counted stored events into ${a.tileId} (${i + 1}/${missing.length})`);
+        progress?.(`counted stored events into ${a.tileId} (${i + 1}/${missing.length})`);
       }
       await connection.insertRows(schema.ready, missing.map((a) => JSON.stringify({ name: a.table })).join('\n'));
       return;
