@@ -1,20 +1,25 @@
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openCollectorStore, startCollector } from '../src/fleet/collector/index.js';
-import { generateFleet, queryTilesDirect, simulateFleet, TILES, type TileResult } from '../src/fleet/dashboards/index.js';
+import { openFleetStore, startCollector, type CollectedEvent, type FleetStore, type StoreSpec } from '../src/fleet/collector/index.js';
+import { generateFleet, simulateFleet, TILES, type TileResult } from '../src/fleet/dashboards/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { compareTileResults } from '../test/support/tile-compare.js';
 
 export const name = 'collector';
 
 const NOW_MS = Date.UTC(2026, 10, 18, 12);
+const FILL_BATCH = 50_000;
 
 /**
- * Collector ingest over real HTTP (gzip batches of 100, as posthog-node sends them), then every
- * tile over 1 M and 10 M stored events: read from the sums kept at ingest, and by the plain
- * compiled SQL over the raw events in the same run, cell by cell. Also the one-off cost of
- * building the sums for events stored before them (a new tile or a changed definition).
- * BENCH_COLLECTOR_SIZES=1 (millions, comma-separated) runs fewer sizes.
+ * Collector ingest and tile reads on SQLite and on embedded ClickHouse (chdb), same run:
+ * - ingest over real HTTP (gzip batches of 100, as posthog-node sends them) into a collector on
+ *   each store (for chdb: through the spool, timed until the store holds every event);
+ * - at each size, the same events into both stores in batches of 50 k (events/s of that fill),
+ *   then every tile read from what each store keeps at ingest, against each store's plain query
+ *   over the raw events and against the other engine, cell by cell.
+ * BENCH_COLLECTOR_SIZES (millions, comma-separated; default 1,10; 0.1 for a quick run),
+ * BENCH_COLLECTOR_ENGINES (default sqlite,chdb), BENCH_COLLECTOR_INGEST_EVENTS (default 60000),
+ * BENCH_COLLECTOR_PLAIN=0 skips the plain queries (minutes at 10 M).
  */
 export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
@@ -22,20 +27,28 @@ export async function run(): Promise<Record<string, unknown>> {
     .split(',')
     .map(Number)
     .filter((n) => n > 0);
+  const engines = (process.env.BENCH_COLLECTOR_ENGINES ?? 'sqlite,chdb').split(',').filter((e) => e === 'sqlite' || e === 'chdb');
+  const ingestEvents = Number(process.env.BENCH_COLLECTOR_INGEST_EVENTS ?? 60_000);
+  const plain = process.env.BENCH_COLLECTOR_PLAIN !== '0';
   try {
-    const out: Record<string, unknown> = { ingest: await ingest(path.join(temp.dir, 'ingest.db')), tiles: TILES.length };
-    for (const millions of sizes) out[`tiles_${millions}m`] = tilesAt(path.join(temp.dir, `tiles-${millions}m.db`), millions * 1_000_000);
-    out.targets = { ingest_events_per_s: 20_000, all_tiles_1m_ms: 2_000, all_tiles_10m_ms: 20_000 };
+    const out: Record<string, unknown> = { tiles: TILES.length, engines };
+    for (const engine of engines) out[`ingest_http_${engine}`] = await ingest(engine, temp.dir, ingestEvents);
+    for (const millions of sizes) out[`tiles_${millions}m`] = await tilesAt(temp.dir, Math.round(millions * 1_000_000), engines, plain);
+    out.targets = { clickhouse_ingest_events_per_s: 50_000, all_tiles_10m_ms: 50 };
     return out;
   } finally {
     temp.cleanup();
   }
 }
 
-async function ingest(file: string): Promise<Record<string, unknown>> {
-  const collector = await startCollector({ dbFile: file, port: 0 });
+function spec(engine: string, dir: string, label: string): StoreSpec {
+  return engine === 'chdb' ? { kind: 'chdb', dir: path.join(dir, `${label}.chdb`) } : { kind: 'sqlite', path: path.join(dir, `${label}.db`) };
+}
+
+async function ingest(engine: string, dir: string, count: number): Promise<Record<string, unknown>> {
+  const collector = await startCollector({ store: spec(engine, dir, `ingest-${engine}`), spoolDir: path.join(dir, `spool-${engine}`), port: 0 });
   try {
-    const events = simulateFleet({ seed: 1, installs: 300, nowMs: NOW_MS }).slice(0, 60_000);
+    const events = simulateFleet({ seed: 1, installs: 300, nowMs: NOW_MS }).slice(0, count);
     const bodies: Buffer[] = [];
     for (let i = 0; i < events.length; i += 100) {
       const batch = events
@@ -44,7 +57,6 @@ async function ingest(file: string): Promise<Record<string, unknown>> {
       bodies.push(gzipSync(JSON.stringify({ api_key: 'bench', batch })));
     }
     const send = async () => {
-      let stored = 0;
       for (const body of bodies) {
         const res = await fetch(`${collector.url}/batch/`, {
           method: 'POST',
@@ -52,17 +64,19 @@ async function ingest(file: string): Promise<Record<string, unknown>> {
           body,
         });
         if (!res.ok) throw new Error(`collector answered ${res.status}`);
-        stored += ((await res.json()) as { stored: number }).stored;
+        await res.arrayBuffer();
       }
-      return stored;
+      await collector.flush();
     };
     const started = performance.now();
-    const stored = await send();
+    await send();
     const seconds = (performance.now() - started) / 1000;
-    const before = JSON.stringify(collector.store.tiles.read().map((r) => r.rows));
+    const stored = await collector.store.count();
+    const before = JSON.stringify((await collector.store.readTiles()).map((r) => r.rows));
     // Exactly once: the same batches again store nothing and move no tile.
-    const resentStored = await send();
-    const unchanged = JSON.stringify(collector.store.tiles.read().map((r) => r.rows)) === before;
+    await send();
+    const resentStored = (await collector.store.count()) - stored;
+    const unchanged = JSON.stringify((await collector.store.readTiles()).map((r) => r.rows)) === before;
     return {
       events: stored,
       batch_size: 100,
@@ -76,58 +90,82 @@ async function ingest(file: string): Promise<Record<string, unknown>> {
   }
 }
 
-function tilesAt(file: string, target: number): Record<string, unknown> {
-  const store = openCollectorStore(file);
+async function tilesAt(dir: string, target: number, engines: readonly string[], plain: boolean): Promise<Record<string, unknown>> {
+  const stores = new Map<string, FleetStore>();
+  const fillMs = new Map<string, number>();
   try {
-    let started = performance.now();
+    for (const engine of engines) {
+      const opened = await openFleetStore(spec(engine, dir, `tiles-${target}-${engine}`));
+      stores.set(engine, opened.store);
+      fillMs.set(engine, 0);
+    }
+    let events = 0;
+    let generateMs = 0;
     let seed = 1_000;
-    let batch: Parameters<typeof store.insert>[0] & unknown[] = [];
+    let batch: CollectedEvent[] = [];
+    const flushBatch = async () => {
+      for (const [engine, store] of stores) {
+        const started = performance.now();
+        await store.insert(batch);
+        fillMs.set(engine, fillMs.get(engine)! + performance.now() - started);
+      }
+      events += batch.length;
+      batch = [];
+    };
+    let started = performance.now();
     fill: for (;;) {
       for (const e of generateFleet({ seed: seed++, installs: 2_000, nowMs: NOW_MS })) {
         batch.push(e);
-        if (batch.length === 5_000) {
-          store.insert(batch);
-          batch = [];
-          if (store.count() >= target) break fill;
+        if (batch.length === Math.min(FILL_BATCH, target - events)) {
+          generateMs += performance.now() - started;
+          await flushBatch();
+          started = performance.now();
+          if (events >= target) break fill;
         }
       }
     }
-    const fillSeconds = (performance.now() - started) / 1000;
-    const events = store.count();
-
-    started = performance.now();
-    const fast = store.tiles.read();
-    const fastMs = performance.now() - started;
-
-    started = performance.now();
-    const plain = queryTilesDirect(store.db);
-    const plainMs = performance.now() - started;
-    const same = compareTileResults(fast, plain);
-
-    // The one-off build for events stored before the sums existed.
-    store.db.exec('DELETE FROM dashboard_tiles');
-    const reopened = openCollectorStore(file);
-    started = performance.now();
-    reopened.tiles.refresh();
-    const rebuildMs = performance.now() - started;
-    const rebuiltSame = compareTileResults(reopened.tiles.read(), plain);
-    reopened.close();
-
-    return {
-      events,
-      fill_s_incl_simulation: +fillSeconds.toFixed(1),
-      all_tiles_ms: +fastMs.toFixed(1),
-      per_tile_ms: perTile(fast),
-      plain_sql_all_tiles_ms: Math.round(plainMs),
-      plain_per_tile_ms: perTile(plain),
-      speedup_vs_plain: Math.round(plainMs / fastMs),
-      identical_to_plain: same,
-      rebuild_from_stored_events_ms: Math.round(rebuildMs),
-      rebuild_identical_to_plain: rebuiltSame,
-    };
+    const out: Record<string, unknown> = { events, generate_s: +(generateMs / 1000).toFixed(1) };
+    const kept = new Map<string, TileResult[]>();
+    for (const [engine, store] of stores) {
+      const reads: number[] = [];
+      let results: TileResult[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const t = performance.now();
+        results = await store.readTiles();
+        reads.push(performance.now() - t);
+      }
+      kept.set(engine, results);
+      const figures: Record<string, unknown> = {
+        fill_events_per_s: Math.round(events / (fillMs.get(engine)! / 1000)),
+        fill_batch: FILL_BATCH,
+        all_tiles_ms_first: +reads[0]!.toFixed(1),
+        all_tiles_ms_median_warm: +reads
+          .slice(1)
+          .sort((a, b) => a - b)[2]!
+          .toFixed(1),
+        per_tile_ms: Object.fromEntries(results.map((r) => [r.tile.id, +r.ms.toFixed(1)])),
+      };
+      if (plain) {
+        const t = performance.now();
+        const direct = await store.queryTilesPlain();
+        figures.plain_all_tiles_ms = Math.round(performance.now() - t);
+        figures.kept_vs_plain = summary(compareTileResults(results, direct));
+      }
+      out[engine] = figures;
+    }
+    if (kept.has('sqlite') && kept.has('chdb')) out.chdb_vs_sqlite = summary(compareTileResults(kept.get('chdb')!, kept.get('sqlite')!));
+    return out;
   } finally {
-    store.close();
+    for (const store of stores.values()) await store.close();
   }
 }
 
-const perTile = (results: TileResult[]) => Object.fromEntries(results.map((r) => [r.tile.id, +r.ms.toFixed(1)]));
+function summary(c: ReturnType<typeof compareTileResults>): Record<string, unknown> {
+  return {
+    cells: c.cells,
+    identical: c.identical,
+    count_mismatches: c.count_mismatches,
+    max_relative_difference: c.max_relative_difference,
+    shape_mismatches: c.shape_mismatches,
+  };
+}

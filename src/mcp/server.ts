@@ -105,9 +105,10 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
       const anchor =
         observation_id !== undefined ? { observationId: observation_id } : session_id !== undefined ? { sessionId: session_id } : { recent: true as const };
       const { timeline, access } = memory();
+      const started = performance.now();
       const result = timeline.timeline({ anchor, ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) });
       if (!result) return text(observation_id !== undefined ? `No observation #${observation_id} in memory.` : `No memory of session ${session_id}.`, true);
-      access.record('mcp', { kind: 'timeline' }, deps.clock.now());
+      access.record('mcp', { kind: 'timeline', durationMs: performance.now() - started }, deps.clock.now());
       return text(timelineText(result));
     },
   );
@@ -123,9 +124,14 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     async ({ ids }) => {
       const unique = [...new Set(ids)];
       const { store, access } = memory();
+      const started = performance.now();
       const found = unique.map((id) => store.observations.get(id)).filter((o) => o !== null);
       const missing = unique.filter((id) => !found.some((o) => o.id === id));
-      access.record('mcp', { kind: 'fetch', observations: found.length }, deps.clock.now());
+      access.record(
+        'mcp',
+        { kind: 'fetch', observations: found.length, durationMs: performance.now() - started, ...(found.length === 1 ? { id: String(found[0]!.id) } : {}) },
+        deps.clock.now(),
+      );
       return text(observationsText(found, missing), found.length === 0);
     },
   );

@@ -6,11 +6,11 @@ import { searchLatencyBucket, type MemoryAccessVia } from '../telemetry/index.js
  */
 export type MemoryAccess =
   | { kind: 'search'; durationMs: number; results: number }
-  | { kind: 'fetch'; observations: number }
-  | { kind: 'timeline' }
-  | { kind: 'export'; items: number }
-  | { kind: 'import'; imported: number; invalid: number }
-  | { kind: 'forget'; items: number };
+  | { kind: 'fetch'; observations: number; durationMs?: number; id?: string }
+  | { kind: 'timeline'; durationMs?: number; items?: number }
+  | { kind: 'export'; items: number; durationMs?: number }
+  | { kind: 'import'; imported: number; invalid: number; durationMs?: number }
+  | { kind: 'forget'; items: number; durationMs?: number };
 
 export function accessIncrements(access: MemoryAccess): Record<string, number> {
   switch (access.kind) {

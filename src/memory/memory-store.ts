@@ -4,6 +4,7 @@ import { preparePrivateDataDir } from '../data-dir/index.js';
 import { openStore, type Store } from '../store/index.js';
 import type { MemoryAccessSink } from './access-counters.js';
 import { createAccessRecorder } from './access-recorder.js';
+import { withMemorySpans } from './access-spans.js';
 
 /** What the memory's readers and writers (search, export, import, forget, mcp, viewer) work on. */
 export interface MemoryStore {
@@ -22,6 +23,6 @@ export function openMemoryStore(config: WorkerConfig, env: Record<string, string
   if (!options.create && !fs.existsSync(config.dbFile)) return null;
   preparePrivateDataDir(config.dataDir);
   const store = openStore(config.dbFile);
-  const access = createAccessRecorder({ dataDir: config.dataDir, env }, { db: store.db });
+  const access = withMemorySpans(createAccessRecorder({ dataDir: config.dataDir, env }, { db: store.db }), env);
   return { store, config, access, close: () => store.close() };
 }

@@ -1,4 +1,4 @@
 export { createTelemetry, NOTICE, type Telemetry } from './instrument.js';
-export { createOtelRecorder } from './otel.js';
+export { startOtel } from './otel.js';
 export { createPostHogSink, type EventSink } from './posthog-sink.js';
 export { readTelemetryConfig, recordChoice } from './config-file.js';

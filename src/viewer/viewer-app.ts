@@ -122,7 +122,7 @@ export function createViewerApp(deps: ViewerDeps): Hono {
     const observation = /^\d{1,15}$/.test(raw) ? deps.store.observations.get(Number(raw)) : null;
     if (!observation)
       return html(c, 404, 'No such observation', messageBody('No such observation', `No observation ${raw} (never stored, or forgotten).`), { single: true });
-    deps.access.record('viewer', { kind: 'fetch', observations: 1 }, deps.clock.now());
+    deps.access.record('viewer', { kind: 'fetch', observations: 1, id: String(observation.id) }, deps.clock.now());
     const view = observationView(observation, deps.store.toolEvents.byQueueIds(observation.sourceMessageIds));
     return html(c, 200, observation.title, observationBody(view), { single: true });
   });

@@ -5,7 +5,7 @@ import { createRawData, enableIncrementalVacuum, openStore, type Store } from '.
 import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention, type RetentionSchedule, type RetentionTask } from '../memory/retention.js';
 import { pruneSpool } from '../data-dir/index.js';
 import { startCheckpointer } from '../store/checkpointer.js';
-import { createOtelRecorder, createTelemetry, type EventSink, type Telemetry } from '../telemetry/runtime.js';
+import { createTelemetry, startOtel, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
 import { single, type ObserverChoice } from '../providers/select.js';
 import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
@@ -125,7 +125,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       clock,
       log,
       stderr: options.stderr,
-      otel: createOtelRecorder(options.env, APP_VERSION),
+      otel: await startOtel(options.env, APP_VERSION, (warning) => log.warn(warning)),
       ...(options.telemetrySink === undefined ? {} : { sink: options.telemetrySink }),
     },
   );

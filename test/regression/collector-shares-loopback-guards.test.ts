@@ -37,7 +37,7 @@ describe('the local collector behind the shared loopback guards', () => {
       body,
     });
     expect(rebound.status).toBe(421);
-    expect(collector.store.count()).toBe(0);
+    expect(await collector.store.count()).toBe(0);
     const typed = await rawRequest(`${collector.url}/dashboard`, { headers: { host, 'sec-fetch-site': 'none' } });
     expect(typed.status).toBe(200);
     const crossSite = await rawRequest(`${collector.url}/dashboard`, { headers: { host, 'sec-fetch-site': 'cross-site' } });

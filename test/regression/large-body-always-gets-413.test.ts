@@ -95,7 +95,7 @@ describe('a body over the limit', () => {
       const answers: string[] = [];
       for (let i = 0; i < 10; i += 1) answers.push(await postThenRead(collector.port, '/batch/', big, {}, i % 2 === 1));
       expect(answers).toEqual(Array(10).fill('413'));
-      expect(collector.store.count()).toBe(0);
+      expect(await collector.store.count()).toBe(0);
     } finally {
       await collector?.close();
       temp.cleanup();

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Records every byte POSTed to /v1/metrics and /v1/traces. */
+/** Records every request POSTed to /v1/metrics and /v1/traces: path, headers and the raw body. */
 export async function startOtlpReceiver() {
-  const received: Array<{ path: string; body: Buffer }> = [];
+  const received: Array<{ path: string; body: Buffer; headers: http.IncomingHttpHeaders }> = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', body: Buffer.concat(chunks) });
+      received.push({ path: req.url ?? '', body: Buffer.concat(chunks), headers: req.headers });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });

@@ -17,7 +17,7 @@ export const ROLLUP_MEASURES = [
 ] as const;
 
 const plan = planTile(REVIEW_SUMS_TILE);
-const evaluate = compileTileEvaluator(plan, { realText: String });
+const evaluate = compileTileEvaluator(plan);
 const leafOf = (name: string) => {
   const agg = plan.measures.find((m) => m.name === name)!.agg;
   return (agg as { sum: number }).sum;

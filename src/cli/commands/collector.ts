@@ -1,22 +1,29 @@
-import os from 'node:os';
-import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
-import { loadWorkerConfig } from '../../config.js';
-import { startCollector, type RunningCollector } from '../../fleet/collector/index.js';
+import { defaultSpoolDir, storeFailureLine, storeFromFlags } from '../collector-store-flag.js';
+import { describeStore, startCollector, type RunningCollector } from '../../fleet/collector/index.js';
 import { parseEffect, releasesFor, SIMULATED_EFFECT_MEASURES, simulateFleet, type SimulatedEffect } from '../../fleet/dashboards/index.js';
 import { waitForStopSignal } from '../../stop-signal.js';
 
 export const DEFAULT_COLLECTOR_PORT = 37878;
+/** Simulated events go in in batches of this size (ClickHouse prefers large inserts; SQLite does not mind). */
+const SIMULATE_BATCH = 50_000;
 
-const USAGE = `usage: memtrace collector [--port N] [--db FILE] [--simulate [--seed N] [--installs N] [--weeks N] [--effect SPEC]…] [--exit]
+const USAGE = `usage: memtrace collector [--port N] [--store STORE | --db FILE] [--spool DIR] [--simulate [--seed N] [--installs N] [--weeks N] [--effect SPEC]…] [--exit]
 
 A local PostHog-compatible capture endpoint (POST /batch/, /capture/, /e/, /i/v0/e/; gzip or
-plain) that stores events in SQLite, and the fleet dashboard at /dashboard. Point a worker at it
-with MEMTRACE_POSTHOG_HOST=<url> MEMTRACE_POSTHOG_KEY=local.
+plain) that stores events, and the fleet dashboard at /dashboard. Point a worker at it with
+MEMTRACE_POSTHOG_HOST=<url> MEMTRACE_POSTHOG_KEY=local.
 
 options:
   --port N        port on 127.0.0.1 (default 37878; 0 picks a free one)
-  --db FILE       the collector's SQLite file (default DATA_DIR/collector.db)
+  --store STORE   where events are kept:
+                    sqlite:PATH     a SQLite file (the default, DATA_DIR/collector.db)
+                    chdb:DIR        embedded ClickHouse in DIR (needs the chdb package, ~550 MB)
+                    clickhouse:URL  a ClickHouse server, http(s)://user:password@host:8123/database
+                                    (the database must exist); several collectors may share it
+  --db FILE       the same as --store sqlite:FILE
+  --spool DIR     where accepted events wait for a ClickHouse store (default under
+                  DATA_DIR/collector-spool/); they are inserted in batches and kept until stored
   --simulate      first fill the store with a simulated mixed-version fleet
   --seed N        simulator seed (default 42)
   --installs N    simulated installs (default 120)
@@ -36,6 +43,8 @@ export const collectorCommand: Command = {
     const { values } = parseCommandArgs(args, {
       port: { type: 'string' },
       db: { type: 'string' },
+      store: { type: 'string' },
+      spool: { type: 'string' },
       simulate: { type: 'boolean' },
       seed: { type: 'string' },
       installs: { type: 'string' },
@@ -56,26 +65,35 @@ export const collectorCommand: Command = {
     if (effects.length > 0 && !values.simulate) throw new UsageError('--effect only shapes a simulated fleet; add --simulate');
     const fleet = releasesFor(effects);
     if (!fleet.ok) throw new UsageError(fleet.reason);
-    const loaded = loadWorkerConfig(io.env, os.homedir());
-    if (!loaded.ok) {
-      io.stderr.write(`memtrace collector: ${loaded.errors.join('; ')}\n`);
-      return EXIT_FAILURE;
-    }
-    const dbFile = values.db ?? path.join(loaded.config.dataDir, 'collector.db');
+    const store = storeFromFlags(io, values);
+    if (values.spool !== undefined && store.kind === 'sqlite')
+      throw new UsageError('--spool is for a ClickHouse store (chdb: or clickhouse:); SQLite stores events as they arrive');
     let collector: RunningCollector;
     try {
-      collector = await startCollector({ dbFile, port: values.exit ? 0 : port });
+      collector = await startCollector({
+        store,
+        spoolDir: values.spool ?? defaultSpoolDir(io, store),
+        port: values.exit ? 0 : port,
+        onProgress: (line) => io.stderr.write(`${line}\n`),
+      });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      io.stderr.write(`memtrace collector: could not start: ${code === 'EADDRINUSE' ? `port ${port} is in use (try --port 0)` : String(error)}\n`);
+      io.stderr.write(`memtrace collector: could not start: ${code === 'EADDRINUSE' ? `port ${port} is in use (try --port 0)` : storeFailureLine(error)}\n`);
       return EXIT_FAILURE;
     }
     if (values.simulate) {
       io.stdout.write(`simulating ${installs} installs over ${weeks} weeks (seed ${seed}), releases ${fleet.releases.join(', ')}…\n`);
       for (const e of effects) io.stdout.write(`injecting ${e.measure} ${e.change > 0 ? '+' : ''}${Math.round(e.change * 1000) / 10} % on ${e.version}\n`);
       const events = simulateFleet({ seed, installs, weeks, nowMs: Date.now(), releases: fleet.releases, effects });
-      const stored = collector.store.insert(events);
-      io.stdout.write(`stored ${stored} new event(s) (${events.length - stored} already present) in ${dbFile}\n`);
+      let stored = 0;
+      try {
+        for (let i = 0; i < events.length; i += SIMULATE_BATCH) stored += (await collector.store.insert(events.slice(i, i + SIMULATE_BATCH))).stored;
+      } catch (error) {
+        io.stderr.write(`memtrace collector: could not store the simulated fleet: ${storeFailureLine(error)}\n`);
+        await collector.close();
+        return EXIT_FAILURE;
+      }
+      io.stdout.write(`stored ${stored} new event(s) (${events.length - stored} already present) in ${describeStore(store)}\n`);
     }
     if (values.exit) {
       await collector.close();

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { commandGroup, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
-import { loadWorkerConfig } from '../../config.js';
-import { openCollectorStore, type CollectorStore } from '../../fleet/collector/index.js';
-import { exportDashboard, PostHogApiError, pushDashboards, queryTilesDirect, TILES, type TileResult } from '../../fleet/dashboards/index.js';
+import { storeFailureLine, storeFromFlags } from '../collector-store-flag.js';
+import { describeStore, openFleetStore, type FleetStore, type StoreSpec } from '../../fleet/collector/index.js';
+import type { CollectorStore } from '../../fleet/collector/index.js';
+import { exportDashboard, PostHogApiError, pushDashboards, TILES, type TileResult } from '../../fleet/dashboards/index.js';
 import {
-  localReviewSource,
   postHogReviewSource,
   reviewMarkdown,
   reviewNewestPair,
@@ -75,12 +74,6 @@ const pushCommand: Command = {
   },
 };
 
-function collectorDb(io: CliIO, flag: string | undefined): string {
-  if (flag) return flag;
-  const loaded = loadWorkerConfig(io.env, os.homedir());
-  return path.join(loaded.ok ? loaded.config.dataDir : path.join(os.homedir(), '.memtrace'), 'collector.db');
-}
-
 function table(result: TileResult): string {
   const rows = result.rows.map((r) => result.columns.map((c) => formatCell(r[c])));
   const widths = result.columns.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
@@ -95,17 +88,29 @@ function formatCell(value: unknown): string {
   return value === null || value === undefined ? '—' : String(value);
 }
 
-/** Opens the local collector store, or says in one line where to get one (null). */
-function openStore(io: CliIO, command: string, flag: string | undefined): CollectorStore | null {
-  const file = collectorDb(io, flag);
-  if (!fs.existsSync(file)) {
-    io.stderr.write(`memtrace dashboards ${command}: no collector store at ${file} (run 'memtrace collector --simulate --exit' or point --db at one)\n`);
-    return null;
-  }
-  return openCollectorStore(file);
+interface OpenStore {
+  store: FleetStore;
+  sqlite: CollectorStore | null;
 }
 
-/** Brings the review's per-install sums up to date, showing progress on a large backlog. */
+/** Opens a collector store, or says in one line why it cannot (null). */
+async function openStore(io: CliIO, command: string, spec: StoreSpec): Promise<OpenStore | null> {
+  if (spec.kind === 'sqlite' && !fs.existsSync(spec.path)) {
+    io.stderr.write(
+      `memtrace dashboards ${command}: no collector store at ${spec.path} (run 'memtrace collector --simulate --exit' or point --store / --db at one)\n`,
+    );
+    return null;
+  }
+  try {
+    const opened = await openFleetStore(spec, { onProgress: (line) => io.stderr.write(`${line}\n`) });
+    return { store: opened.store, sqlite: opened.sqlite };
+  } catch (error) {
+    io.stderr.write(`memtrace dashboards ${command}: ${storeFailureLine(error)}\n`);
+    return null;
+  }
+}
+
+/** Brings a SQLite store's review sums up to date, showing progress on a large backlog. */
 function refreshReviewSums(io: CliIO, store: CollectorStore): void {
   const caughtUp = store.review.refresh((done, total) => io.stderr.write(`\rcounting stored events into the release review sums: ${done}/${total}`));
   if (caughtUp.pending > 0) io.stderr.write('\n');
@@ -114,38 +119,50 @@ function refreshReviewSums(io: CliIO, store: CollectorStore): void {
 const reportCommand: Command = {
   name: 'report',
   summary: 'the tiles as tables, from the local collector store',
-  usage: `usage: memtrace dashboards report [--db FILE] [--json] [--plain] [--review]\n\nComputes the ${TILES.length} tiles over the local collector store (default DATA_DIR/collector.db)\nfrom the sums it keeps as events arrive. --plain runs each tile's compiled SQL over the raw\nevents instead (slow on a large store; the same numbers). --review adds the release review of\nthe two newest memtrace versions (see 'memtrace dashboards review'); with --json the output is\nthen {"tiles": [...], "review": {...} or null}.`,
+  usage: `usage: memtrace dashboards report [--store STORE | --db FILE] [--json] [--plain] [--review]\n\nComputes the ${TILES.length} tiles over a collector store (default DATA_DIR/collector.db; STORE is\nsqlite:PATH, chdb:DIR or clickhouse:URL, as for 'memtrace collector') from what it keeps up to\ndate as events arrive. --plain runs each tile's plain query over the raw events instead (slow on\na large store; the same numbers). --review adds the release review of the two newest memtrace\nversions (see 'memtrace dashboards review'); with --json the output is then\n{"tiles": [...], "review": {...} or null}.`,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { db: { type: 'string' }, json: { type: 'boolean' }, plain: { type: 'boolean' }, review: { type: 'boolean' } });
-    const store = openStore(io, 'report', values.db);
-    if (store === null) return EXIT_FAILURE;
+    const { values } = parseCommandArgs(args, {
+      db: { type: 'string' },
+      store: { type: 'string' },
+      json: { type: 'boolean' },
+      plain: { type: 'boolean' },
+      review: { type: 'boolean' },
+    });
+    const opened = await openStore(io, 'report', storeFromFlags(io, values));
+    if (opened === null) return EXIT_FAILURE;
+    const { store, sqlite } = opened;
     try {
       let results: TileResult[];
-      if (values.plain) results = queryTilesDirect(store.db);
+      if (values.plain) results = await store.queryTilesPlain();
       else {
-        const caughtUp = store.tiles.refresh((done, total) => io.stderr.write(`\rcounting stored events into the tiles: ${done}/${total}`));
-        if (caughtUp.pending > 0) io.stderr.write('\n');
-        results = store.tiles.read();
+        if (sqlite) {
+          const caughtUp = sqlite.tiles.refresh((done, total) => io.stderr.write(`\rcounting stored events into the tiles: ${done}/${total}`));
+          if (caughtUp.pending > 0) io.stderr.write('\n');
+        }
+        results = await store.readTiles();
       }
       const tiles = results.map((r) => ({ id: r.tile.id, name: r.tile.name, columns: r.columns, rows: r.rows }));
       let newest: Awaited<ReturnType<typeof reviewNewestPair>> | null = null;
       if (values.review) {
-        refreshReviewSums(io, store);
-        newest = await reviewNewestPair(localReviewSource(store.db, store.review, 'the collector store'));
+        if (sqlite) refreshReviewSums(io, sqlite);
+        newest = await reviewNewestPair(store.reviewSource());
       }
       if (values.json) io.stdout.write(`${JSON.stringify(newest === null ? tiles : { tiles, review: newest.review }, null, 2)}\n`);
       else
         io.stdout.write(
           `${[...results.map(table), ...(newest === null ? [] : [newest.review ? reviewTable(newest.review) : `## Release review\n${newest.reason}`])].join('\n')}\n`,
         );
+    } catch (error) {
+      io.stderr.write(`memtrace dashboards report: ${storeFailureLine(error)}\n`);
+      return EXIT_FAILURE;
     } finally {
-      store.close();
+      await store.close();
     }
     return EXIT_OK;
   },
 };
 
-const REVIEW_USAGE = `usage: memtrace dashboards review --baseline V1 --candidate V2 [--db FILE | --posthog] [--json] [--markdown FILE]
+const REVIEW_USAGE = `usage: memtrace dashboards review --baseline V1 --candidate V2 [--store STORE | --db FILE | --posthog] [--json] [--markdown FILE]
 
 Compares two app versions measure by measure, with the install as the unit of sampling: each
 version's value (a ratio of sums over its installs) with a 95 % interval, the difference with
@@ -155,7 +172,9 @@ this fleet could detect. See docs/dashboards.md.
 options:
   --baseline V1     the version to compare against (e.g. 0.1.0)
   --candidate V2    the version under review (e.g. 0.2.0)
-  --db FILE         the local collector store (default DATA_DIR/collector.db)
+  --store STORE     a collector store: sqlite:PATH (default DATA_DIR/collector.db), chdb:DIR or
+                    clickhouse:URL, as for 'memtrace collector'
+  --db FILE         the same as --store sqlite:FILE
   --posthog         read PostHog instead, through its query API (last ${DEFAULT_SINCE_WEEKS} weeks); needs
                     POSTHOG_PERSONAL_API_KEY (query:read) and POSTHOG_PROJECT_ID; POSTHOG_API_HOST
                     defaults to https://us.posthog.com
@@ -172,17 +191,20 @@ const reviewCommand: Command = {
       baseline: { type: 'string' },
       candidate: { type: 'string' },
       db: { type: 'string' },
+      store: { type: 'string' },
       posthog: { type: 'boolean' },
       json: { type: 'boolean' },
       markdown: { type: 'string' },
     });
     if (values.baseline === undefined || values.candidate === undefined) throw new UsageError('--baseline and --candidate are required');
-    if (values.db !== undefined && values.posthog) throw new UsageError('--db and --posthog are two sources; give one');
+    if ((values.db !== undefined || values.store !== undefined) && values.posthog)
+      throw new UsageError(`${values.db !== undefined ? '--db' : '--store'} and --posthog are two sources; give one`);
+    const spec = values.posthog ? null : storeFromFlags(io, values);
     const fail = (message: string, code: number) => {
       io.stderr.write(`memtrace dashboards review: ${message}\n`);
       return code;
     };
-    let store: CollectorStore | null = null;
+    let opened: OpenStore | null = null;
     try {
       checkVersionPair(values.baseline, values.candidate);
       let source: ReviewSource;
@@ -195,10 +217,10 @@ const reviewCommand: Command = {
           personalApiKey: io.env.POSTHOG_PERSONAL_API_KEY!,
         });
       } else {
-        store = openStore(io, 'review', values.db);
-        if (store === null) return EXIT_FAILURE;
-        refreshReviewSums(io, store);
-        source = localReviewSource(store.db, store.review, `the collector store at ${collectorDb(io, values.db)}`);
+        opened = await openStore(io, 'review', spec!);
+        if (opened === null) return EXIT_FAILURE;
+        if (opened.sqlite) refreshReviewSums(io, opened.sqlite);
+        source = opened.store.reviewSource();
       }
       const review: Review = await runReview(source, values.baseline, values.candidate);
       io.stdout.write(values.json ? `${JSON.stringify(review, null, 2)}\n` : `${reviewTable(review)}\n`);
@@ -214,9 +236,10 @@ const reviewCommand: Command = {
     } catch (error) {
       if (error instanceof ReviewInputError) return fail(error.message, EXIT_USAGE);
       if (error instanceof PostHogApiError) return fail(error.message, EXIT_FAILURE);
+      if (opened !== null) return fail(`${describeStore(spec!)}: ${storeFailureLine(error)}`, EXIT_FAILURE);
       throw error;
     } finally {
-      store?.close();
+      await opened?.store.close();
     }
   },
 };

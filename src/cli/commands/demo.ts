@@ -63,7 +63,7 @@ export const demoCommand: Command = {
     try {
       say('[1/6] starting the local collector and filling it with a simulated mixed-version fleet');
       collector = await startCollector({ dbFile: path.join(dataDir, 'collector.db'), port: 0 });
-      collector.store.insert(simulateFleet({ seed: 42, nowMs: Date.now() }));
+      await collector.store.insert(simulateFleet({ seed: 42, nowMs: Date.now() }));
       say(`      dashboard: ${collector.url}/dashboard`);
       // Telemetry goes to the local collector only, whatever the shell has configured.
       const env: Record<string, string | undefined> = {
@@ -122,8 +122,10 @@ export const demoCommand: Command = {
       const stopping = worker;
       worker = undefined;
       await stopping.stop(); // flushes the rollups and drains them to the collector
-      const sent = collector.store.db
-        .prepare("SELECT json(properties) AS p FROM events WHERE event = 'observer_turn_rollup' AND json_extract(properties, '$.provider') = 'replay'")
+      const sent = collector
+        .sqlite!.db.prepare(
+          "SELECT json(properties) AS p FROM events WHERE event = 'observer_turn_rollup' AND json_extract(properties, '$.provider') = 'replay'",
+        )
         .get() as { p: string } | undefined;
       if (sent) {
         const p = JSON.parse(sent.p) as Record<string, number | string>;

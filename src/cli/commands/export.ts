@@ -51,8 +51,9 @@ export const exportCommand: Command = {
       const project = values.project === undefined ? null : memory ? resolveProjectArgument(memory.store.db, values.project) : values.project;
       const filter: ExportFilter = { project, sessionId: values.session ?? null };
       const db = memory?.store.db ?? null;
+      const started = performance.now();
       const counts = format === 'jsonl' ? await exportJsonl(db, filter, out, io) : await exportMarkdown(db, filter, out, io);
-      memory?.access.record('cli', { kind: 'export', items: counts.observations + counts.summaries }, Date.now());
+      memory?.access.record('cli', { kind: 'export', items: counts.observations + counts.summaries, durationMs: performance.now() - started }, Date.now());
       if (out !== null)
         io.stdout.write(`exported ${counts.observations} observation(s) and ${counts.summaries} session summary(ies) to ${out} (${counts.bytes} bytes).\n`);
       return EXIT_OK;

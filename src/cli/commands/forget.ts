@@ -92,8 +92,9 @@ export const forgetCommand: Command = {
           return EXIT_FAILURE;
         }
       }
+      const started = performance.now();
       const result = applyForget(memory.store.db, plan);
-      memory.access.record('cli', { kind: 'forget', items: result.observations + result.summaries }, Date.now());
+      memory.access.record('cli', { kind: 'forget', items: result.observations + result.summaries, durationMs: performance.now() - started }, Date.now());
       io.stdout.write(
         `forgot ${result.observations} observation(s) and ${result.summaries} session summary(ies)` +
           `${result.compactedSummaries ? `, ${result.compactedSummaries} compacted summary(ies) built from them` : ''}` +

@@ -68,8 +68,13 @@ export function createImportCommand(makeSanitize: () => { sanitize: ImportDeps['
       try {
         const lines = readline.createInterface({ input, crlfDelay: Infinity });
         const { sanitize, counts: redactions } = makeSanitize();
+        const started = performance.now();
         const report = await importJsonl(memory.store, lines, { sanitize, nowMs: Date.now() });
-        memory.access.record('cli', { kind: 'import', imported: report.imported, invalid: report.invalid }, Date.now());
+        memory.access.record(
+          'cli',
+          { kind: 'import', imported: report.imported, invalid: report.invalid, durationMs: performance.now() - started },
+          Date.now(),
+        );
         memory.access.redacted?.(redactions, Date.now());
         for (const p of report.problems) io.stderr.write(`memtrace import: line ${p.line}: ${p.reason}; not imported\n`);
         if (report.invalid > report.problems.length)

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { findExcessiveNesting } from '../../http-edge/index.js';
 import type { CollectedEvent } from './collected-event.js';
 
 /** PostHog's own capture limit is in this range; anything larger is refused, compressed or not. */
@@ -9,6 +10,15 @@ export type DecodeResult = { ok: true; events: CollectedEvent[]; rejected: numbe
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_NAME = 200;
+/**
+ * Deeper bodies are refused whole: ClickHouse reads no property at all of a JSON document nested
+ * past 1024 levels, so such an event would count differently on each store (and JSON.stringify
+ * recurses that deep).
+ */
+const MAX_BODY_DEPTH = 100;
+/** Timestamps every store keeps as the same instant (ClickHouse's DateTime64 covers 1900–2299); others mean "received now", as a missing one does. */
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+const LATEST_MS = Date.UTC(2100, 0, 1);
 
 /**
  * A PostHog capture body (`/batch/` or a single-event route), gzip or plain. Decompression is
@@ -29,7 +39,9 @@ export function decodeCaptureBody(raw: Uint8Array, options: { gzip: boolean; now
   }
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+    if (findExcessiveNesting(text, MAX_BODY_DEPTH)) return { ok: false, status: 400, reason: `body nests deeper than ${MAX_BODY_DEPTH} levels` };
+    json = JSON.parse(text);
   } catch {
     return { ok: false, status: 400, reason: 'body is not valid JSON' };
   }
@@ -63,7 +75,7 @@ function toEvent(item: unknown, envelopeKey: unknown, nowMs: number): CollectedE
   if (distinctId === null || distinctId === '' || distinctId.length > MAX_NAME) return null;
   const parsed = typeof e.timestamp === 'string' ? Date.parse(e.timestamp) : typeof e.timestamp === 'number' ? e.timestamp : Number.NaN;
   // Like PostHog: a missing or unreadable timestamp means "received now".
-  const timestamp = Number.isFinite(parsed) ? Math.trunc(parsed) : nowMs;
+  const timestamp = Number.isFinite(parsed) && parsed >= EARLIEST_MS && parsed < LATEST_MS ? Math.trunc(parsed) : nowMs;
   // Without a valid uuid one is derived from the content as sent, so a re-sent copy still dedupes.
   const uuid = typeof e.uuid === 'string' && UUID.test(e.uuid) ? e.uuid.toLowerCase() : contentUuid([e.event, distinctId, e.timestamp ?? null, properties]);
   return { uuid, event: e.event, distinctId, timestamp, properties };

@@ -1,9 +1,12 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { touchPrivateFile } from '../../data-dir/private-files.js';
-import { openTileSums, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
+import { openTileSums, queryTilesDirect, type StoredEvent, type TileSums } from '../dashboards/tile-store.js';
+import { localReviewSource } from '../review/local-review-source.js';
 import { REVIEW_SUMS_TILE } from '../review/review-sums-tile.js';
 import type { CollectedEvent } from './collected-event.js';
+import type { FleetStore } from './fleet-store.js';
+import { storedProperties } from './stored-properties.js';
 
 export interface CollectorStore {
   db: Database.Database;
@@ -53,8 +56,9 @@ export function openCollectorStore(file: string): CollectorStore {
     const stored: StoredEvent[] = [];
     for (const e of events) {
       const timestamp = Math.trunc(e.timestamp);
-      const result = insertOne.run(e.uuid, e.event, e.distinctId, timestamp, JSON.stringify(e.properties));
-      if (result.changes === 1) stored.push({ ...e, timestamp, seq: Number(result.lastInsertRowid) });
+      const { json, properties } = storedProperties(e.properties);
+      const result = insertOne.run(e.uuid, e.event, e.distinctId, timestamp, json);
+      if (result.changes === 1) stored.push({ ...e, properties, timestamp, seq: Number(result.lastInsertRowid) });
     }
     tiles.addStored(stored, fromSeq);
     review.addStored(stored, fromSeq);
@@ -108,4 +112,20 @@ function migrate(db: Database.Database): void {
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** The SQLite store behind the collector-store interface every engine shares (fleet-store.ts). */
+export function sqliteFleetStore(store: CollectorStore, where: string): FleetStore {
+  return {
+    where,
+    insert: async (events) => {
+      const stored = store.insert(events);
+      return { stored, duplicates: events.length - stored };
+    },
+    count: async () => store.count(),
+    readTiles: async () => store.tiles.read(),
+    queryTilesPlain: async () => queryTilesDirect(store.db),
+    reviewSource: () => localReviewSource(store.db, store.review, where),
+    close: async () => store.close(),
+  };
 }

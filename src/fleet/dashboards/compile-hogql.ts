@@ -9,7 +9,8 @@ export interface CompiledHogQL {
 }
 
 const EXPR: ExprDialect = {
-  num: (k) => `coalesce(toFloat(properties.${k}), 0)`,
+  // A property is a String in PostHog; a tile counts it only when it casts to a finite number.
+  num: (k) => `if(isFinite(toFloat(properties.${k})), toFloat(properties.${k}), 0)`,
   str: (k) => `coalesce(toString(properties.${k}), '')`,
   has: (k) => `if(properties.${k} IS NOT NULL, 1, 0)`,
   flag: (condition) => `if(${condition}, 1, 0)`,

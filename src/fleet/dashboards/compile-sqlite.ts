@@ -4,10 +4,12 @@ import { renderTileQuery, type QueryDialect } from './tile-query.js';
 
 /**
  * SQL for the local collector's SQLite store (`events(seq, uuid, event, distinct_id, timestamp ms,
- * properties JSON text)`, one row per uuid). Two forms that differ only in where the per-group
+ * properties JSON text)`, one row per uuid). Properties are read as PostHog reads them: SQLite's
+ * JSON1 picks the value (`->`), and two functions the store registers (`PROPERTY_FUNCTIONS`) turn
+ * it into PostHog's String and a tile's number (posthog-property.ts), so a tile counts the same
+ * on SQLite, on ClickHouse and in PostHog. Two forms that differ only in where the per-group
  * sums come from (the rest is one shared text, `renderTileQuery`):
- * - `query`: one pass over the raw events, reading properties with JSON1 — the plain compiled
- *   SQL, the reference the fast path must match;
+ * - `query`: one pass over the raw events — the plain compiled SQL, the reference the fast path must match;
  * - `read`: over the tile's table of sums kept at ingest (`table`, created by `createTable`),
  *   so reading costs the same whatever the store's size.
  */
@@ -25,11 +27,14 @@ export const WEEK_MS = 604_800_000;
 /** 1970-01-01 was a Thursday; weeks start on the Monday four days later. */
 export const MONDAY_OFFSET_MS = 345_600_000;
 
+/** SQLite functions the compiled SQL calls (registered on the connection by the store): PostHog's reading of a property. */
+export const PROPERTY_FUNCTIONS = { text: 'posthog_property_text', number: 'posthog_tile_number' } as const;
+
 const keyColumn = (key: string) => `"k_${key}"`;
 
 const EXPR: ExprDialect = {
-  num: (k) => `coalesce(CAST(${keyColumn(k)} AS REAL), 0)`,
-  str: (k) => `coalesce(CAST(${keyColumn(k)} AS TEXT), '')`,
+  num: (k) => `${PROPERTY_FUNCTIONS.number}(${keyColumn(k)})`,
+  str: (k) => `coalesce(${keyColumn(k)}, '')`,
   has: (k) => `(${keyColumn(k)} IS NOT NULL)`,
   flag: (condition) => `(${condition})`,
   byEvent: (cases, otherwise) => `CASE event ${cases.map(([event, value]) => `WHEN ${event} THEN ${value}`).join(' ')} ELSE ${otherwise} END`,
@@ -55,7 +60,7 @@ function extraction(plan: TilePlan): string[] {
   return [...plan.keys.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([key, events]) => {
-      const read = `json_extract(properties, '$."${key}"')`;
+      const read = `${PROPERTY_FUNCTIONS.text}(properties -> '$."${key}"')`;
       const needed = events === null ? null : [...events].filter((e) => all.has(e));
       if (needed === null || needed.length === all.size) return `${read} AS ${keyColumn(key)}`;
       if (needed.length === 0) return `NULL AS ${keyColumn(key)}`;
@@ -82,6 +87,11 @@ function groupsFromEvents(plan: TilePlan): string {
   return `SELECT ${columns.join(', ')} FROM (${rows}) GROUP BY xk, series`;
 }
 
+/** A kept pair's value, as SQLite's sum() finishes: s + c unless c overflowed. */
+export function compensatedValue(leaf: number): string {
+  return `CASE WHEN abs(c${leaf}) <= 1.7976931348623157e308 THEN s${leaf} + c${leaf} ELSE s${leaf} END`;
+}
+
 export function tileTableName(tile: Tile): string {
   return `dash_${tile.id.replace(/-/g, '_')}`;
 }
@@ -90,9 +100,10 @@ export function compileSQLite(tile: Tile): CompiledSQLite {
   const plan = planTile(tile);
   const table = tileTableName(tile);
   const dialect: QueryDialect = tile.x === 'week' ? { ...QUERY, xOut: (xk) => `strftime('%Y-%m-%d', ${xk} / 1000, 'unixepoch')` } : QUERY;
-  // Each sum is kept as a compensated pair (s, c), summed like SQLite's own sum(): the value is s + c.
-  const pairs = plan.leaves.map((_, i) => `s${i} REAL NOT NULL, c${i} REAL NOT NULL`);
-  const fromTable = `SELECT xk, series, ${plan.leaves.map((_, i) => `s${i} + c${i} AS f${i}`).join(', ')} FROM "${table}"`;
+  // Each sum is kept as a compensated pair (s, c), summed like SQLite's own sum(): the value is
+  // s + c, or s alone once the compensation overflowed (c infinite, or NaN, which SQLite keeps as NULL).
+  const pairs = plan.leaves.map((_, i) => `s${i} REAL NOT NULL, c${i} REAL`);
+  const fromTable = `SELECT xk, series, ${plan.leaves.map((_, i) => `${compensatedValue(i)} AS f${i}`).join(', ')} FROM "${table}"`;
   const seenTable = plan.distinct.size > 0 ? `${table}_seen` : null;
   const createSeen = seenTable
     ? `; CREATE TABLE IF NOT EXISTS "${seenTable}" (xk NOT NULL, series TEXT NOT NULL, leaf INTEGER NOT NULL, install TEXT NOT NULL, PRIMARY KEY (xk, series, leaf, install)) WITHOUT ROWID`

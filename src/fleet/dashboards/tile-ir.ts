@@ -106,3 +106,31 @@ export function isStringExpr(e: Expr): boolean {
   if ('byEvent' in e) return Object.values(e.byEvent).some(isStringExpr);
   return false;
 }
+
+/** The expression as it reads for one event: every `byEvent` resolved to that event's case (or 0 / ''). */
+export function forEvent(e: Expr, event: string): Expr {
+  if ('byEvent' in e) {
+    const chosen = Object.hasOwn(e.byEvent, event) ? e.byEvent[event]! : isStringExpr(e) ? text('') : lit(0);
+    return forEvent(chosen, event);
+  }
+  if ('eq' in e) return { eq: [forEvent(e.eq[0], event), e.eq[1]] };
+  if ('anyOf' in e) return { anyOf: e.anyOf.map((p) => forEvent(p, event)) };
+  if ('not' in e) return { not: forEvent(e.not, event) };
+  if ('mul' in e) return { mul: [forEvent(e.mul[0], event), forEvent(e.mul[1], event)] };
+  if ('add' in e) return { add: e.add.map((p) => forEvent(p, event)) };
+  if ('firstOf' in e) return { firstOf: e.firstOf.map((p) => forEvent(p, event)) };
+  return e;
+}
+
+/** The property keys an expression reads. */
+export function keysOf(e: Expr, into = new Set<string>()): Set<string> {
+  if ('num' in e) into.add(e.num);
+  else if ('str' in e) into.add(e.str);
+  else if ('has' in e) into.add(e.has);
+  else if ('eq' in e) keysOf(e.eq[0], into);
+  else if ('not' in e) keysOf(e.not, into);
+  else if ('anyOf' in e || 'add' in e || 'mul' in e || 'firstOf' in e)
+    for (const p of 'anyOf' in e ? e.anyOf : 'add' in e ? e.add : 'mul' in e ? e.mul : e.firstOf) keysOf(p, into);
+  else if ('byEvent' in e) for (const p of Object.values(e.byEvent)) keysOf(p, into);
+  return into;
+}

@@ -188,6 +188,9 @@ export interface ExprDialect {
   str(key: string): string;
   has(key: string): string;
   flag(condition: string): string;
+  /** A comparison as a condition (default `a = b`, `a != b`; PostHog's printer wraps them in ifNull). */
+  equals?(a: string, b: string): string;
+  notEquals?(a: string, b: string): string;
   byEvent(cases: Array<[string, string]>, otherwise: string): string;
   firstOf(parts: string[]): string;
 }
@@ -205,9 +208,11 @@ export function renderExpr(e: Expr, d: ExprDialect): string {
   if ('has' in e) return d.has(assertPropertyKey(e.has));
   if ('lit' in e) return Number.isFinite(e.lit) ? String(e.lit) : '0';
   if ('text' in e) return quote(e.text);
-  if ('eq' in e) return d.flag(`${renderExpr(e.eq[0], d)} = ${quote(e.eq[1])}`);
-  if ('anyOf' in e) return d.flag(e.anyOf.map((p) => `(${renderExpr(p, d)}) != 0`).join(' OR '));
-  if ('not' in e) return d.flag(`(${renderExpr(e.not, d)}) = 0`);
+  const equals = d.equals ?? ((a, b) => `${a} = ${b}`);
+  const notEquals = d.notEquals ?? ((a, b) => `${a} != ${b}`);
+  if ('eq' in e) return d.flag(equals(renderExpr(e.eq[0], d), quote(e.eq[1])));
+  if ('anyOf' in e) return d.flag(e.anyOf.map((p) => notEquals(`(${renderExpr(p, d)})`, '0')).join(' OR '));
+  if ('not' in e) return d.flag(equals(`(${renderExpr(e.not, d)})`, '0'));
   if ('mul' in e) return `(${renderExpr(e.mul[0], d)}) * (${renderExpr(e.mul[1], d)})`;
   if ('add' in e) return `(${e.add.map((p) => renderExpr(p, d)).join(' + ')})`;
   if ('firstOf' in e) return d.firstOf(e.firstOf.map((p) => renderExpr(p, d)));

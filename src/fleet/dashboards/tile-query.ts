@@ -11,24 +11,32 @@ import { quote, renderAggregate, type AggregateDialect, type TilePlan } from './
 export interface QueryDialect extends AggregateDialect {
   /** The x column as shown, from the grouped `xk`. */
   xOut(xk: string): string;
+  /** A group's sum counts as non-zero (default `f != 0`; a NULL or NaN sum never does). */
+  nonZero?(sum: string): string;
+  /** One ORDER BY key; NULLs sort as SQLite sorts them (first ascending, last descending). */
+  orderKey?(key: string, desc: boolean): string;
 }
 
 export function renderTileQuery(plan: TilePlan, groups: string, d: QueryDialect): string {
   const { tile } = plan;
   const sums = plan.leaves.map((_, i) => `f${i}`);
   const hasSeries = tile.series !== undefined;
-  const kept = plan.having === null ? groups : `SELECT * FROM (${groups}) WHERE f${plan.having} != 0`;
+  const nonZero = d.nonZero ?? ((f) => `${f} != 0`);
+  const orderKey = d.orderKey ?? ((key, desc) => (desc ? `${key} DESC` : key));
+  const kept = plan.having === null ? groups : `SELECT * FROM (${groups}) WHERE ${nonZero(`f${plan.having}`)}`;
+  // Sums over kept rows name the column by its table (kept.f0): in ClickHouse (and HogQL) a bare
+  // f0 next to `sum(f0) AS f0` would read the alias, an aggregate inside an aggregate.
   const totals = (window: boolean) =>
-    plan.xTotals.map((i) => (window && hasSeries ? `sum(f${i}) OVER (PARTITION BY xk) AS t${i}` : window ? `f${i} AS t${i}` : `sum(f${i}) AS t${i}`));
+    plan.xTotals.map((i) => (window && hasSeries ? `sum(f${i}) OVER (PARTITION BY xk) AS t${i}` : window ? `f${i} AS t${i}` : `sum(kept.f${i}) AS t${i}`));
   const perGroup = `SELECT xk, series, ${[...sums, ...totals(true)].join(', ')} FROM kept`;
   const total = tile.series?.total;
   const rows =
     total === undefined
       ? perGroup
-      : `${perGroup} UNION ALL SELECT xk, ${quote(total)} AS series, ${[...sums.map((f) => `sum(${f}) AS ${f}`), ...totals(false)].join(', ')} FROM kept GROUP BY xk`;
+      : `${perGroup} UNION ALL SELECT xk, ${quote(total)} AS series, ${[...sums.map((f) => `sum(kept.${f}) AS ${f}`), ...totals(false)].join(', ')} FROM kept GROUP BY xk`;
   const select = [`${d.xOut('xk')} AS x`, ...(hasSeries ? ['series'] : []), ...plan.measures.map((m) => `${renderAggregate(m.agg, d)} AS ${m.name}`)];
   const tieBreak = total === undefined ? 'xk, series' : `xk, series = ${quote(total)} DESC, series`;
-  const order = tile.order ? `${tile.order.by}${tile.order.desc ? ' DESC' : ''}, ${tieBreak}` : tieBreak;
+  const order = tile.order ? `${orderKey(tile.order.by, tile.order.desc ?? false)}, ${tieBreak}` : tieBreak;
   return [`WITH kept AS (${kept})`, `SELECT ${select.join(', ')}`, `FROM (${rows})`, `ORDER BY ${order}`, ...(tile.limit ? [`LIMIT ${tile.limit}`] : [])].join(
     '\n',
   );

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { CollectedEvent } from '../collector/collected-event.js';
-import { compileSQLite } from './compile-sqlite.js';
+import { compileSQLite, PROPERTY_FUNCTIONS } from './compile-sqlite.js';
+import { propertyText, tileNumber } from './posthog-property.js';
 import { addCompensated, type CompensatedSum } from './sql-values.js';
 import { compileTileEvaluator, type GroupValues } from './tile-eval.js';
 import type { Tile } from './tile-ir.js';
 import { planTile } from './tile-plan.js';
-import type { TileResult, TileRow } from './tile-result.js';
+import { finiteCells, type TileResult, type TileRow } from './tile-result.js';
 import { TILES } from './tiles.js';
 
 export interface RefreshStats {
@@ -34,7 +35,7 @@ export interface TileSums {
 }
 
 /** Bump when the JavaScript evaluation changes meaning, so stored sums are rebuilt. */
-const EVALUATOR_VERSION = 1;
+const EVALUATOR_VERSION = 2;
 /** Rows per transaction while catching up, so a large backlog reports progress and other writers get turns. */
 const CHUNK_ROWS = 50_000;
 
@@ -53,9 +54,8 @@ interface Group {
  * A tile whose definition changed is rebuilt from the stored events by `refresh`.
  */
 export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TILES): TileSums {
+  registerPropertyFunctions(db);
   db.exec('CREATE TABLE IF NOT EXISTS dashboard_tiles (tile TEXT PRIMARY KEY, definition TEXT NOT NULL, through_seq INTEGER NOT NULL)');
-  const castText = db.prepare<[number], { t: string }>('SELECT CAST(? AS TEXT) AS t');
-  const realText = (n: number) => castText.get(n)!.t;
   const state = db.prepare<[string], { definition: string; through_seq: number }>('SELECT definition, through_seq FROM dashboard_tiles WHERE tile = ?');
   const setState = db.prepare(
     'INSERT INTO dashboard_tiles (tile, definition, through_seq) VALUES (?, ?, ?) ON CONFLICT (tile) DO UPDATE SET definition = excluded.definition, through_seq = excluded.through_seq',
@@ -71,7 +71,7 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       plan,
       sql,
       definition: `evaluator v${EVALUATOR_VERSION}\n${sql.createTable}\n${sql.query}`,
-      evaluate: compileTileEvaluator(plan, { realText }),
+      evaluate: compileTileEvaluator(plan),
     };
   });
   db.transaction(() => {
@@ -141,7 +141,8 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       if (group === undefined) {
         // Week keys are stored as INTEGER, like the plain SQL's grouping key.
         const stored = t.load.get(typeof v.xk === 'number' ? BigInt(v.xk) : v.xk, v.series) as number[] | undefined;
-        const sums = v.values.map((_, i) => ({ s: stored?.[2 * i] ?? 0, c: stored?.[2 * i + 1] ?? 0 }));
+        // A NULL compensation is a NaN SQLite could not keep: it stays overflowed.
+        const sums = v.values.map((_, i) => (stored ? { s: stored[2 * i]!, c: stored[2 * i + 1] ?? Number.NaN } : { s: 0, c: 0 }));
         group = { xk: v.xk, series: v.series, sums };
         cache.set(key, group);
       }
@@ -223,7 +224,7 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       refresh();
       return tilesState.map((t) => {
         const started = performance.now();
-        const result = t.readAll.all() as TileRow[];
+        const result = finiteCells(t.readAll.all() as TileRow[]);
         return { tile: t.tile, columns: t.sql.columns, rows: result, ms: performance.now() - started };
       });
     },
@@ -232,10 +233,19 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
 
 /** Every tile by its plain compiled SQL, one pass over the raw events each (slow on big stores; the reference the sums must equal). */
 export function queryTilesDirect(db: Database.Database, tiles: readonly Tile[] = TILES): TileResult[] {
+  registerPropertyFunctions(db);
   return tiles.map((tile) => {
     const sql = compileSQLite(tile);
     const started = performance.now();
-    const rows = db.prepare(sql.query).all() as TileRow[];
+    const rows = finiteCells(db.prepare(sql.query).all() as TileRow[]);
     return { tile, columns: sql.columns, rows, ms: performance.now() - started };
   });
+}
+
+/** The functions compiled tile SQL calls to read a property the way PostHog does (posthog-property.ts). */
+function registerPropertyFunctions(db: Database.Database): void {
+  db.function(PROPERTY_FUNCTIONS.text, { deterministic: true }, (json: unknown) =>
+    typeof json === 'string' ? propertyText(JSON.parse(json) as unknown) : null,
+  );
+  db.function(PROPERTY_FUNCTIONS.number, { deterministic: true }, (text: unknown) => tileNumber(typeof text === 'string' ? text : null));
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { tileTableName } from '../dashboards/compile-sqlite.js';
+import { compensatedValue, tileTableName } from '../dashboards/compile-sqlite.js';
 import { planTile } from '../dashboards/tile-plan.js';
 import type { TileSums } from '../dashboards/tile-store.js';
 import type { VersionInfo } from './install-sums.js';
@@ -25,7 +25,7 @@ export function localReviewSource(db: Database.Database, sums: TileSums, where: 
   // per version, as its compensated pair's value s + c.
   const leaves = [...new Set(REVIEW_MEASURES.flatMap((m) => [leafOf(numeratorColumn(m.id)), leafOf(denominatorColumn(m.id))]))];
   const column = (version: 1 | 2, leaf: number) => 2 + (version - 1) * leaves.length + leaves.indexOf(leaf);
-  const perVersion = (p: 1 | 2) => leaves.map((leaf) => `max(CASE WHEN series = ${p === 1 ? '@baseline' : '@candidate'} THEN s${leaf} + c${leaf} END)`);
+  const perVersion = (p: 1 | 2) => leaves.map((leaf) => `max(CASE WHEN series = ${p === 1 ? '@baseline' : '@candidate'} THEN ${compensatedValue(leaf)} END)`);
   /*
    * One row per install, both versions side by side, in the table's own key order (the install
    * first), so SQLite groups without sorting and JavaScript receives numbers only: reading the
@@ -38,7 +38,7 @@ export function localReviewSource(db: Database.Database, sums: TileSums, where: 
     .raw(true);
   const memtrace = leafOf(MEMTRACE_EVENTS_COLUMN);
   const selectVersions = db.prepare<[], { version: string; installs: number; memtrace: number }>(
-    `SELECT series AS version, count(*) AS installs, sum(s${memtrace} + c${memtrace}) AS memtrace FROM "${table}" GROUP BY series`,
+    `SELECT series AS version, count(*) AS installs, sum(${compensatedValue(memtrace)}) AS memtrace FROM "${table}" GROUP BY series`,
   );
   const columns = (version: 1 | 2) => ({
     num: REVIEW_MEASURES.map((m) => column(version, leafOf(numeratorColumn(m.id)))),

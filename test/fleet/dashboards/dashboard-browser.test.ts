@@ -27,7 +27,7 @@ describeWithChromium('dashboard in headless Chromium', () => {
   beforeAll(async () => {
     temp = makeTempDir();
     collector = await startCollector({ dbFile: path.join(temp.dir, 'collector.db'), port: 0 });
-    collector.store.insert(simulateFleet({ seed: 3 }));
+    await collector.store.insert(simulateFleet({ seed: 3 }));
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
@@ -61,7 +61,7 @@ describeWithChromium('dashboard in headless Chromium', () => {
     expect(tiles.map((t) => t.id)).toEqual(TILES.map((t) => t.id));
     // The page draws the collector's ingest-time sums; the expected marks come from the other path,
     // each tile's compiled SQL over the stored events.
-    for (const result of queryTilesDirect(collector.store.db)) {
+    for (const result of queryTilesDirect(collector.sqlite!.db)) {
       const data = chartData(result);
       const expected = data.series
         .flatMap((s) => s.values.flatMap((v, i): Mark[] => (drawn(result.tile.chart, v) ? [[s.name, data.xs[i]!, v]] : [])))

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openCollectorStore, type CollectedEvent, type CollectorStore } from '../../../src/fleet/collector/index.js';
-import { queryTilesDirect, seededRandom, simulateFleet, TILES, type Tile } from '../../../src/fleet/dashboards/index.js';
+import { openCollectorStore, type CollectorStore } from '../../../src/fleet/collector/index.js';
+import { queryTilesDirect, simulateFleet, TILES, type Tile } from '../../../src/fleet/dashboards/index.js';
 import { openTileSums } from '../../../src/fleet/dashboards/index.js';
 import { makeTempDir } from '../../support/temp-dir.js';
+import { oddEvents } from '../../support/hostile-fleet.js';
 import { compareTileResults } from '../../support/tile-compare.js';
 
 const NOW = Date.UTC(2026, 7, 19, 12);
@@ -13,101 +14,6 @@ function expectSameAsPlainSql(store: CollectorStore): void {
   expect(comparison.shape_mismatches).toEqual([]);
   expect(comparison.max_relative_difference).toBe(0);
   expect(comparison.identical).toBe(comparison.cells);
-}
-
-/** Events whose properties hold what a buggy or hostile client might send in place of the schema's types. */
-function oddEvents(count: number, seed: number): CollectedEvent[] {
-  const random = seededRandom(seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const odd: unknown[] = [
-    null,
-    true,
-    false,
-    0,
-    -0,
-    1,
-    2.5,
-    1 / 3,
-    0.1 + 0.2,
-    1e21,
-    -7,
-    2 ** 53 + 2,
-    9.3e18,
-    '',
-    '12abc',
-    ' 3.5',
-    '1e3',
-    'x',
-    '0x10',
-    '.5',
-    'poisoned',
-    'haiku',
-    { a: 1 },
-    [1, 2],
-    '日本',
-  ];
-  const events = [
-    'observer_turn_rollup',
-    'session_compressed',
-    'context_injected_rollup',
-    'context_injected',
-    'hook_rollup',
-    'redaction_rollup',
-    'agent_time_rollup',
-    'other_event',
-  ];
-  const keys = [
-    'platform',
-    'count',
-    'total_cost_usd',
-    'cost_usd',
-    'observations_created',
-    'obs_type_bugfix',
-    'abort_reason',
-    'invalid_output_class',
-    'outcome',
-    'top_model',
-    'model',
-    'app_version',
-    '$app_version',
-    'total_observations_injected',
-    'tokens_saved_vs_naive',
-    'hook_event',
-    'total_ms',
-    'abort_reason_quota',
-    'invalid_class_prose',
-    'edge',
-    'total',
-    'github_token',
-    'private',
-    'sessions',
-    'agent_ms',
-    'blocking_ms',
-    'pct_le_1',
-    'pct_gt_20',
-  ];
-  return Array.from({ length: count }, (_, i) => {
-    const properties: Record<string, unknown> = {};
-    for (const key of keys)
-      if (random() < 0.5)
-        properties[key] =
-          random() < 0.5
-            ? pick(odd)
-            : key === 'hook_event'
-              ? 'post_tool_use'
-              : key === 'edge'
-                ? pick(['hook_api', 'observer_guard'])
-                : key.includes('version')
-                  ? pick(['0.1.0', '13.6.0'])
-                  : Math.floor(random() * 5);
-    return {
-      uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      event: pick(events),
-      distinctId: pick(['a', 'b', 'c']),
-      timestamp: NOW - Math.floor(random() * 5e9),
-      properties,
-    };
-  });
 }
 
 describe('tile sums kept at ingest', () => {
@@ -122,7 +28,7 @@ describe('tile sums kept at ingest', () => {
     expectSameAsPlainSql(store);
   });
 
-  it('equal the plain compiled SQL on odd property values (numbers as text, booleans, objects, null)', () => {
+  it('equal the plain compiled SQL on odd property values (numbers as text, booleans, objects, null, huge, nested)', () => {
     const store = openCollectorStore(':memory:');
     const events = oddEvents(3_000, 5);
     for (let i = 0; i < events.length; i += 37) store.insert(events.slice(i, i + 37));
