@@ -6,6 +6,8 @@ import { startChildWorker, type ChildWorker } from '../test/support/child-worker
 import { claudeUnavailableReason, claudeVersion, runClaudeCode } from '../test/support/claude-code.js';
 import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/claude-code-scenario.js';
 import { captureIO } from '../test/support/cli-io.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startFakeAnthropic } from '../test/support/fake-anthropic.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
@@ -27,11 +29,26 @@ export const name = 'claude-code-hooks';
  * memtrace_without_tool_hooks (installed minus PostToolUse/PostToolUseFailure),
  * memtrace_node_mcp (installed hooks with the Node stdio server, as 0.2.0 registered it).
  */
-type Variant = 'no_hooks' | 'memtrace' | 'memtrace_hooks_only' | 'memtrace_cold' | 'memtrace_without_tool_hooks' | 'memtrace_node_mcp';
+type Variant =
+  | 'no_hooks'
+  | 'memtrace'
+  | 'memtrace_hooks_only'
+  | 'memtrace_cold'
+  | 'memtrace_without_tool_hooks'
+  | 'memtrace_node_mcp'
+  | 'memtrace_mcp_only'
+  | 'static_mcp_floor';
 const DEFAULT_VARIANTS: Variant[] = ['no_hooks', 'memtrace', 'memtrace_hooks_only', 'memtrace_cold'];
-const OPTIONAL_VARIANTS: Variant[] = ['memtrace_without_tool_hooks', 'memtrace_node_mcp'];
+const OPTIONAL_VARIANTS: Variant[] = ['memtrace_without_tool_hooks', 'memtrace_node_mcp', 'memtrace_mcp_only', 'static_mcp_floor'];
 const RUNS = Number(process.env.BENCH_CC_RUNS ?? 7);
-const WITH_MCP: ReadonlySet<Variant> = new Set(['memtrace', 'memtrace_cold', 'memtrace_without_tool_hooks', 'memtrace_node_mcp']);
+const WITH_MCP: ReadonlySet<Variant> = new Set([
+  'memtrace',
+  'memtrace_cold',
+  'memtrace_without_tool_hooks',
+  'memtrace_node_mcp',
+  'memtrace_mcp_only',
+  'static_mcp_floor',
+]);
 
 /**
  * Wall time of the real Claude Code CLI running the scripted 4-tool session offline (fake API),
@@ -52,12 +69,17 @@ export async function run(): Promise<Record<string, unknown>> {
   for (const variant of variants) {
     fs.mkdirSync(dirs[variant]);
     if (variant === 'no_hooks') continue;
+    if (variant === 'static_mcp_floor') {
+      await writeStaticMcpServer(dirs[variant], temp.dir);
+      continue;
+    }
     // With the data dir the sessions use: install builds the native forwarder there.
     const install = captureIO({ env: { HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir } });
     if ((await main(['install', '--project', dirs[variant]], install.io)) !== 0) throw new Error(install.stderr());
   }
   if (variants.includes('memtrace_hooks_only')) fs.rmSync(path.join(dirs.memtrace_hooks_only, '.mcp.json'));
   if (variants.includes('memtrace_without_tool_hooks')) dropToolHooks(dirs.memtrace_without_tool_hooks);
+  if (variants.includes('memtrace_mcp_only')) fs.rmSync(path.join(dirs.memtrace_mcp_only, '.claude', 'settings.json'));
   if (variants.includes('memtrace_node_mcp'))
     fs.writeFileSync(
       path.join(dirs.memtrace_node_mcp, '.mcp.json'),
@@ -131,6 +153,43 @@ export async function run(): Promise<Record<string, unknown>> {
     await stopStartedWorker(coldDir);
     temp.cleanup();
   }
+}
+
+/**
+ * A stand-in MCP server with nothing behind it: perl answers `initialize` and `tools/list` (memtrace's
+ * own tools, listed once from the real server) line by line, and ignores everything else.
+ */
+async function writeStaticMcpServer(projectDir: string, tempDir: string): Promise<void> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', HOME: tempDir, MEMTRACE_DATA_DIR: path.join(tempDir, 'static-data') },
+      stderr: 'ignore',
+    }),
+  );
+  const tools = await client.listTools();
+  await client.close();
+  const answers = path.join(tempDir, 'static-mcp-tools.json');
+  fs.writeFileSync(answers, JSON.stringify(tools));
+  const script = path.join(tempDir, 'static-mcp.pl');
+  fs.writeFileSync(
+    script,
+    String.raw`use strict; $| = 1;
+open(my $f, "<", $ARGV[0]) or die; my $tools = do { local $/; <$f> }; close $f;
+while (my $line = <STDIN>) {
+  my ($id) = $line =~ m{"id"\s*:\s*("[^"]*"|\d+)}; next unless defined $id;
+  if ($line =~ m{"method"\s*:\s*"initialize"}) { print qq({"jsonrpc":"2.0","id":$id,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"memtrace","version":"0"}}}\n); }
+  elsif ($line =~ m{"method"\s*:\s*"tools/list"}) { print qq({"jsonrpc":"2.0","id":$id,"result":$tools}\n); }
+  elsif ($line =~ m{"method"}) { print qq({"jsonrpc":"2.0","id":$id,"error":{"code":-32601,"message":"not here"}}\n); }
+}
+`,
+  );
+  fs.writeFileSync(
+    path.join(projectDir, '.mcp.json'),
+    JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', command: 'perl', args: [script, answers] } } }),
+  );
 }
 
 /** The installed hooks without the per-tool ones: what reading tool calls from the transcript instead would leave. */
