@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { openStore, type SpendTotals } from '../store/index.js';
+import { usdText } from '../vocabulary/usd-text.js';
 
 /** The observer's spend as `worker status` shows it: per UTC day and per session, from the ledger. */
 export interface SpendReport {
@@ -51,7 +52,7 @@ const n = (x: number) => x.toLocaleString('en-US');
 
 /** One line of spend: calls, events, tokens in/out, cost (known or estimated), unknown usage. */
 function describeSpend(s: SpendJson): string {
-  const cost = s.cost_usd === undefined ? 'cost unknown' : `$${s.cost_usd.toFixed(4)}${s.cost_estimated ? ' (estimated from list prices)' : ''}`;
+  const cost = s.cost_usd === undefined ? 'cost unknown' : `${usdText(s.cost_usd)}${s.cost_estimated ? ' (estimated from list prices)' : ''}`;
   const unknown = s.calls_usage_unknown > 0 ? `, ${s.calls_usage_unknown} call(s) with unknown usage` : '';
   return `${n(s.calls)} call(s) for ${n(s.events)} tool event(s), ${n(s.tokens_in)} tokens in / ${n(s.tokens_out)} out, ${cost}${unknown}`;
 }

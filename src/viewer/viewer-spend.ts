@@ -1,4 +1,5 @@
 import type { SpendTotals } from '../store/index.js';
+import { usdText } from '../vocabulary/usd-text.js';
 
 /**
  * The observer's spend as the viewer shows it: calls, tool events, tokens in and out and cost, per
@@ -20,7 +21,7 @@ const n = (x: number) => x.toLocaleString('en-US');
 
 function costText(t: SpendTotals): string {
   if (t.costUsd === null) return 'unknown';
-  return `$${t.costUsd.toFixed(4)}${t.costEstimated ? ' (est.)' : ''}`;
+  return `${usdText(t.costUsd)}${t.costEstimated ? ' (est.)' : ''}`;
 }
 
 function cells(t: SpendTotals): string {
