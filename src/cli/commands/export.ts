@@ -48,7 +48,7 @@ export const exportCommand: Command = {
 
     const memory = openMemoryStore(io, { create: false });
     try {
-      const project = values.project === undefined ? null : memory ? resolveProjectArgument(memory.store.db, values.project) : values.project;
+      const project = values.project === undefined ? null : memory ? resolveProjectArgument(memory.store.db, values.project, { cwd: io.cwd }) : values.project;
       const filter: ExportFilter = { project, sessionId: values.session ?? null };
       const db = memory?.store.db ?? null;
       const started = performance.now();

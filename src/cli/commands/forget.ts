@@ -66,7 +66,7 @@ export const forgetCommand: Command = {
         plan = planForget(memory.store.db, {
           observationIds: ids,
           sessionId: values.session ?? null,
-          project: values.project === undefined ? null : resolveProjectArgument(memory.store.db, values.project),
+          project: values.project === undefined ? null : resolveProjectArgument(memory.store.db, values.project, { cwd: io.cwd }),
           beforeMs,
           match: values.match ?? null,
         });

@@ -60,7 +60,11 @@ function openTarget(values: { lcm?: string; conversation?: string; project?: str
   if (!fs.existsSync(file)) throw new Error(`no memtrace database at ${file} (set MEMTRACE_DATA_DIR?)`);
   // The store's migrations only: never the worker's crash recovery, a worker may be running.
   const db = openDatabase(file);
-  const target = memtraceRepairTarget(db, values.project === undefined ? {} : { project: resolveProjectArgument(db, values.project) }, providerName);
+  const target = memtraceRepairTarget(
+    db,
+    values.project === undefined ? {} : { project: resolveProjectArgument(db, values.project, { cwd: io.cwd }) },
+    providerName,
+  );
   return { db, file, target, label: `memtrace store ${file}`, close: () => db.close() };
 }
 

@@ -50,7 +50,7 @@ export const searchCommand: Command = {
       try {
         const started = performance.now();
         results = createMemorySearch(memory.store.db).search(text, {
-          project: values.project === undefined ? null : resolveProjectArgument(memory.store.db, values.project),
+          project: values.project === undefined ? null : resolveProjectArgument(memory.store.db, values.project, { cwd: io.cwd }),
           type: (values.type as ObservationType | 'summary' | undefined) ?? null,
           sinceMs,
           limit,
