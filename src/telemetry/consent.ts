@@ -12,10 +12,15 @@ export interface Consent {
 const OFF = new Set(['0', 'false', 'off', 'no']);
 const ON = new Set(['1', 'true', 'on', 'yes']);
 
+/** DO_NOT_TRACK set to anything but empty, `0` or `false`: every export is off, OpenTelemetry included (docs/interfaces.md#telemetry-switches). */
+export function doNotTrack(env: Record<string, string | undefined>): boolean {
+  const dnt = env.DO_NOT_TRACK?.trim().toLowerCase();
+  return dnt !== undefined && dnt !== '' && dnt !== '0' && dnt !== 'false';
+}
+
 /** DO_NOT_TRACK > MEMTRACE_TELEMETRY > config file > default on; a corrupt config means off. */
 export function resolveConsent(input: { env: Record<string, string | undefined>; file: ConfigFileState }): Consent {
-  const dnt = input.env.DO_NOT_TRACK?.trim().toLowerCase();
-  if (dnt !== undefined && dnt !== '' && dnt !== '0' && dnt !== 'false') {
+  if (doNotTrack(input.env)) {
     return { enabled: false, layer: 'DO_NOT_TRACK', reason: 'DO_NOT_TRACK is set' };
   }
   const raw = input.env.MEMTRACE_TELEMETRY?.trim().toLowerCase();

@@ -4,8 +4,11 @@
  * OTLP exporter's), into what memtrace starts. Pure. One rule is memtrace's own: nothing is
  * sent unless a variable asks for it — an exporter named in OTEL_TRACES_EXPORTER /
  * OTEL_METRICS_EXPORTER, or an OTLP endpoint — so an install with no OTel variables never
- * talks to localhost:4318 (the SDK's default).
+ * talks to localhost:4318 (the SDK's default). DO_NOT_TRACK turns it off above every OTel
+ * variable, as it does every other export.
  */
+import { doNotTrack } from './consent.js';
+
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 export type OtelExporter = { kind: 'console' } | { kind: 'otlp'; protocol: OtlpProtocol; url: string; headers: Record<string, string>; timeoutMs: number };
@@ -84,12 +87,20 @@ function isTrue(v: string | undefined): boolean {
   return v !== undefined && v.toLowerCase() === 'true';
 }
 
-/** What to start, or null when OpenTelemetry is off (OTEL_SDK_DISABLED=true, or no variable asks for an exporter). */
+/**
+ * What to start, or null when OpenTelemetry is off (OTEL_SDK_DISABLED=true, or no variable asks
+ * for an exporter). Under DO_NOT_TRACK nothing starts, and a user who also named an exporter
+ * gets one line saying why it is silent.
+ */
 export function otelConfigFromEnv(env: Env, appVersion: string): OtelConfig | null {
   if (isTrue(value(env, 'OTEL_SDK_DISABLED'))) return null;
   const warnings: string[] = [];
   const traces = exportersFor(env, 'traces', warnings);
   const metrics = exportersFor(env, 'metrics', warnings);
+  if (doNotTrack(env)) {
+    if (traces.length === 0 && metrics.length === 0) return null;
+    return { traces: [], metrics: [], resource: {}, metricIntervalMs: 60_000, warnings: ['DO_NOT_TRACK is set: OpenTelemetry export is off too'] };
+  }
   if (traces.length === 0 && metrics.length === 0) return warnings.length > 0 ? { traces, metrics, resource: {}, metricIntervalMs: 60_000, warnings } : null;
   const resource: Record<string, string> = {
     'service.name': 'memtrace',

@@ -29,6 +29,18 @@ describe('OpenTelemetry configured by its own variables', () => {
     ).toBeNull();
   });
 
+  it('is off under DO_NOT_TRACK whatever OTel variables ask for, and says so once when they asked', async () => {
+    const asked = { DO_NOT_TRACK: '1', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_TRACES_EXPORTER: 'console' };
+    expect(otelConfigFromEnv(asked, '1')).toMatchObject({ traces: [], metrics: [], warnings: ['DO_NOT_TRACK is set: OpenTelemetry export is off too'] });
+    const warnings: string[] = [];
+    expect(await startOtel(asked, '1', (w) => warnings.push(w))).toBeNull();
+    expect(warnings).toEqual(['DO_NOT_TRACK is set: OpenTelemetry export is off too']);
+    expect(otelConfigFromEnv({ DO_NOT_TRACK: 'yes' }, '1')).toBeNull();
+    // "0", "false" and empty do not opt out, as for PostHog.
+    for (const dnt of ['0', 'false', ''])
+      expect(otelConfigFromEnv({ DO_NOT_TRACK: dnt, OTEL_TRACES_EXPORTER: 'console' }, '1')?.traces).toEqual([{ kind: 'console' }]);
+  });
+
   it('reads exporters, protocols, endpoints, headers and resource attributes as the specification documents them', () => {
     const config = otelConfigFromEnv(
       {
