@@ -5,45 +5,61 @@ import { planTile, quote, renderExpr, type TilePlan } from './tile-plan.js';
 import { renderTileQuery } from './tile-query.js';
 
 /**
- * The tiles kept incrementally in ClickHouse. Each tile is an AggregatingMergeTree of per-group
- * states (`sum` for sums — Kahan summation would turn an overflow into NaN where `sum` and SQLite give inf — `uniqExact` of the install for installs counts), fed by a
- * materialized view over the rows a guarded insert accepts. Those rows carry, beside PostHog's
- * columns, each property the tiles read as PostHog's String (`p:<key>`, computed by the collector
- * with posthog-property.ts): the JSON is not parsed again for every tile. The views' states equal
- * the plain query's sums (compile-clickhouse.ts, PostHog's own lowering) over the same rows; the
+ * The tiles kept incrementally in ClickHouse, all in one AggregatingMergeTree: a row per tile,
+ * x and series holding the group's states as arrays (`sumForEach` for sums — Kahan summation
+ * would turn an overflow into NaN where `sum` and SQLite give inf — and `uniqExactForEach` of the
+ * install for installs counts). One table makes reading every tile one GROUP BY: a UNION of a
+ * query per tile cost about 8 ms per tile in planning alone. Each tile's materialized view feeds
+ * it from the rows a guarded insert accepts. Those rows carry, beside PostHog's columns, each
+ * property the tiles read as PostHog's String (`p:<key>`, computed by the collector with
+ * posthog-property.ts): the JSON is not parsed again for every tile. The views' states equal the
+ * plain query's sums (compile-clickhouse.ts, PostHog's own lowering) over the same rows; the
  * tests hold them to it. A tile's view counts rows accepted after a moment T (`_inserted_at`) and
  * its backfill — the plain per-event expressions over `events` — the rows up to T, so a tile
- * created while events arrive counts each once.
+ * created while events arrive counts each once. A tile's rows are keyed by a hash of its
+ * definition, so a changed tile is counted anew under a new key.
  */
 export interface AggregateTarget {
-  /** Database-qualified: the events table, the accepted-rows table the views read, and the prefix of the tile tables. */
+  /** Database-qualified: the events table, the accepted-rows table the views read, the tiles' table, and the prefix of the views. */
   events: string;
   accepted: string;
+  table: string;
   prefix: string;
   teamId: number;
 }
 
 export interface ClickHouseTileAggregate {
   tileId: string;
-  table: string;
+  /** The tile's rows in the tiles' table (its `tile` column) and its name in `memtrace_ready`. */
+  key: string;
   view: string;
   columns: string[];
-  createTable: string;
   createView(fromTime: string): string;
   backfill(throughTime: string): string;
+  /** Removes what an interrupted build counted under this key. */
+  clear: string;
   /** The tile's rows by SQL (renderTileQuery over the merged states). */
   read: string;
-  /** The merged group sums as one `UNION ALL` part: tile id, x as shown, series, every sum as text (inf and nan kept). */
-  groups: string;
+  /** The merged sums (`sums`) and installs counts (`installs`) of a group, back in the order of the plan's leaves. */
+  leafValues(sums: readonly number[], installs: readonly number[]): number[];
 }
 
 /** Bump when the kept states change meaning (not only the SQL text), so stored aggregates are rebuilt. */
-const AGGREGATE_VERSION = 1;
+const AGGREGATE_VERSION = 2;
 
 export const shortHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
 /** The column of the accepted rows holding a property's PostHog String. */
 export const propertyColumn = (key: string) => `\`p:${key}\``;
 const sqlName = (name: string) => name.replace(/[^a-z0-9_]/gi, '_');
+
+/** The tiles' table: one row of states per tile, x and series. */
+export const tileTableColumns =
+  'tile LowCardinality(String), xk String, series String, s AggregateFunction(sumForEach, Array(Float64)), u AggregateFunction(uniqExactForEach, Array(Nullable(String)))';
+export const tileTableDefinition = (table: string) =>
+  `CREATE TABLE IF NOT EXISTS ${table} (${tileTableColumns}) ENGINE = AggregatingMergeTree ORDER BY (tile, xk, series)`;
+/** Every tile's merged groups in one query: tile key, x as shown, series, sums and installs counts as text (inf and nan kept). */
+export const tileGroupsQuery = (table: string, keys: readonly string[]) =>
+  `SELECT tile, xk AS x, series, arrayMap(v -> toString(v), sumForEachMerge(s)) AS sums, arrayMap(v -> toString(v), uniqExactForEachMerge(u)) AS installs FROM ${table} WHERE tile IN (${keys.map(quote).join(', ')}) GROUP BY tile, xk, series`;
 
 function tileExpressions(plan: TilePlan): Expr[] {
   const dims = [plan.tile.x, plan.tile.series?.by].filter((d): d is Exclude<Dimension, 'week' | 'install'> => typeof d === 'object');
@@ -66,43 +82,51 @@ export function propertiesByEvent(tiles: readonly Tile[]): Map<string, string[]>
 
 export function clickHouseTileAggregate(tile: Tile, target: AggregateTarget): ClickHouseTileAggregate {
   const plan = planTile(tile);
-  const stateOf = (i: number, leaf: string, install: string) =>
-    plan.distinct.has(i) ? `uniqExactState(if(ifNull(notEquals(${leaf}, 0), 1), ${install}, NULL))` : `sumState(toFloat64(ifNull(${leaf}, 0)))`;
+  const sumLeaves = plan.leaves.flatMap((_, i) => (plan.distinct.has(i) ? [] : [i]));
+  const installLeaves = plan.leaves.flatMap((_, i) => (plan.distinct.has(i) ? [i] : []));
+  const states = (leaf: (i: number) => string, install: string) =>
+    [
+      `sumForEachState(${sumLeaves.length === 0 ? "CAST([], 'Array(Float64)')" : `[${sumLeaves.map((i) => `toFloat64(ifNull(${leaf(i)}, 0))`).join(', ')}]`}) AS s`,
+      `uniqExactForEachState(${
+        installLeaves.length === 0
+          ? "CAST([], 'Array(Nullable(String))')"
+          : `[${installLeaves.map((i) => `if(ifNull(notEquals(${leaf(i)}, 0), 1), ${install}, NULL)`).join(', ')}]`
+      }) AS u`,
+    ].join(', ');
   const accepted = target.accepted;
   const readers = propertyReaders((k) => `${accepted}.${propertyColumn(k)}`, accepted);
   const dim = (d: Dimension) =>
     d === 'week' ? `toStartOfWeek(toTimeZone(${accepted}.timestamp, 'UTC'), 1)` : d === 'install' ? `${accepted}.distinct_id` : renderExpr(d.expr, readers);
-  const viewSelect = (time: string) =>
-    [
-      `SELECT ${dim(tile.x)} AS xk, ${tile.series ? dim(tile.series.by) : "''"} AS series`,
-      ...plan.leaves.map((leaf, i) => `, ${stateOf(i, renderExpr(leaf, readers), `${accepted}.distinct_id`)} AS f${i}`),
-      ` FROM ${accepted} WHERE ${clickHouseWhere(tile, { table: accepted, teamId: target.teamId })} AND greater(${accepted}._inserted_at, ${time}) GROUP BY xk, series`,
-    ].join('');
-  const backfillSelect = (time: string) =>
-    [
-      `SELECT ${clickHouseDimension(tile.x, target.events)} AS xk, ${tile.series ? clickHouseDimension(tile.series.by, target.events) : "''"} AS series`,
-      ...plan.leaves.map((leaf, i) => `, ${stateOf(i, clickHouseExpr(leaf, target.events), `${target.events}.distinct_id`)} AS f${i}`),
-      ` FROM ${target.events} WHERE ${clickHouseWhere(tile, { table: target.events, teamId: target.teamId })} AND lessOrEquals(${target.events}._inserted_at, ${time}) GROUP BY xk, series`,
-    ].join('');
-  const xType = tile.x === 'week' ? 'Date' : 'String';
-  const states = plan.leaves.map((_, i) =>
-    plan.distinct.has(i) ? `f${i} AggregateFunction(uniqExact, Nullable(String))` : `f${i} AggregateFunction(sum, Float64)`,
-  );
-  const table = `${target.prefix}${shortHash(`v${AGGREGATE_VERSION}\n${viewSelect('T')}\n${backfillSelect('T')}\n${states.join()}`)}_${sqlName(tile.id)}`;
+  const select = (key: string, x: string, series: string, leaf: (i: number) => string, install: string, from: string) =>
+    `SELECT ${quote(key)} AS tile, toString(${x}) AS xk, ${series} AS series, ${states(leaf, install)} FROM ${from}`;
+  const viewSelect = (key: string, time: string) =>
+    `${select(key, dim(tile.x), tile.series ? dim(tile.series.by) : "''", (i) => renderExpr(plan.leaves[i]!, readers), `${accepted}.distinct_id`, accepted)} WHERE ${clickHouseWhere(tile, { table: accepted, teamId: target.teamId })} AND greater(${accepted}._inserted_at, ${time}) GROUP BY xk, series`;
+  const events = target.events;
+  const backfillSelect = (key: string, time: string) =>
+    `${select(key, clickHouseDimension(tile.x, events), tile.series ? clickHouseDimension(tile.series.by, events) : "''", (i) => clickHouseExpr(plan.leaves[i]!, events), `${events}.distinct_id`, events)} WHERE ${clickHouseWhere(tile, { table: events, teamId: target.teamId })} AND lessOrEquals(${events}._inserted_at, ${time}) GROUP BY xk, series`;
+  const key = `tile_${shortHash(`v${AGGREGATE_VERSION}\n${viewSelect('', 'T')}\n${backfillSelect('', 'T')}`)}_${sqlName(tile.id)}`;
   const time = (t: string) => `toDateTime64(${quoteTime(t)}, 6, 'UTC')`;
-  const merged = plan.leaves.map((_, i) => (plan.distinct.has(i) ? `uniqExactMerge(f${i}) AS f${i}` : `sumMerge(f${i}) AS f${i}`));
+  const merged = plan.leaves.map((_, i) =>
+    plan.distinct.has(i)
+      ? `arrayElement(uniqExactForEachMerge(u), ${installLeaves.indexOf(i) + 1}) AS f${i}`
+      : `arrayElement(sumForEachMerge(s), ${sumLeaves.indexOf(i) + 1}) AS f${i}`,
+  );
   return {
     tileId: tile.id,
-    table,
-    view: `${table}_mv`,
+    key,
+    view: `${target.prefix}${key}_mv`,
     columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)],
-    createTable: `CREATE TABLE IF NOT EXISTS ${table} (xk ${xType}, series String, ${states.join(', ')}) ENGINE = AggregatingMergeTree ORDER BY (xk, series)`,
-    createView: (fromTime) => `CREATE MATERIALIZED VIEW IF NOT EXISTS ${table}_mv TO ${table} AS ${viewSelect(time(fromTime))}`,
-    backfill: (throughTime) => `INSERT INTO ${table} ${backfillSelect(time(throughTime))}`,
-    read: renderTileQuery(plan, `SELECT xk, series, ${merged.join(', ')} FROM ${table} GROUP BY xk, series`, CLICKHOUSE_QUERY),
-    groups: `SELECT ${quote(tile.id)} AS tile, toString(xk) AS x, series, [${plan.leaves
-      .map((_, i) => `toString(${plan.distinct.has(i) ? `uniqExactMerge(f${i})` : `sumMerge(f${i})`})`)
-      .join(', ')}] AS sums FROM ${table} GROUP BY xk, series`,
+    createView: (fromTime) => `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target.prefix}${key}_mv TO ${target.table} AS ${viewSelect(key, time(fromTime))}`,
+    backfill: (throughTime) => `INSERT INTO ${target.table} ${backfillSelect(key, time(throughTime))}`,
+    clear: `ALTER TABLE ${target.table} DELETE WHERE tile = ${quote(key)} SETTINGS mutations_sync = 2`,
+    read: renderTileQuery(
+      plan,
+      `SELECT xk, series, ${merged.join(', ')} FROM ${target.table} WHERE tile = ${quote(key)} GROUP BY xk, series`,
+      CLICKHOUSE_QUERY,
+    ),
+    leafValues(sums, installs) {
+      return plan.leaves.map((_, i) => (plan.distinct.has(i) ? (installs[installLeaves.indexOf(i)] ?? 0) : (sums[sumLeaves.indexOf(i)] ?? 0)));
+    },
   };
 }
 

@@ -1,4 +1,12 @@
-import { clickHouseTileAggregate, propertiesByEvent, propertyColumn, shortHash, type ClickHouseTileAggregate } from '../../dashboards/clickhouse-aggregates.js';
+import {
+  clickHouseTileAggregate,
+  propertiesByEvent,
+  propertyColumn,
+  shortHash,
+  tileTableColumns,
+  tileTableDefinition,
+  type ClickHouseTileAggregate,
+} from '../../dashboards/clickhouse-aggregates.js';
 import { propertyText } from '../../dashboards/posthog-property.js';
 import type { Tile } from '../../dashboards/tile-ir.js';
 
@@ -13,10 +21,10 @@ export const COLLECTOR_TEAM_ID = 1;
  *   tiles read as PostHog's String. Its view passes on to `accepted_<h>` (Null) only the rows
  *   whose uuid `event_uuids` does not hold yet, in the same statement: with the statement run
  *   exclusively, a uuid is stored once however often and wherever it is re-sent. From
- *   `accepted_<h>`, views fill `events`, `event_uuids` and every tile's aggregate
- *   (clickhouse-aggregates.ts). `<h>` names the set of property columns, so a version that reads
+ *   `accepted_<h>`, views fill `events`, `event_uuids` and, one view per tile, the tiles'
+ *   states in `tile_states_<h>` (clickhouse-aggregates.ts). `<h>` names the set of property columns, so a version that reads
  *   other properties gets its own inbox;
- * - `memtrace_ready` lists the tile tables fully counted (their backfill done).
+ * - `memtrace_ready` lists the tiles fully counted (their backfill done), by key.
  */
 export interface CollectorSchema {
   database: string;
@@ -25,11 +33,13 @@ export interface CollectorSchema {
   inbox: string;
   accepted: string;
   ready: string;
+  /** The tiles' states (one AggregatingMergeTree for every tile). */
+  tiles: string;
   lock: string;
   /** The statements that create everything but the tile aggregates (idempotent). */
   base: string[];
   aggregates: ClickHouseTileAggregate[];
-  /** Tile tables, inboxes and their views of other definitions start with these (dropped once the new ones are counted). */
+  /** Tile views and tables, inboxes and their views of other definitions start with these (dropped once the new ones are counted). */
   versionedPrefixes: string[];
   /** An event as a row of the inbox. */
   inboxRow(e: { uuid: string; event: string; distinctId: string; timestamp: number }, properties: Record<string, unknown>, propertiesJson: string): string;
@@ -49,6 +59,7 @@ export function collectorSchema(database: string, tiles: readonly Tile[]): Colle
   const keys = [...new Set([...byEvent.values()].flat())].sort();
   const version = shortHash(keys.join('\n'));
   const inbox = q(`inbox_${version}`);
+  const tileStates = q(`tile_states_${shortHash(tileTableColumns)}`);
   const accepted = q(`accepted_${version}`);
   const eventColumns = "uuid UUID, event String, properties String, timestamp DateTime64(6, 'UTC'), distinct_id String";
   const keyColumns = keys.map((k) => `, ${propertyColumn(k)} Nullable(String)`).join('');
@@ -57,6 +68,7 @@ export function collectorSchema(database: string, tiles: readonly Tile[]): Colle
     `CREATE TABLE IF NOT EXISTS ${events} (uuid UUID, event String, properties String, timestamp DateTime64(6, 'UTC'), team_id Int64, distinct_id String, _inserted_at DateTime64(6, 'UTC')) ENGINE = MergeTree ORDER BY (team_id, toDate(timestamp), event, cityHash64(distinct_id), cityHash64(uuid))`,
     `CREATE TABLE IF NOT EXISTS ${uuids} (uuid UUID, seen UInt8) ENGINE = EmbeddedRocksDB PRIMARY KEY uuid`,
     `CREATE TABLE IF NOT EXISTS ${q('memtrace_ready')} (name String) ENGINE = MergeTree ORDER BY name`,
+    tileTableDefinition(tileStates),
     `CREATE TABLE IF NOT EXISTS ${inbox} (${eventColumns}${keyColumns}) ENGINE = Null`,
     `CREATE TABLE IF NOT EXISTS ${accepted} (${eventColumns}, team_id Int64, _inserted_at DateTime64(6, 'UTC')${keyColumns}) ENGINE = Null`,
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${accepted}_events_mv TO ${events} AS SELECT uuid, event, properties, timestamp, team_id, distinct_id, _inserted_at FROM ${accepted}`,
@@ -66,7 +78,9 @@ export function collectorSchema(database: string, tiles: readonly Tile[]): Colle
   ];
   // Keys are plain identifiers (tile-plan.ts), so their column names need no escaping.
   const columnsByEvent = new Map([...byEvent].map(([event, eventKeys]) => [event, eventKeys.map((key) => ({ key, prefix: `,"p:${key}":` }))]));
-  const aggregates = tiles.map((tile) => clickHouseTileAggregate(tile, { events, accepted, prefix: `${database}.tile_`, teamId: COLLECTOR_TEAM_ID }));
+  const aggregates = tiles.map((tile) =>
+    clickHouseTileAggregate(tile, { events, accepted, table: tileStates, prefix: `${database}.`, teamId: COLLECTOR_TEAM_ID }),
+  );
   return {
     database,
     events,
@@ -74,6 +88,7 @@ export function collectorSchema(database: string, tiles: readonly Tile[]): Colle
     inbox,
     accepted,
     ready: q('memtrace_ready'),
+    tiles: tileStates,
     lock: q('memtrace_schema_lock'),
     base,
     aggregates,

@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from '../../../log.js';
+import { tileGroupsQuery } from '../../dashboards/clickhouse-aggregates.js';
 import { compileClickHouse } from '../../dashboards/compile-clickhouse.js';
 import type { Tile } from '../../dashboards/tile-ir.js';
 import { tileRowsFromGroups, type GroupSums } from '../../dashboards/tile-measures.js';
@@ -53,8 +54,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The collector's events and tiles in ClickHouse. Inserts are one exclusive statement per batch
- * into `events_in`, whose view keeps only uuids not yet stored; tiles are read from the
- * aggregating tables their views keep (clickhouse-schema.ts). Nothing that matters lives in
+ * into the inbox, whose view keeps only uuids not yet stored; tiles are read, in one query, from
+ * the aggregating table their views keep (clickhouse-schema.ts). Nothing that matters lives in
  * the process: a second collector on the same server serves the same numbers.
  */
 export async function openClickHouseStore(connection: ClickHouseConnection, options: ClickHouseStoreOptions): Promise<FleetStore> {
@@ -106,10 +107,15 @@ export async function openClickHouseStore(connection: ClickHouseConnection, opti
     count,
     async readTiles() {
       // One query for every tile's group sums; the few hundred groups become rows in JavaScript (tile-measures.ts).
-      const sql = tiles.map((tile) => aggregateOf.get(tile.id)!.groups).join(' UNION ALL ');
+      const byKey = new Map(tiles.map((tile) => [aggregateOf.get(tile.id)!.key, aggregateOf.get(tile.id)!]));
       const groups = new Map<string, GroupSums[]>(tiles.map((t) => [t.id, []]));
-      for (const row of await connection.rows<{ tile: string; x: string; series: string; sums: string[] }>(sql))
-        groups.get(row.tile)?.push({ x: row.x, series: row.series, sums: row.sums.map(parseFloatText) });
+      const sql = tileGroupsQuery(schema.tiles, [...byKey.keys()]);
+      for (const row of await connection.rows<{ tile: string; x: string; series: string; sums: string[]; installs: string[] }>(sql)) {
+        const aggregate = byKey.get(row.tile);
+        if (aggregate === undefined) continue;
+        const sums = aggregate.leafValues(row.sums.map(parseFloatText), row.installs.map(Number));
+        groups.get(aggregate.tileId)!.push({ x: row.x, series: row.series, sums });
+      }
       return tiles.map((tile) => {
         const started = performance.now();
         const rows = finiteCells(tileRowsFromGroups(plans.get(tile.id)!, groups.get(tile.id)!));

@@ -24,11 +24,11 @@ const LOCK_POLL_MS = 500;
 export async function ensureCollectorSchema(connection: ClickHouseConnection, schema: CollectorSchema, deps: SchemaSetupDeps): Promise<void> {
   for (const sql of schema.base) await connection.command(sql);
   const ready = await readyNames(connection, schema);
-  if (schema.aggregates.every((a) => ready.has(a.table))) return;
+  if (schema.aggregates.every((a) => ready.has(a.key))) return;
   await withSchemaLock(connection, schema, deps, async () => {
-    const stillMissing = schema.aggregates.filter((a) => !ready.has(a.table));
+    const stillMissing = schema.aggregates.filter((a) => !ready.has(a.key));
     const nowReady = await readyNames(connection, schema);
-    const missing = stillMissing.filter((a) => !nowReady.has(a.table));
+    const missing = stillMissing.filter((a) => !nowReady.has(a.key));
     if (missing.length > 0) await buildAggregates(connection, schema, missing, deps);
     await dropOldAggregates(connection, schema);
   });
@@ -66,10 +66,11 @@ async function buildAggregates(
   progress?.(`building ${missing.length} tile aggregate(s) in ClickHouse over ${events} stored event(s)`);
   let margin = deps.handoffMs;
   for (let attempt = 0; ; attempt += 1) {
+    const counted = await tileKeys(connection, schema);
     for (const a of missing) {
       await connection.command(`DROP VIEW IF EXISTS ${a.view}`);
-      await connection.command(`DROP TABLE IF EXISTS ${a.table}`);
-      await connection.command(a.createTable);
+      // What an interrupted build (or the attempt before this one) counted starts again from nothing.
+      if (counted.has(a.key)) await connection.command(a.clear);
     }
     const t = await serverTime(connection, margin);
     for (const a of missing) await connection.command(a.createView(t), { exclusive: true });
@@ -79,7 +80,7 @@ async function buildAggregates(
         await connection.command(a.backfill(t), { exclusive: true });
         progress?.(`counted stored events into ${a.tileId} (${i + 1}/${missing.length})`);
       }
-      await connection.insertRows(schema.ready, missing.map((a) => JSON.stringify({ name: a.table })).join('\n'));
+      await connection.insertRows(schema.ready, missing.map((a) => JSON.stringify({ name: a.key })).join('\n'));
       return;
     }
     // The views took longer to create than the margin: start over with a wider one.
@@ -88,10 +89,18 @@ async function buildAggregates(
   }
 }
 
-/** Tile tables and inboxes of definitions this version no longer has (a tile changed or went away), with their views. */
+async function tileKeys(connection: ClickHouseConnection, schema: CollectorSchema): Promise<Set<string>> {
+  return new Set((await connection.rows<{ tile: string }>(`SELECT DISTINCT tile FROM ${schema.tiles}`)).map((r) => r.tile));
+}
+
+/** Tile views and states, tables and inboxes of definitions this version no longer has (a tile changed or went away). */
 async function dropOldAggregates(connection: ClickHouseConnection, schema: CollectorSchema): Promise<void> {
+  const keys = new Set(schema.aggregates.map((a) => a.key));
+  const oldKeys = [...(await tileKeys(connection, schema))].filter((k) => !keys.has(k));
+  if (oldKeys.length > 0)
+    await connection.command(`ALTER TABLE ${schema.tiles} DELETE WHERE tile IN (${oldKeys.map((k) => `'${k}'`).join(', ')}) SETTINGS mutations_sync = 2`);
   const base = schema.base.map((sql) => /EXISTS (\S+)/.exec(sql)?.[1] ?? '');
-  const current = new Set([...schema.aggregates.flatMap((a) => [a.table, a.view]), ...base].map(bare));
+  const current = new Set([...schema.aggregates.map((a) => a.view), ...base].map(bare));
   const prefixes = schema.versionedPrefixes.map((p) => `startsWith(name, '${p}')`).join(' OR ');
   const existing = await connection.rows<{ name: string; engine: string }>(
     `SELECT name, engine FROM system.tables WHERE database = '${schema.database}' AND (${prefixes})`,
