@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { main } from '../src/cli/main.js';
 import { writeContextFile } from '../src/data-dir/index.js';
@@ -28,6 +29,8 @@ export const name = 'claude-code-hooks';
  * stopped again after the run). Opt-in (BENCH_CC_VARIANTS, comma-separated), for decisions:
  * memtrace_without_tool_hooks (installed minus PostToolUse/PostToolUseFailure),
  * memtrace_node_mcp (installed hooks with the Node stdio server, as 0.2.0 registered it).
+ * BENCH_CC_HOST_ENV (`K=V,K=V`) is given to Claude Code in every variant alike, the unhooked one
+ * included: for trying the host's own settings (e.g. CLAUDE_CODE_MCP_STARTUP_WAIT_MS=0).
  */
 type Variant =
   | 'no_hooks'
@@ -37,10 +40,17 @@ type Variant =
   | 'memtrace_without_tool_hooks'
   | 'memtrace_node_mcp'
   | 'memtrace_mcp_only'
-  | 'static_mcp_floor';
+  | 'static_mcp_floor'
+  | 'static_http_mcp_floor';
 const DEFAULT_VARIANTS: Variant[] = ['no_hooks', 'memtrace', 'memtrace_hooks_only', 'memtrace_cold'];
-const OPTIONAL_VARIANTS: Variant[] = ['memtrace_without_tool_hooks', 'memtrace_node_mcp', 'memtrace_mcp_only', 'static_mcp_floor'];
+const OPTIONAL_VARIANTS: Variant[] = ['memtrace_without_tool_hooks', 'memtrace_node_mcp', 'memtrace_mcp_only', 'static_mcp_floor', 'static_http_mcp_floor'];
 const RUNS = Number(process.env.BENCH_CC_RUNS ?? 7);
+const HOST_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.BENCH_CC_HOST_ENV ?? '')
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => [kv.slice(0, kv.indexOf('=')).trim(), kv.slice(kv.indexOf('=') + 1).trim()]),
+);
 const WITH_MCP: ReadonlySet<Variant> = new Set([
   'memtrace',
   'memtrace_cold',
@@ -48,6 +58,7 @@ const WITH_MCP: ReadonlySet<Variant> = new Set([
   'memtrace_node_mcp',
   'memtrace_mcp_only',
   'static_mcp_floor',
+  'static_http_mcp_floor',
 ]);
 
 /**
@@ -66,11 +77,16 @@ export async function run(): Promise<Record<string, unknown>> {
   const dataDir = path.join(temp.dir, 'data');
   const coldDir = path.join(temp.dir, 'cold-data');
   const dirs = Object.fromEntries(variants.map((v) => [v, path.join(temp.dir, v)])) as Record<Variant, string>;
+  let httpFloor: http.Server | null = null;
   for (const variant of variants) {
     fs.mkdirSync(dirs[variant]);
     if (variant === 'no_hooks') continue;
     if (variant === 'static_mcp_floor') {
       await writeStaticMcpServer(dirs[variant], temp.dir);
+      continue;
+    }
+    if (variant === 'static_http_mcp_floor') {
+      httpFloor = await startStaticHttpMcpServer(dirs[variant], temp.dir);
       continue;
     }
     // With the data dir the sessions use: install builds the native forwarder there.
@@ -145,11 +161,13 @@ export async function run(): Promise<Record<string, unknown>> {
         ]),
       ),
       target: 'memtrace ≤ 1.05 × no_hooks; memtrace tools in the first request',
+      host_env: HOST_ENV,
       worker_hooks: health.hooks,
     };
   } finally {
     await worker?.stop();
     worker = null;
+    httpFloor?.close();
     await stopStartedWorker(coldDir);
     temp.cleanup();
   }
@@ -192,6 +210,40 @@ while (my $line = <STDIN>) {
   );
 }
 
+/**
+ * The same stand-in as an MCP server over Streamable HTTP that is already running (in this
+ * process, on a loopback port): what a server costs the host when it spawns nothing. Not a
+ * design memtrace can ship as is — the worker takes no TCP connections (hooks and MCP reach it
+ * only through the Unix socket in the data dir) — but it tells the host's stdio cost apart.
+ */
+async function startStaticHttpMcpServer(projectDir: string, tempDir: string): Promise<http.Server> {
+  await writeStaticMcpServer(projectDir, tempDir);
+  const tools = fs.readFileSync(path.join(tempDir, 'static-mcp-tools.json'), 'utf8');
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      const message = JSON.parse(body) as { id?: unknown; method?: string };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const result =
+        message.method === 'initialize'
+          ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'memtrace', version: '0' } }
+          : message.method === 'tools/list'
+            ? JSON.parse(tools)
+            : null;
+      const reply = result === null ? { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'not here' } } : { jsonrpc: '2.0', id: message.id, result };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  fs.writeFileSync(path.join(projectDir, '.mcp.json'), JSON.stringify({ mcpServers: { memtrace: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } }));
+  return server;
+}
+
 /** The installed hooks without the per-tool ones: what reading tool calls from the transcript instead would leave. */
 function dropToolHooks(projectDir: string): void {
   const file = path.join(projectDir, '.claude', 'settings.json');
@@ -206,7 +258,7 @@ async function once(projectDir: string, env: Record<string, string>, tempDir: st
   const fake = await startFakeAnthropic({ script: basicScript(notes) });
   const home = fs.mkdtempSync(path.join(tempDir, 'home-'));
   try {
-    const result = await runClaudeCode({ projectDir, prompt: BASIC_PROMPT, apiUrl: fake.url, home, env, timeoutMs: 120_000 });
+    const result = await runClaudeCode({ projectDir, prompt: BASIC_PROMPT, apiUrl: fake.url, home, env: { ...HOST_ENV, ...env }, timeoutMs: 120_000 });
     if (result.exitCode !== 0 || fake.remainingTurns() !== 0)
       throw new Error(`claude exited ${result.exitCode} with ${fake.remainingTurns()} turns left: ${result.stderr}`);
     // Claude Code 2.1.330 defers MCP tools: their names are listed in the request for ToolSearch to load.
