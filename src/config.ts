@@ -27,10 +27,15 @@ const MIN_OBSERVER_BUDGET_TOKENS = 200_000;
 
 export type ConfigResult = { ok: true; config: WorkerConfig } | { ok: false; errors: string[] };
 
+/** MEMTRACE_DATA_DIR (`~` expanded), else `~/.memtrace`. */
+export function dataDirFromEnv(env: Record<string, string | undefined>, homeDir: string): string {
+  const raw = env.MEMTRACE_DATA_DIR;
+  return raw !== undefined && raw !== '' ? expandHome(raw, homeDir) : joinPath(homeDir, '.memtrace');
+}
+
 export function loadWorkerConfig(env: Record<string, string | undefined>, homeDir: string, overrides: { port?: number; dataDir?: string } = {}): ConfigResult {
   const errors: string[] = [];
-  const rawDir = overrides.dataDir ?? env.MEMTRACE_DATA_DIR;
-  const dataDir = rawDir !== undefined && rawDir !== '' ? expandHome(rawDir, homeDir) : joinPath(homeDir, '.memtrace');
+  const dataDir = dataDirFromEnv(overrides.dataDir === undefined ? env : { ...env, MEMTRACE_DATA_DIR: overrides.dataDir }, homeDir);
 
   let port = DEFAULT_PORT;
   if (overrides.port !== undefined) port = overrides.port;

@@ -1,11 +1,11 @@
-import path from 'node:path';
+import os from 'node:os';
 import { createAnthropicProvider } from './anthropic.js';
 import { createOpenAICompatibleProvider } from './openai-compatible.js';
 import { pricesFromEnv, type Price } from './pricing.js';
 import { createReplayProvider, ReplayFileError } from './replay.js';
 import { ProviderError, type ObserverProvider } from './types.js';
 import type { HttpDeps } from './http-call.js';
-import { DEFAULT_PROVIDER_TIMEOUT_MS, parseProviderTimeout } from '../config.js';
+import { dataDirFromEnv, DEFAULT_PROVIDER_TIMEOUT_MS, parseProviderTimeout } from '../config.js';
 import { HOST_CLI_PROVIDERS, PROVIDER_NAMES, type HostCliProviderName } from '../vocabulary/provider-name.js';
 import { createHostCliProvider, type HostCliDeps, type HostCliSpec } from './cli/host-cli-provider.js';
 import { CLAUDE_CODE_CLI } from './cli/claude-code.js';
@@ -104,7 +104,8 @@ export function createProviderFromEnv(
   env: Record<string, string | undefined>,
   options: Partial<ChoiceOptions> = {},
 ): { provider: ObserverProvider } | { error: string } {
-  const chosen = chooseObserver(env, { dataDir: options.dataDir ?? path.join(env.HOME ?? '.', '.memtrace'), ...options });
+  // The data dir the worker uses, so the host CLI's scratch dir is the one intake and mining leave alone.
+  const chosen = chooseObserver(env, { dataDir: options.dataDir ?? dataDirFromEnv(env, env.HOME ?? os.homedir()), ...options });
   return 'error' in chosen ? chosen : { provider: chosen.choice.primary };
 }
 
