@@ -1,4 +1,5 @@
 import { OBSERVATION_TYPES, type ObservationType, type ParsedObservation, type ParsedSummary } from '../../vocabulary/observation.js';
+import { isoToMs } from '../iso-time.js';
 
 /**
  * One claude-mem row as memtrace memory. Pure. Its types are memtrace's own words (bugfix,
@@ -79,11 +80,8 @@ export function peerList(value: unknown): string[] {
 /** The row's time in ms: its epoch (seconds or ms), else its ISO text; null when neither reads. */
 export function peerTime(epoch: unknown, iso: unknown): number | null {
   if (typeof epoch === 'number' && Number.isFinite(epoch) && epoch > 0) return epoch < SECONDS_BELOW ? Math.round(epoch * 1000) : Math.round(epoch);
-  if (typeof iso === 'string') {
-    const ms = Date.parse(iso);
-    if (Number.isFinite(ms)) return ms;
-  }
-  return null;
+  // isoToMs reads a time without a zone as UTC (Date.parse would take the machine's zone) and refuses impossible days.
+  return typeof iso === 'string' ? isoToMs(iso) : null;
 }
 
 export function mapType(type: string | null): { type: ObservationType; unknown: boolean } {
