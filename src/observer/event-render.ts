@@ -153,22 +153,50 @@ function diffOf(before: string, after: string): string {
 
 /**
  * The head and the tail of a text within `max` characters, cut at line ends where it can, with a
- * marker saying how much went. Counts code points, so a surrogate pair is never split.
+ * marker saying how much went. Counts code points, so a surrogate pair is never split; walks the
+ * string by index instead of spreading it, since a tool's output can be megabytes on the hook path.
  */
 export function headTail(text: string, max: number): string {
   if (text.length <= max) return text;
-  const points = Array.from(text);
-  if (points.length <= max) return text;
+  const total = codePointsIn(text, 0, text.length);
+  if (total <= max) return text;
   const marker = (lines: number, chars: number) => `\n… [${lines} lines, ${chars} characters cut] …\n`;
   const budget = Math.max(0, max - 48);
-  let head = points.slice(0, Math.ceil(budget * 0.6)).join('');
-  let tail = points.slice(points.length - Math.floor(budget * 0.4)).join('');
+  let head = text.slice(0, indexAfter(text, Math.ceil(budget * 0.6)));
+  let tail = text.slice(indexBefore(text, Math.floor(budget * 0.4)));
   const headBreak = head.lastIndexOf('\n');
   if (headBreak > head.length / 2) head = head.slice(0, headBreak);
   const tailBreak = tail.indexOf('\n');
   if (tailBreak !== -1 && tailBreak < tail.length / 2) tail = tail.slice(tailBreak + 1);
-  const cut = text.slice(head.length, text.length - tail.length);
-  return `${head}${marker(lineCount(cut), Array.from(cut).length)}${tail}`;
+  const cut = total - codePointsIn(head, 0, head.length) - codePointsIn(tail, 0, tail.length);
+  return `${head}${marker(lineCount(text.slice(head.length, text.length - tail.length)), cut)}${tail}`;
+}
+
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/** Code points in text[from, to): a surrogate pair counts once, a lone surrogate once. */
+function codePointsIn(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i += 1) {
+    n += 1;
+    if (isHigh(text.charCodeAt(i)) && i + 1 < to && isLow(text.charCodeAt(i + 1))) i += 1;
+  }
+  return n;
+}
+
+/** The index just past the first `points` code points. */
+function indexAfter(text: string, points: number): number {
+  let i = 0;
+  for (let n = 0; n < points && i < text.length; n += 1) i += isHigh(text.charCodeAt(i)) && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+  return i;
+}
+
+/** The index where the last `points` code points begin. */
+function indexBefore(text: string, points: number): number {
+  let i = text.length;
+  for (let n = 0; n < points && i > 0; n += 1) i -= i >= 2 && isLow(text.charCodeAt(i - 1)) && isHigh(text.charCodeAt(i - 2)) ? 2 : 1;
+  return i;
 }
 
 function block(name: string, text: string): string {
