@@ -234,7 +234,8 @@ async function startStaticHttpMcpServer(projectDir: string, tempDir: string): Pr
           : message.method === 'tools/list'
             ? JSON.parse(tools)
             : null;
-      const reply = result === null ? { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'not here' } } : { jsonrpc: '2.0', id: message.id, result };
+      const reply =
+        result === null ? { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'not here' } } : { jsonrpc: '2.0', id: message.id, result };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
     });
   });

@@ -1,21 +1,11 @@
 import fs from 'node:fs';
-import { openStore, type SpendTotals } from '../store/index.js';
+import { openStore, spendJson, type SpendJson } from '../store/index.js';
 import { usdText } from '../vocabulary/usd-text.js';
 
 /** The observer's spend as `worker status` shows it: per UTC day and per session, from the ledger. */
 export interface SpendReport {
   days: Array<{ day: string } & SpendJson>;
   sessions: Array<{ session_id: string; last_call_at: string } & SpendJson>;
-}
-
-interface SpendJson {
-  calls: number;
-  events: number;
-  tokens_in: number;
-  tokens_out: number;
-  calls_usage_unknown: number;
-  cost_usd?: number;
-  cost_estimated?: boolean;
 }
 
 const DAYS = 7;
@@ -35,17 +25,6 @@ export function readSpend(dbFile: string): SpendReport | null {
   } finally {
     store.close();
   }
-}
-
-function spendJson(t: SpendTotals): SpendJson {
-  return {
-    calls: t.calls,
-    events: t.events,
-    tokens_in: t.tokensIn,
-    tokens_out: t.tokensOut,
-    calls_usage_unknown: t.callsUsageUnknown,
-    ...(t.costUsd === null ? {} : { cost_usd: Math.round(t.costUsd * 1e6) / 1e6, cost_estimated: t.costEstimated }),
-  };
 }
 
 const n = (x: number) => x.toLocaleString('en-US');

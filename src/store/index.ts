@@ -70,7 +70,8 @@ export { createRawData, type RawData, type RawRemoved, type StoreSize } from './
 export { runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
 export type { PendingHead, QueueMessage } from './queue.js';
-export type { CallReservation, CallSettlement, SpendTotals } from './observer-calls.js';
+export type { CallReservation, CallSettlement, SpendJson, SpendTotals } from './observer-calls.js';
+export { NO_SPEND, spendJson } from './observer-calls.js';
 export type { SessionRow } from './sessions.js';
 export type { StoredObservation } from './observations.js';
 export { toStoredObservation } from './observations.js';

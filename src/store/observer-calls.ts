@@ -38,6 +38,30 @@ export interface SpendTotals {
   events: number;
 }
 
+/** Spend totals as `worker status --json` and /health print them (snake_case, cost to the micro-dollar). */
+export interface SpendJson {
+  calls: number;
+  events: number;
+  tokens_in: number;
+  tokens_out: number;
+  calls_usage_unknown: number;
+  cost_usd?: number;
+  cost_estimated?: boolean;
+}
+
+export const NO_SPEND: SpendTotals = { calls: 0, tokensIn: 0, tokensOut: 0, callsUsageUnknown: 0, costUsd: null, costEstimated: false, events: 0 };
+
+export function spendJson(t: SpendTotals): SpendJson {
+  return {
+    calls: t.calls,
+    events: t.events,
+    tokens_in: t.tokensIn,
+    tokens_out: t.tokensOut,
+    calls_usage_unknown: t.callsUsageUnknown,
+    ...(t.costUsd === null ? {} : { cost_usd: Math.round(t.costUsd * 1e6) / 1e6, cost_estimated: t.costEstimated }),
+  };
+}
+
 export type ObserverCalls = ReturnType<typeof createObserverCalls>;
 
 /**

@@ -1,7 +1,7 @@
 import type { HookStats } from './hook-accounting.js';
 import type { LoopStatus } from './observer-loop.js';
 import type { RetentionReport } from '../memory/retention.js';
-import type { StoreSize } from '../store/index.js';
+import { NO_SPEND, spendJson, type StoreSize } from '../store/index.js';
 import type { ObserverStatus } from './observer-runtime.js';
 
 /** The store's size against its budget and what retention last removed: sizes and counts only. */
@@ -62,16 +62,7 @@ function observerReport(loop: LoopStatus, observer: ObserverStatus): Record<stri
       failures: w.failures,
     })),
     budget: { day: budget.day, tokens_per_day: budget.budgetTokens, counted_today: budget.countedTokens, remaining_today: budget.remainingTokens },
-    today: {
-      calls: today?.calls ?? 0,
-      events: today?.events ?? 0,
-      tokens_in: today?.tokensIn ?? 0,
-      tokens_out: today?.tokensOut ?? 0,
-      calls_usage_unknown: today?.callsUsageUnknown ?? 0,
-      ...(today?.costUsd !== null && today?.costUsd !== undefined
-        ? { cost_usd: Math.round(today.costUsd * 1e6) / 1e6, cost_estimated: today.costEstimated }
-        : {}),
-    },
+    today: spendJson(today ?? NO_SPEND),
   };
 }
 
