@@ -1,4 +1,5 @@
 export { accessIncrements, type MemoryAccess, type MemoryAccessSink } from './access-counters.js';
+export { withMemorySpans } from './access-spans.js';
 export { createAccessRecorder } from './access-recorder.js';
 export { buildSearchQuery } from './query.js';
 export { createMemorySearch, DEFAULT_SEARCH_LIMIT, EmptyQueryError, type SearchHit } from './search.js';

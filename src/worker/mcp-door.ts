@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { accessIncrements, type MemoryAccessSink } from '../memory/index.js';
+import { accessIncrements, withMemorySpans, type MemoryAccessSink } from '../memory/index.js';
 import type { Store } from '../store/index.js';
 
 /**
@@ -22,16 +22,14 @@ export interface McpDoorDeps {
   recordCounters(event: string, dims: Readonly<Record<string, string>>, increments: Readonly<Record<string, number>>, nowMs: number): void;
   clock: Clock;
   log: Logger;
-  /** The MCP server's module; loaded on the first session (or `preload`), never on a hook's path. */
-  load?: () => Promise<McpModule>;
+  /** The worker's environment: its OTEL_* variables decide whether memory spans are exported. */
+  env: Record<string, string | undefined>;
 }
 
 export interface McpDoor {
   upgrade(request: IncomingMessage, stream: Duplex, head: Buffer): void;
   /** Loads the SDK ahead of the first session, when the worker has nothing else to do. */
   preload(): void;
-  /** Sessions open now. */
-  open(): number;
 }
 
 const NOT_HERE = 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
@@ -40,16 +38,20 @@ const SWITCHING = `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUp
 /**
  * The worker's MCP door: one SDK server per bridge connection over the worker's own store. The
  * socket lives in the 0700 data dir, so whoever connects is the data dir's owner, as for hooks:
- * no token. Searches are counted in memory_access_rollup (via `mcp`) through the worker's telemetry.
+ * no token. Searches are counted in memory_access_rollup (via `mcp`) through the worker's telemetry,
+ * and traced as GenAI memory spans when OpenTelemetry is configured.
  */
 export function createMcpDoor(deps: McpDoorDeps): McpDoor {
-  const access: MemoryAccessSink = {
-    record: (via, used, nowMs) => deps.recordCounters('memory_access_rollup', { via }, accessIncrements(used), nowMs),
-  };
+  // Counted and traced as the Node stdio server does (openMemoryStore), so an MCP call is one span whichever serves it.
+  const access: MemoryAccessSink = withMemorySpans(
+    { record: (via, used, nowMs) => deps.recordCounters('memory_access_rollup', { via }, accessIncrements(used), nowMs) },
+    deps.env,
+  );
   const memory = () => ({ store: deps.store, access });
+  // The MCP server's module is loaded on the first session (or `preload`), never on a hook's path.
   let module: Promise<McpModule> | null = null;
   const load = () => {
-    module ??= (deps.load ?? (() => import('../mcp/index.js')))();
+    module ??= import('../mcp/index.js');
     return module;
   };
   let open = 0;
@@ -65,12 +67,9 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
       stream.pause();
       if (head.length > 0) stream.unshift(head);
       open += 1;
-      let counted = true;
-      const done = () => {
-        if (counted) open -= 1;
-        counted = false;
-      };
-      stream.once('close', done);
+      stream.once('close', () => {
+        open -= 1;
+      });
       load()
         .then((mcp) => (stream.destroyed ? null : mcp.serveMcpStream(stream, { memory, clock: deps.clock })))
         .then((session) => {
@@ -85,8 +84,9 @@ export function createMcpDoor(deps: McpDoorDeps): McpDoor {
         });
     },
     preload() {
+      // Once: a module that failed to load is said once, not on every tick.
+      if (module !== null) return;
       load().catch((error: unknown) => deps.log.warn('could not load the MCP server', { error: String(error) }));
     },
-    open: () => open,
   };
 }

@@ -238,7 +238,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const server = await listenLoopback(app, config.port);
   port = server.port;
   lock.update({ port });
-  const mcpDoor = createMcpDoor({ store, recordCounters: telemetry.recordCounters, clock, log });
+  const mcpDoor = createMcpDoor({ store, recordCounters: telemetry.recordCounters, clock, log, env: options.env });
   const hookSocket = await listenUnixSocket(
     createHookApp(
       hookDoor({
