@@ -7,11 +7,11 @@ import { touchPrivateFile } from './private-files.js';
  * which the OS releases when the process dies, so a kill -9 never leaves it behind. Null when
  * another process holds it.
  */
-export function lockExclusively(file: string): { release(): void } | null {
+export function lockExclusively(file: string, options: { busyTimeoutMs?: number } = {}): { release(): void } | null {
   touchPrivateFile(file);
   const db: Database.Database = new (sqliteDriver())(file);
   db.pragma('locking_mode = EXCLUSIVE');
-  db.pragma('busy_timeout = 0');
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 0)}`);
   try {
     db.exec('BEGIN EXCLUSIVE');
     db.exec('COMMIT');

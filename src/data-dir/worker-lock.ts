@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { touchPrivateFile, writePrivateFileAtomic } from './private-files.js';
+import { lockExclusively } from './process-lock.js';
+import { writePrivateFileAtomic } from './private-files.js';
 import { sqliteDriver } from '../store/sqlite-driver.js';
 
 /**
@@ -40,20 +41,9 @@ const LOCK_FILE = 'worker.lock';
 const INFO_FILE = 'worker.json';
 
 export function acquireWorkerLock(dataDir: string, info: WorkerInfo): WorkerLock {
-  const file = path.join(dataDir, LOCK_FILE);
-  touchPrivateFile(file);
-  const db = new (sqliteDriver())(file);
-  db.pragma('locking_mode = EXCLUSIVE');
   // Waits out a `worker status` probe; a running worker holds the lock for good.
-  db.pragma('busy_timeout = 300');
-  try {
-    db.exec('BEGIN EXCLUSIVE');
-    db.exec('COMMIT');
-  } catch (error) {
-    db.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new WorkerRunningError(dataDir, readWorkerInfo(dataDir));
-    throw error;
-  }
+  const lock = lockExclusively(path.join(dataDir, LOCK_FILE), { busyTimeoutMs: 300 });
+  if (lock === null) throw new WorkerRunningError(dataDir, readWorkerInfo(dataDir));
   let current = info;
   writeInfo(dataDir, current);
   return {
@@ -65,7 +55,7 @@ export function acquireWorkerLock(dataDir: string, info: WorkerInfo): WorkerLock
       try {
         fs.rmSync(path.join(dataDir, INFO_FILE), { force: true });
       } finally {
-        db.close();
+        lock.release();
       }
     },
   };
