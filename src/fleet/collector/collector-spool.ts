@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { makePrivateDir, writePrivateFile } from '../../data-dir/private-files.js';
+import { makePrivateDir, writePrivateFileAtomic } from '../../data-dir/private-files.js';
 import { lockExclusively } from '../../data-dir/process-lock.js';
 import type { CollectedEvent } from './collected-event.js';
 
 /**
  * Events a collector has accepted but its store does not hold yet, one file per request, written
- * before the reply (temporary name, then renamed: a file is whole or absent). The flusher takes
+ * and synced before the reply (writePrivateFileAtomic: a file is whole or absent). The flusher takes
  * the oldest files, inserts their events and removes the files; a crash between the two only
  * re-inserts, which the store's uuid guard ignores. One collector per spool directory: a lock
  * the OS releases when the process dies (SQLite's exclusive lock, as the worker's).
@@ -36,16 +36,16 @@ export function openCollectorSpool(dir: string): CollectorSpool {
   makePrivateDir(dir);
   const lock = lockExclusively(path.join(dir, LOCK));
   if (lock === null) throw new SpoolInUseError(dir);
-  // Half-written files of a crashed run were never acknowledged: their senders still hold them.
-  for (const name of fs.readdirSync(dir)) if (name.startsWith('.tmp-')) fs.rmSync(path.join(dir, name), { force: true });
-  const files = () =>
-    fs
-      .readdirSync(dir)
-      .filter((name) => name.endsWith(SUFFIX))
-      .sort();
+  // Half-written files of a crashed run (temporary, dot-named) were never acknowledged: their senders still hold them.
+  for (const name of fs.readdirSync(dir)) if (name.startsWith('.')) fs.rmSync(path.join(dir, name), { force: true });
+  // Every spool file and its event count, oldest first: names sort in arrival order, and this process is the only writer.
   const counts = new Map<string, number>();
   let pending = 0;
-  for (const name of files()) {
+  const existing = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(SUFFIX))
+    .sort();
+  for (const name of existing) {
     const n = readFile(path.join(dir, name)).length;
     counts.set(name, n);
     pending += n;
@@ -58,16 +58,14 @@ export function openCollectorSpool(dir: string): CollectorSpool {
       seq += 1;
       // Time first, so names sort in arrival order across runs; the pid keeps two runs' names apart.
       const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${String(seq).padStart(9, '0')}${SUFFIX}`;
-      const temporary = path.join(dir, `.tmp-${name}`);
-      writePrivateFile(temporary, `${events.map((e) => JSON.stringify(e)).join('\n')}\n`, 'wx');
-      fs.renameSync(temporary, path.join(dir, name));
+      writePrivateFileAtomic(path.join(dir, name), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
       counts.set(name, events.length);
       pending += events.length;
     },
     take(maxEvents) {
       const taken: string[] = [];
       const events: CollectedEvent[] = [];
-      for (const name of files()) {
+      for (const name of counts.keys()) {
         if (taken.length > 0 && events.length + (counts.get(name) ?? 0) > maxEvents) break;
         const read = readFile(path.join(dir, name));
         counts.set(name, read.length);
