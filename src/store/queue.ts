@@ -53,6 +53,14 @@ export interface PendingHead {
   bytes: number;
 }
 
+/** A message claimed in a batch: what the loop schedules by. Its payload is read once, by the turn that observes it. */
+export interface ClaimedMessage {
+  id: number;
+  sessionId: string;
+  kind: MessageKind;
+  attempts: number;
+}
+
 interface QueueRow {
   id: number;
   session_id: string;
@@ -73,7 +81,7 @@ export function createQueue(db: Database.Database) {
     "INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at, observer_bytes) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
   );
   const head = db.prepare(
-    "SELECT id, kind, not_before, created_at, coalesce(observer_bytes, length(CAST(payload AS BLOB))) AS bytes FROM queue WHERE session_id = ? AND status = 'pending' ORDER BY id LIMIT ?",
+    "SELECT id, kind, not_before, created_at, attempts, coalesce(observer_bytes, length(CAST(payload AS BLOB))) AS bytes FROM queue WHERE session_id = ? AND status = 'pending' ORDER BY id LIMIT ?",
   );
   const claimOne = db.prepare("UPDATE queue SET status = 'claimed', claimed_at = ? WHERE id = ? AND status = 'pending'");
   const releaseKeepAttempts = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL, not_before = ? WHERE id = ? AND status = 'claimed'");
@@ -139,20 +147,20 @@ export function createQueue(db: Database.Database) {
     return row ? toMessage(row) : null;
   });
 
-  const toHead = (r: Record<string, unknown>): PendingHead => ({
+  const toHead = (r: Record<string, unknown>): PendingHead & { attempts: number } => ({
     id: r.id as number,
     kind: r.kind as MessageKind,
     notBefore: r.not_before as number,
     createdAt: r.created_at as number,
     bytes: Number(r.bytes),
+    attempts: r.attempts as number,
   });
-  const claimBatchTx = db.transaction((sessionId: string, limit: number, nowMs: number, choose: (rows: PendingHead[]) => number[]): QueueMessage[] => {
-    const ids = choose((head.all(sessionId, limit) as Array<Record<string, unknown>>).map(toHead));
-    const claimed: QueueMessage[] = [];
-    for (const id of ids) {
-      if (claimOne.run(nowMs, id).changes !== 1) continue;
-      const row = byId.get(id) as QueueRow | undefined;
-      if (row) claimed.push(toMessage(row));
+  const claimBatchTx = db.transaction((sessionId: string, limit: number, nowMs: number, choose: (rows: PendingHead[]) => number[]): ClaimedMessage[] => {
+    const heads = new Map((head.all(sessionId, limit) as Array<Record<string, unknown>>).map((r) => [r.id as number, toHead(r)]));
+    const claimed: ClaimedMessage[] = [];
+    for (const id of choose([...heads.values()])) {
+      const chosen = heads.get(id);
+      if (chosen && claimOne.run(nowMs, id).changes === 1) claimed.push({ id, sessionId, kind: chosen.kind, attempts: chosen.attempts });
     }
     return claimed;
   });

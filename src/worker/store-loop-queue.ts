@@ -14,8 +14,7 @@ export function storeLoopQueue(store: Store, limits: BatchLimits): LoopQueue {
         if ('waitUntilMs' in decision) wait = decision.waitUntilMs;
         return [];
       });
-      if (claimed.length > 0)
-        return { batch: { sessionId, messages: claimed.map((m) => ({ id: m.id, sessionId: m.sessionId, kind: m.kind, attempts: m.attempts })) } };
+      if (claimed.length > 0) return { batch: { sessionId, messages: claimed } };
       return wait !== null ? { waitUntilMs: wait } : null;
     },
     releaseBatch: (ids, notBeforeMs, countAttempt) => void store.queue.releaseMany(ids, notBeforeMs, countAttempt),
