@@ -6,6 +6,7 @@ import { ProviderError, type CompletionRequest, type CompletionResult, type Comp
 import type { HostCliProviderName } from '../../vocabulary/provider-name.js';
 import { observerEnv } from './cli-env.js';
 import { runCli, type CliOutcome, type CliRun } from './cli-process.js';
+import { makePrivateDir, writePrivateFileAtomic } from '../../data-dir/private-files.js';
 
 /** One call as a host CLI's spec sees it. */
 export interface CliCall {
@@ -99,7 +100,7 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
     limits: (request) => spec.limits(request.maxOutputTokens),
     async complete(request: CompletionRequest): Promise<CompletionResult> {
       if (request.signal?.aborted) throw request.signal.reason;
-      fs.mkdirSync(scratchDir, { recursive: true, mode: 0o700 });
+      makePrivateDir(scratchDir);
       const tmpDir = fs.mkdtempSync(path.join(scratchDir, 'tmp-'));
       const call: CliCall = {
         system: request.system,
@@ -163,8 +164,6 @@ function writeIfChanged(file: string, content: string): void {
   } catch {
     // Not there yet.
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${crypto.randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(temp, content, { mode: 0o600 });
-  fs.renameSync(temp, file);
+  makePrivateDir(path.dirname(file));
+  writePrivateFileAtomic(file, content);
 }
