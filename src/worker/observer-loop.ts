@@ -46,8 +46,6 @@ export interface LoopStatus {
   /** False with provider `none`: events are kept, nothing is claimed. */
   observing: boolean;
   inFlight: Array<{ messageIds: number[]; provider: string; ageMs: number; probe: boolean }>;
-  /** The first provider that asked us to wait (every provider's in providerWaits). */
-  providerWait: (ProviderWaitStatus & { provider: string; detail: string | null }) | null;
   providerWaits: Array<ProviderWaitStatus & { provider: string; detail: string | null }>;
   /** Set while the day's observer budget has no room: nothing is claimed until then. */
   budgetHold: { until: string } | null;
@@ -304,7 +302,6 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
           ageMs: Math.max(0, nowMs - b.startedMs),
           probe: b.probe,
         })),
-        providerWait: all[0] ?? null,
         providerWaits: all,
         budgetHold: budgetHoldUntil !== null && nowMs < budgetHoldUntil ? { until: new Date(budgetHoldUntil).toISOString() } : null,
         storeFault: storeFault
