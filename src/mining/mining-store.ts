@@ -103,7 +103,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
         toolUseId: event.toolUseId,
         payload,
         toolEvent: toolEventRecord(payload),
-        observerBytes: observerBytes(payload),
+        observerBytes: () => observerBytes(payload),
         nowMs: input.nowMs,
       });
       if (result.status === 'queued') {

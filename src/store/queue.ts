@@ -38,8 +38,8 @@ export interface EnqueueInput {
   payload: QueuedEvent;
   /** Stored with an observation message. */
   toolEvent?: ToolEventRecord | null;
-  /** How many UTF-8 bytes of it the observer will read (after its per-event cuts); closes batches by size. */
-  observerBytes?: number | null;
+  /** How many UTF-8 bytes of it the observer will read (after its per-event cuts); closes batches by size. A function is called only when the message is queued. */
+  observerBytes?: number | null | (() => number);
   nowMs: number;
 }
 
@@ -114,7 +114,9 @@ export function createQueue(db: Database.Database) {
       if (existing) return { status: 'duplicate', id: existing.queue_id };
     }
     const payload = JSON.stringify(input.payload);
-    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs, input.observerBytes ?? null).lastInsertRowid);
+    // Measured only for a message that is queued: a duplicate (a replay, a mined event the hooks already sent) costs no rendering.
+    const bytes = typeof input.observerBytes === 'function' ? input.observerBytes() : (input.observerBytes ?? null);
+    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs, bytes).lastInsertRowid);
     if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
     const tool = input.toolEvent;
     if (tool) {

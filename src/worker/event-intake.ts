@@ -67,7 +67,7 @@ export function createEventIntake(deps: IntakeDeps) {
         toolUseId: dedupKey,
         payload: event,
         toolEvent: tool,
-        observerBytes: observerBytes(event),
+        observerBytes: () => observerBytes(event),
         nowMs,
       });
     });
