@@ -9,15 +9,17 @@ import { waitFor } from '../../support/wait-for.js';
 
 /**
  * The edge that runs a host CLI: a stand-in `claude` on PATH (a shell script) records what it was
- * given and answers like Claude Code's stream-json, or hangs with a child of its own.
+ * given and answers like Claude Code's stream-json, or hangs with a child of its own. It reads its
+ * priority once it has its prompt: memtrace lowers it right after the spawn, before writing stdin,
+ * and a script that read it at its first instruction raced that on a loaded machine.
  */
 const FAKE_CLAUDE = `#!/bin/sh
 log=$FAKE_CLI_LOG
 printf '%s\\n' "$@" > "$log/args"
 env > "$log/env"
 pwd > "$log/cwd"
-cut -d' ' -f19 /proc/$$/stat > "$log/nice"
 cat > "$log/stdin"
+cut -d' ' -f19 /proc/$$/stat > "$log/nice"
 if [ "$FAKE_CLI_MODE" = hang ]; then
   sleep 300 &
   echo $! > "$log/child.pid"
