@@ -16,7 +16,8 @@ const FILL_BATCH = 50_000;
  *   each store (for chdb: through the spool, timed until the store holds every event);
  * - at each size, the same events into both stores in batches of 50 k (events/s of that fill),
  *   then every tile read from what each store keeps at ingest, against each store's plain query
- *   over the raw events and against the other engine, cell by cell.
+ *   over the raw events and against the other engine, cell by cell; then the time of an insert of
+ *   one new event, which brings every tile up to date (on chdb: every tile's rows computed anew).
  * BENCH_COLLECTOR_SIZES (millions, comma-separated; default 1,10; 0.1 for a quick run),
  * BENCH_COLLECTOR_ENGINES (default sqlite,chdb), BENCH_COLLECTOR_INGEST_EVENTS (default 60000),
  * BENCH_COLLECTOR_PLAIN=0 skips the plain queries (minutes at 10 M).
@@ -151,6 +152,16 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
         figures.plain_all_tiles_ms = Math.round(performance.now() - t);
         figures.kept_vs_plain = summary(compareTileResults(results, direct));
       }
+      // An insert of one new event: the cost of bringing every tile up to date after an insert
+      // (for chdb, computing every tile's kept rows from the states: what a read costs without them).
+      const insertOne: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const [event] = generateFleet({ seed: 900_000 + i, installs: 1, nowMs: NOW_MS });
+        const t = performance.now();
+        await store.insert([event!]);
+        insertOne.push(performance.now() - t);
+      }
+      figures.insert_one_event_ms_median = +insertOne.sort((a, b) => a - b)[1]!.toFixed(1);
       out[engine] = figures;
     }
     if (kept.has('sqlite') && kept.has('chdb')) out.chdb_vs_sqlite = summary(compareTileResults(kept.get('chdb')!, kept.get('sqlite')!));

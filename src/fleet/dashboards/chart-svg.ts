@@ -1,4 +1,6 @@
 import { clip, escapeXml as esc, formatValue, formatWeek, niceScale } from './chart-format.js';
+import { rankedCounts } from './ranked-counts.js';
+import { RANKED_COLUMNS } from './tile-plan.js';
 import type { TileResult } from './tile-result.js';
 
 /**
@@ -109,9 +111,20 @@ function vertical(result: TileResult, data: ChartData): string {
   }
   const labelY = top + plotH + 16;
   if (ranked) {
-    parts.push(
-      `<text x="${left + plotW / 2}" y="${labelY}" text-anchor="middle" ${AXIS}>${xs.length} ${tile.x === 'install' ? 'installs' : 'groups'}, highest first</text>`,
-    );
+    const noun = tile.x === 'install' ? 'installs' : 'groups';
+    const counts = rankedCounts(result);
+    const label =
+      counts && counts.of > xs.length
+        ? `${counts.of} ${noun}: the ${tile.keep!.ends} highest, the median, the ${tile.keep!.ends} lowest`
+        : `${xs.length} ${noun}, highest first`;
+    parts.push(`<text x="${left + plotW / 2}" y="${labelY}" text-anchor="middle" ${AXIS}>${label}</text>`);
+    // Where the kept ranks jump (ends to median to ends), a dashed line says groups are left out.
+    const positions = result.rows.map((r) => Number(r[RANKED_COLUMNS.position]));
+    positions.forEach((p, i) => {
+      if (i === 0 || !(p > positions[i - 1]! + 1)) return;
+      const gx = (left + step * i).toFixed(1);
+      parts.push(`<line class="rank-gap" x1="${gx}" x2="${gx}" y1="${top}" y2="${top + plotH}" stroke="#94a3b8" stroke-dasharray="3 3"/>`);
+    });
   } else {
     const every = Math.max(1, Math.ceil(xs.length / Math.floor(plotW / 56)));
     xs.forEach((x, i) => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CLICKHOUSE_QUERY, clickHouseDimension, clickHouseExpr, clickHouseWhere, propertyReaders } from './compile-clickhouse.js';
 import { forEvent, keysOf, type Dimension, type Expr, type Tile } from './tile-ir.js';
-import { planTile, quote, renderExpr, type TilePlan } from './tile-plan.js';
+import { planTile, quote, renderExpr, tileColumns, type TilePlan } from './tile-plan.js';
 import { renderTileQuery } from './tile-query.js';
 
 /**
@@ -115,7 +115,7 @@ export function clickHouseTileAggregate(tile: Tile, target: AggregateTarget): Cl
     tileId: tile.id,
     key,
     view: `${target.prefix}${key}_mv`,
-    columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)],
+    columns: tileColumns(tile),
     createView: (fromTime) => `CREATE MATERIALIZED VIEW IF NOT EXISTS ${target.prefix}${key}_mv TO ${target.table} AS ${viewSelect(key, time(fromTime))}`,
     backfill: (throughTime) => `INSERT INTO ${target.table} ${backfillSelect(key, time(throughTime))}`,
     clear: `ALTER TABLE ${target.table} DELETE WHERE tile = ${quote(key)} SETTINGS mutations_sync = 2`,

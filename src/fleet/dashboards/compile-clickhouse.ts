@@ -1,5 +1,5 @@
 import type { Dimension, Expr, Tile } from './tile-ir.js';
-import { planTile, quote, renderExpr, type ExprDialect, type TilePlan } from './tile-plan.js';
+import { planTile, quote, renderExpr, tileColumns, type ExprDialect, type TilePlan } from './tile-plan.js';
 import { renderTileQuery, type QueryDialect } from './tile-query.js';
 
 /**
@@ -106,5 +106,5 @@ export function compileClickHouse(tile: Tile, target: ClickHouseTarget): Compile
   ];
   const once = `SELECT ${table}.uuid AS uuid, ${perEvent.join(', ')} FROM ${table} WHERE ${clickHouseWhere(tile, target)} GROUP BY ${table}.uuid`;
   const groups = `SELECT x AS xk, s AS series, ${plan.leaves.map((_, i) => `${groupAggregate(plan, i, `v${i}`, 'i')} AS f${i}`).join(', ')} FROM (${once}) GROUP BY xk, series`;
-  return { sql: renderTileQuery(plan, groups, CLICKHOUSE_QUERY), columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)] };
+  return { sql: renderTileQuery(plan, groups, CLICKHOUSE_QUERY), columns: tileColumns(tile) };
 }

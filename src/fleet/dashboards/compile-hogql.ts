@@ -1,5 +1,5 @@
 import type { Dimension, Expr, Tile } from './tile-ir.js';
-import { planTile, quote, renderExpr, type ExprDialect } from './tile-plan.js';
+import { planTile, quote, renderExpr, tileColumns, type ExprDialect } from './tile-plan.js';
 import { renderTileQuery, type QueryDialect } from './tile-query.js';
 
 export interface CompiledHogQL {
@@ -23,7 +23,14 @@ export function renderHogQLExpr(e: Expr): string {
   return renderExpr(e, EXPR);
 }
 
+/**
+ * PostHog cuts a SELECT without LIMIT at 100 rows and honours an explicit one up to 10 000
+ * (50 000 on newer releases): a tile that would show more rows on PostHog than its default says so.
+ */
+export const POSTHOG_TILE_ROW_LIMIT = 10_000;
+
 const QUERY: QueryDialect = {
+  defaultLimit: POSTHOG_TILE_ROW_LIMIT,
   ratio: (a, b) => `(${a}) / nullIf(${b}, 0)`,
   atLeast: (value, of, min) => `if((${of}) >= (${min}), ${value}, NULL)`,
   cases: (branches, otherwise) => `multiIf(${branches.map(([c, v]) => `${c}, ${v}`).join(', ')}, ${otherwise})`,
@@ -58,5 +65,5 @@ export function compileHogQL(tile: Tile, options: { sinceWeeks?: number } = {}):
   ];
   const once = `SELECT uuid, ${perEvent.join(', ')} FROM events WHERE ${where.join(' AND ')} GROUP BY uuid`;
   const groups = `SELECT x AS xk, s AS series, ${plan.leaves.map((_, i) => (plan.distinct.has(i) ? `count(DISTINCT if(v${i} != 0, i, NULL)) AS f${i}` : `sum(v${i}) AS f${i}`)).join(', ')} FROM (${once}) GROUP BY xk, series`;
-  return { sql: renderTileQuery(plan, groups, QUERY), columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)] };
+  return { sql: renderTileQuery(plan, groups, QUERY), columns: tileColumns(tile) };
 }

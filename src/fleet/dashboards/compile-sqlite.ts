@@ -1,5 +1,5 @@
 import type { Dimension, Tile } from './tile-ir.js';
-import { planTile, quote, renderExpr, type ExprDialect, type TilePlan } from './tile-plan.js';
+import { planTile, quote, renderExpr, tileColumns, type ExprDialect, type TilePlan } from './tile-plan.js';
 import { renderTileQuery, type QueryDialect } from './tile-query.js';
 
 /**
@@ -109,7 +109,7 @@ export function compileSQLite(tile: Tile): CompiledSQLite {
     ? `; CREATE TABLE IF NOT EXISTS "${seenTable}" (xk NOT NULL, series TEXT NOT NULL, leaf INTEGER NOT NULL, install TEXT NOT NULL, PRIMARY KEY (xk, series, leaf, install)) WITHOUT ROWID`
     : '';
   return {
-    columns: ['x', ...(tile.series ? ['series'] : []), ...plan.measures.map((m) => m.name)],
+    columns: tileColumns(tile),
     query: renderTileQuery(plan, groupsFromEvents(plan), dialect),
     table,
     createTable: `CREATE TABLE IF NOT EXISTS "${table}" (xk NOT NULL, series TEXT NOT NULL, ${pairs.join(', ')}, PRIMARY KEY (xk, series)) WITHOUT ROWID${createSeen}`,

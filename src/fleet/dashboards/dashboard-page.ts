@@ -1,5 +1,7 @@
 import { chartData, renderChart } from './chart-svg.js';
 import { escapeXml as esc, formatValue, formatWeek } from './chart-format.js';
+import { rankedCounts } from './ranked-counts.js';
+import { RANKED_COLUMNS } from './tile-plan.js';
 import type { TileResult } from './tile-result.js';
 
 /** One line that answers the tile's question before the chart is read. */
@@ -8,6 +10,12 @@ function headline(result: TileResult): string | null {
   const { xs, series } = chartData(result);
   if (xs.length === 0 || series.length === 0) return null;
   const total = (i: number) => series.reduce((n, s) => n + (s.values[i] ?? 0), 0);
+  const ranked = rankedCounts(result);
+  if (ranked) {
+    const measure = tile.order?.by ?? tile.plot?.[0] ?? tile.measures[0]!.name;
+    const median = result.rows.find((r) => r[RANKED_COLUMNS.position] === ranked.medianPosition)?.[measure];
+    return `${ranked.aboveZero} of ${ranked.of} above zero · median ${formatValue(typeof median === 'number' ? median : null, tile.unit)}`;
+  }
   if (tile.chart === 'ranked') {
     const values = series[0]!.values.filter((v): v is number => v !== null).sort((a, b) => a - b);
     const median = values[Math.floor((values.length - 1) / 2)] ?? 0;

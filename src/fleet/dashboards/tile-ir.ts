@@ -77,6 +77,13 @@ export interface Tile {
   having?: { nonZero: Expr };
   order?: { by: string; desc?: boolean };
   limit?: number;
+  /**
+   * A ranked tile over many groups (an install each) keeps its `ends` highest and `ends` lowest
+   * groups by `order`, and the median one; every row says where it stands (RANKED_COLUMNS). A
+   * fleet's thousands of installs are more bars than a chart has pixels, and PostHog cuts a query
+   * without LIMIT at 100 rows, so every store keeps the same few rows and the same counts.
+   */
+  keep?: { ends: number };
 }
 
 export const num = (key: string): Expr => ({ num: key });

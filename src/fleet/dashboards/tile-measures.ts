@@ -1,5 +1,5 @@
 import { compareCodePoints } from './code-point-order.js';
-import type { PlannedAggregate, TilePlan } from './tile-plan.js';
+import { keptPosition, RANKED_COLUMNS, type PlannedAggregate, type TilePlan } from './tile-plan.js';
 import type { TileRow } from './tile-result.js';
 
 /** One group of a tile as a store keeps it: its x, its series and the sum of each leaf (f0, f1, …). */
@@ -69,8 +69,25 @@ export function tileRowsFromGroups(plan: TilePlan, groups: readonly GroupSums[])
     if (totalLabel !== undefined && a.r.isTotal !== b.r.isTotal) return a.r.isTotal ? -1 : 1;
     return compareCodePoints(a.r.series, b.r.series);
   });
+  if (tile.keep && order)
+    return keepRankedEnds(
+      out.map((o) => o.row),
+      order.by,
+      tile.keep.ends,
+    );
   const limited = tile.limit ? out.slice(0, tile.limit) : out;
   return limited.map((o) => o.row);
+}
+
+/** Tile.keep over rows already in the tile's order: the ends and the median, each saying where it stands. */
+function keepRankedEnds(rows: readonly TileRow[], by: string, ends: number): TileRow[] {
+  const of = rows.length;
+  const aboveZero = rows.filter((r) => typeof r[by] === 'number' && (r[by] as number) > 0).length;
+  const out: TileRow[] = [];
+  rows.forEach((row, i) => {
+    if (keptPosition(i + 1, of, ends)) out.push({ ...row, [RANKED_COLUMNS.position]: i + 1, [RANKED_COLUMNS.of]: of, [RANKED_COLUMNS.aboveZero]: aboveZero });
+  });
+  return out;
 }
 
 /** SQL's `f != 0` on a sum: a NULL or NaN sum is not non-zero. */

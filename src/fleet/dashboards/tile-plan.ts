@@ -29,7 +29,16 @@ export interface TilePlan {
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const PROPERTY_KEY = /^\$?[a-z_][a-z0-9_]*$/i;
-const RESERVED = new Set(['x', 'xk', 'series', 'uuid', 'event', 'timestamp', 'distinct_id', 'properties']);
+/** The columns a tile that keeps ranked ends adds to each row (Tile.keep). */
+export const RANKED_COLUMNS = {
+  /** 1 for the first group in the tile's order. */
+  position: 'ranked_position',
+  /** How many groups were ranked. */
+  of: 'ranked_of',
+  /** How many of them are above zero on the order's measure. */
+  aboveZero: 'ranked_above_zero',
+} as const;
+const RESERVED = new Set(['x', 'xk', 'series', 'uuid', 'event', 'timestamp', 'distinct_id', 'properties', ...Object.values(RANKED_COLUMNS)]);
 /** Names the compilers use for their own columns (f0 a group's sum, t0 its x total, v0 a row's value). */
 const INTERNAL = /^[ftv]\d+$/;
 
@@ -57,6 +66,11 @@ function validateTile(tile: Tile): string[] {
     errors.push(`series total label ${JSON.stringify(tile.series.total)} must be plain words`);
   if (tile.series?.total !== undefined && tile.limit !== undefined) errors.push('a limit would cut total rows and series rows alike; use one or the other');
   if (tile.limit !== undefined && !(Number.isInteger(tile.limit) && tile.limit > 0)) errors.push('limit must be a positive whole number');
+  if (tile.keep !== undefined) {
+    if (!tile.order) errors.push('keeps the ends of an order it does not have');
+    if (tile.series !== undefined || tile.limit !== undefined) errors.push('keeps ranked ends without series or limit');
+    if (!(Number.isInteger(tile.keep.ends) && tile.keep.ends > 0)) errors.push('keep.ends must be a positive whole number');
+  }
   return errors.map((e) => `dashboard tile ${tile.id}: ${e}`);
 }
 
@@ -135,6 +149,20 @@ export function planTile(tile: Tile): TilePlan {
     throw new Error(`dashboard tile ${tile.id}: an installs count is not a sum; it cannot feed an xTotal or a series total`);
   }
   return { tile, leaves, distinct, measures, having, xTotals: [...xTotals].sort((a, b) => a - b), keys };
+}
+
+/** A tile's result columns, in order, on every store. */
+export function tileColumns(tile: Tile): string[] {
+  return ['x', ...(tile.series ? ['series'] : []), ...tile.measures.map((m) => m.name), ...(tile.keep ? Object.values(RANKED_COLUMNS) : [])];
+}
+
+/**
+ * The positions (1-based, in the tile's order) a tile that keeps `ends` rows at each end keeps out
+ * of `of`: the ends and the median — the lower median of the values ascending, as a reader takes it.
+ */
+export function keptPosition(position: number, of: number, ends: number): boolean {
+  const fromBottom = of - position;
+  return position <= ends || fromBottom < ends || (2 * fromBottom <= of - 1 && of - 1 < 2 * fromBottom + 2);
 }
 
 /** How a dialect writes the arithmetic that turns group sums into measures. */

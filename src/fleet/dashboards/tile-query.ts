@@ -1,4 +1,4 @@
-import { quote, renderAggregate, type AggregateDialect, type TilePlan } from './tile-plan.js';
+import { quote, RANKED_COLUMNS, renderAggregate, type AggregateDialect, type TilePlan } from './tile-plan.js';
 
 /**
  * The part of a tile's query both stores share: from one row per group (`xk`, `series`, and the
@@ -15,14 +15,18 @@ export interface QueryDialect extends AggregateDialect {
   nonZero?(sum: string): string;
   /** One ORDER BY key; NULLs sort as SQLite sorts them (first ascending, last descending). */
   orderKey?(key: string, desc: boolean): string;
+  /** The LIMIT of a tile that sets none (PostHog cuts a SELECT without LIMIT at its default of 100 rows). */
+  defaultLimit?: number;
 }
+
+const orderKeyOf = (d: QueryDialect) => d.orderKey ?? ((key: string, desc: boolean) => (desc ? `${key} DESC` : key));
 
 export function renderTileQuery(plan: TilePlan, groups: string, d: QueryDialect): string {
   const { tile } = plan;
   const sums = plan.leaves.map((_, i) => `f${i}`);
   const hasSeries = tile.series !== undefined;
   const nonZero = d.nonZero ?? ((f) => `${f} != 0`);
-  const orderKey = d.orderKey ?? ((key, desc) => (desc ? `${key} DESC` : key));
+  const orderKey = orderKeyOf(d);
   const kept = plan.having === null ? groups : `SELECT * FROM (${groups}) WHERE ${nonZero(`f${plan.having}`)}`;
   // Sums over kept rows name the column by its table (kept.f0): in ClickHouse (and HogQL) a bare
   // f0 next to `sum(f0) AS f0` would read the alias, an aggregate inside an aggregate.
@@ -37,7 +41,35 @@ export function renderTileQuery(plan: TilePlan, groups: string, d: QueryDialect)
   const select = [`${d.xOut('xk')} AS x`, ...(hasSeries ? ['series'] : []), ...plan.measures.map((m) => `${renderAggregate(m.agg, d)} AS ${m.name}`)];
   const tieBreak = total === undefined ? 'xk, series' : `xk, series = ${quote(total)} DESC, series`;
   const order = tile.order ? `${orderKey(tile.order.by, tile.order.desc ?? false)}, ${tieBreak}` : tieBreak;
-  return [`WITH kept AS (${kept})`, `SELECT ${select.join(', ')}`, `FROM (${rows})`, `ORDER BY ${order}`, ...(tile.limit ? [`LIMIT ${tile.limit}`] : [])].join(
-    '\n',
-  );
+  const limit = tile.limit ?? d.defaultLimit;
+  if (tile.keep && tile.order) return keepRankedEnds(plan, `WITH kept AS (${kept})`, `SELECT ${select.join(', ')}, xk FROM (${rows})`, d);
+  return [`WITH kept AS (${kept})`, `SELECT ${select.join(', ')}`, `FROM (${rows})`, `ORDER BY ${order}`, ...(limit ? [`LIMIT ${limit}`] : [])].join('\n');
+}
+
+/**
+ * Tile.keep in SQL: every row ranked in the tile's order (ties by x, as the ORDER BY breaks
+ * them), then only the ends and the median kept — the same positions as keptPosition.
+ */
+function keepRankedEnds(plan: TilePlan, withKept: string, measured: string, d: QueryDialect): string {
+  const { tile } = plan;
+  const { by, desc = false } = tile.order!;
+  const ends = tile.keep!.ends;
+  const orderKey = orderKeyOf(d);
+  const { position, of, aboveZero } = RANKED_COLUMNS;
+  const ranked = [
+    `SELECT *, row_number() OVER (ORDER BY ${orderKey(by, desc)}, xk) AS ${position}`,
+    `count(*) OVER () AS ${of}`,
+    `count(${d.cases([[`${by} > 0`, '1']], 'NULL')}) OVER () AS ${aboveZero}`,
+  ].join(', ');
+  const fromBottom = `(${of} - ${position})`;
+  const kept = `${position} <= ${ends} OR ${fromBottom} < ${ends} OR (2 * ${fromBottom} <= ${of} - 1 AND ${of} - 1 < 2 * ${fromBottom} + 2)`;
+  const columns = ['x', ...plan.measures.map((m) => m.name), position, of, aboveZero];
+  return [
+    withKept,
+    `SELECT ${columns.join(', ')}`,
+    `FROM (${ranked} FROM (${measured}))`,
+    `WHERE ${kept}`,
+    `ORDER BY ${position}`,
+    `LIMIT ${2 * ends + 1}`,
+  ].join('\n');
 }

@@ -52,6 +52,8 @@ export { REDACTION_KINDS };
 export const MEMORY_ROLLUP = 'memory_access_rollup';
 /** The faces a memory search comes through. */
 const MEMORY_VIA = MEMORY_ACCESS_VIA;
+/** Installs a per-install tile keeps at each end of its ranking (plus the median): 101 bars, PostHog's default 100 rows and one. */
+const RANKED_ENDS = 50;
 
 /**
  * A version's line on the decay tile is drawn only in weeks where it ran at least this share of
@@ -215,6 +217,7 @@ export const TILES: readonly Tile[] = [
     ],
     plot: ['tokens_saved'],
     order: { by: 'tokens_saved', desc: true },
+    keep: { ends: RANKED_ENDS },
   },
   {
     id: 'hook-cost',
@@ -313,6 +316,7 @@ export const TILES: readonly Tile[] = [
     plot: ['searches'],
     having: { nonZero: activeInstall },
     order: { by: 'searches', desc: true },
+    keep: { ends: RANKED_ENDS },
   },
 ];
 

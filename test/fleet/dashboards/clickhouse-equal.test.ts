@@ -4,7 +4,7 @@ import { openChdbConnection } from '../../../src/fleet/collector/clickhouse/chdb
 import type { ClickHouseConnection } from '../../../src/fleet/collector/clickhouse/clickhouse-connection.js';
 import { openClickHouseStore } from '../../../src/fleet/collector/clickhouse/clickhouse-store.js';
 import type { FleetStore } from '../../../src/fleet/collector/fleet-store.js';
-import { queryTilesDirect, TILES, type TileResult } from '../../../src/fleet/dashboards/index.js';
+import { openTileSums, queryTilesDirect, TILES, type TileResult } from '../../../src/fleet/dashboards/index.js';
 import { localReviewSource, REVIEW_SUMS_TILE, runReview, type Review } from '../../../src/fleet/review/index.js';
 import { reviewSourceFromRows } from '../../../src/fleet/review/tile-rows-review-source.js';
 import { postHogEventsTable, queryTilesOnClickHouse } from '../../support/clickhouse-raw.js';
@@ -88,6 +88,21 @@ describe('the ClickHouse target on embedded ClickHouse (chdb)', () => {
   it('reads every tile from the aggregates kept at ingest as the plain query computes it', async () => {
     expectEqual(compareTileResults(await store.readTiles(), await store.queryTilesPlain()));
     expectEqual(compareTileResults(await store.readTiles(), sqlite.tiles.read() as TileResult[]));
+  });
+
+  it('keeps the same ends, median and counts of a cut ranking on ClickHouse as on SQLite, from raw events and from kept sums', async () => {
+    const cut = TILES.filter((t) => t.keep).map((t) => ({ ...t, keep: { ends: 3 } }));
+    expect(cut.length).toBeGreaterThan(0);
+    const reference = queryTilesDirect(sqlite.db, cut);
+    for (const result of reference) {
+      expect(result.rows).toHaveLength(7);
+      expect(Number(result.rows[0]!.ranked_of)).toBeGreaterThan(7);
+      expect(result.rows.map((r) => r.ranked_position)).toEqual([...new Set(result.rows.map((r) => r.ranked_position))].sort((a, b) => Number(a) - Number(b)));
+    }
+    expectEqual(compareTileResults(await queryTilesOnClickHouse(connection, rawTable, cut), reference));
+    const kept = openTileSums(sqlite.db, cut);
+    kept.refresh();
+    expectEqual(compareTileResults(kept.read(), reference));
   });
 
   it('gives every review measure, for every pair of versions, as the SQLite store does', async () => {

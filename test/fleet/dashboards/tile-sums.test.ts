@@ -76,7 +76,7 @@ describe('tile sums kept at ingest', () => {
     expect(store.tiles.refresh().pending).toBe(0);
     expectSameAsPlainSql(store);
 
-    const changed: Tile[] = TILES.map((t) => (t.id === 'tokens-saved' ? { ...t, limit: 5 } : t));
+    const changed: Tile[] = TILES.map((t) => (t.id === 'tokens-saved' ? { ...t, keep: { ends: 2 } } : t));
     const sums = openTileSums(store.db, changed);
     expect(sums.refresh().pending).toBe(store.count());
     expect(sums.read().find((r) => r.tile.id === 'tokens-saved')!.rows).toHaveLength(5);

@@ -4,6 +4,8 @@ import { compileHogQL, queryTilesDirect, simulateFleet, TILES, VERSION_NOISE_FLO
 import { LEGACY_VERSIONS, MEMTRACE_VERSIONS } from '../../../src/fleet/dashboards/index.js';
 
 const NOW = Date.UTC(2026, 7, 19, 12);
+/** Where a row of a tile that keeps its ranked ends stands. */
+const ranked = (position: number, of: number, aboveZero: number) => ({ ranked_position: position, ranked_of: of, ranked_above_zero: aboveZero });
 
 describe('the tiles', () => {
   it('are the seven of SPEC §4.7, then the hook cost, agent time, secrets, hosts and memory search tiles', () => {
@@ -199,15 +201,15 @@ describe('one definition, two compilers', () => {
       { x: 'claude-haiku-4-5', bugfix: 0.75, feature: 0, refactor: 0, change: 0, discovery: 0, decision: 0.25, security: 0, other: 0, observations: 4 },
     ]);
     expect(results['context-cache-value']![0]!.usd_value).toBeCloseTo(10 * (0.01 / 6));
-    expect(results['tokens-saved']).toEqual([{ x: 'b', tokens_saved: 5000, injections: 2 }]);
+    expect(results['tokens-saved']).toEqual([{ x: 'b', tokens_saved: 5000, injections: 2, ...ranked(1, 1, 1) }]);
     // p50: the 2nd of 4 calls is the 1st of the 3 in (500, 1000] → 500 + 500 × 1/3; p90: 500 + 500 × 2.6/3.
     const secrets = results['secrets-redacted'] as Array<Record<string, unknown>>;
     expect(secrets).toHaveLength(1);
     expect(secrets[0]).toMatchObject({ x: '2026-06-01', github_token: 2, private_span: 1, jwt: 1, aws_access_key_id: 0, caught_by_final_guard: 1 });
     // Installs active in the period: b (turns and searches) and c (opened an observation, never searched); a ran only legacy turns.
     expect(results['memory-searches']).toEqual([
-      { x: 'b', searches: 4, via_mcp: 3, via_cli: 1, via_viewer: 0, empty_share: 0.25, observations_fetched: 2, observer_turns: 7 },
-      { x: 'c', searches: 0, via_mcp: 0, via_cli: 0, via_viewer: 0, empty_share: null, observations_fetched: 1, observer_turns: 0 },
+      { x: 'b', searches: 4, via_mcp: 3, via_cli: 1, via_viewer: 0, empty_share: 0.25, observations_fetched: 2, observer_turns: 7, ...ranked(1, 2, 1) },
+      { x: 'c', searches: 0, via_mcp: 0, via_cli: 0, via_viewer: 0, empty_share: null, observations_fetched: 1, observer_turns: 0, ...ranked(2, 2, 1) },
     ]);
     expect(results['hook-cost']).toEqual([
       { x: '2026-06-01', series: '0.1.0', mean_ms: 600, p50_ms: 500 + 500 / 3, p90_ms: 500 + (500 * 2.6) / 3, calls: 4, timeouts: 0 },

@@ -9,6 +9,7 @@ import {
 } from '../../dashboards/clickhouse-aggregates.js';
 import { propertyText } from '../../dashboards/posthog-property.js';
 import type { Tile } from '../../dashboards/tile-ir.js';
+import { tileResultsDefinition } from './tile-results.js';
 
 /** The collector's events are one PostHog project; the tiles read them through PostHog's team guard. */
 export const COLLECTOR_TEAM_ID = 1;
@@ -24,7 +25,8 @@ export const COLLECTOR_TEAM_ID = 1;
  *   `accepted_<h>`, views fill `events`, `event_uuids` and, one view per tile, the tiles'
  *   states in `tile_states_<h>` (clickhouse-aggregates.ts). `<h>` names the set of property columns, so a version that reads
  *   other properties gets its own inbox;
- * - `memtrace_ready` lists the tiles fully counted (their backfill done), by key.
+ * - `memtrace_ready` lists the tiles fully counted (their backfill done), by key;
+ * - `tile_results` keeps every tile's rows as last computed from its states (tile-results.ts).
  */
 export interface CollectorSchema {
   database: string;
@@ -35,6 +37,8 @@ export interface CollectorSchema {
   ready: string;
   /** The tiles' states (one AggregatingMergeTree for every tile). */
   tiles: string;
+  /** Every tile's rows as last computed from its states (tile-results.ts). */
+  results: string;
   lock: string;
   /** The statements that create everything but the tile aggregates (idempotent). */
   base: string[];
@@ -69,6 +73,7 @@ export function collectorSchema(database: string, tiles: readonly Tile[]): Colle
     `CREATE TABLE IF NOT EXISTS ${uuids} (uuid UUID, seen UInt8) ENGINE = EmbeddedRocksDB PRIMARY KEY uuid`,
     `CREATE TABLE IF NOT EXISTS ${q('memtrace_ready')} (name String) ENGINE = MergeTree ORDER BY name`,
     tileTableDefinition(tileStates),
+    tileResultsDefinition(q('tile_results')),
     `CREATE TABLE IF NOT EXISTS ${inbox} (${eventColumns}${keyColumns}) ENGINE = Null`,
     `CREATE TABLE IF NOT EXISTS ${accepted} (${eventColumns}, team_id Int64, _inserted_at DateTime64(6, 'UTC')${keyColumns}) ENGINE = Null`,
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${accepted}_events_mv TO ${events} AS SELECT uuid, event, properties, timestamp, team_id, distinct_id, _inserted_at FROM ${accepted}`,
@@ -89,6 +94,7 @@ export function collectorSchema(database: string, tiles: readonly Tile[]): Colle
     accepted,
     ready: q('memtrace_ready'),
     tiles: tileStates,
+    results: q('tile_results'),
     lock: q('memtrace_schema_lock'),
     base,
     aggregates,

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../../../log.js';
-import { tileGroupsQuery } from '../../dashboards/clickhouse-aggregates.js';
+import { shortHash, tileGroupsQuery } from '../../dashboards/clickhouse-aggregates.js';
 import { compileClickHouse } from '../../dashboards/compile-clickhouse.js';
 import type { Tile } from '../../dashboards/tile-ir.js';
 import { tileRowsFromGroups, type GroupSums } from '../../dashboards/tile-measures.js';
@@ -14,6 +14,7 @@ import { storedProperties } from '../stored-properties.js';
 import { ClickHouseStoreError, type ClickHouseConnection } from './clickhouse-connection.js';
 import { COLLECTOR_TEAM_ID, collectorSchema, type CollectorSchema } from './clickhouse-schema.js';
 import { ensureCollectorSchema } from './schema-setup.js';
+import { TILE_RESULTS_VERSION, tileResults } from './tile-results.js';
 
 export interface ClickHouseStoreOptions {
   database: string;
@@ -56,7 +57,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The collector's events and tiles in ClickHouse. Inserts are one exclusive statement per batch
  * into the inbox, whose view keeps only uuids not yet stored; tiles are read, in one query, from
  * the aggregating table their views keep (clickhouse-schema.ts). Nothing that matters lives in
- * the process: a second collector on the same server serves the same numbers.
+ * the process: a second collector on the same server serves the same numbers. Every tile's rows
+ * are computed from the states at opening and after each insert that stored events, and kept
+ * (tile-results.ts), so a read is one small query whatever the number of installs.
  */
 export async function openClickHouseStore(connection: ClickHouseConnection, options: ClickHouseStoreOptions): Promise<FleetStore> {
   const tiles = options.tiles ?? TILES;
@@ -83,6 +86,52 @@ export async function openClickHouseStore(connection: ClickHouseConnection, opti
     const rows = finiteCells(await connection.rows<TileRow>(sql));
     return { tile, columns, rows, ms: performance.now() - started };
   };
+  const results = tileResults(connection, schema.results);
+  const resultKey = (tile: Tile) => {
+    const aggregate = aggregateOf.get(tile.id)!;
+    return `${aggregate.key}_${shortHash(`${TILE_RESULTS_VERSION}\n${aggregate.read}`)}`;
+  };
+  /**
+   * Every tile from the kept states: the few hundred groups of most tiles in one query, made rows
+   * in JavaScript (tile-measures.ts); a tile that keeps its ranked ends is ranked and cut in
+   * ClickHouse, so its thousands of per-install groups never leave the server.
+   */
+  const computeTiles = async (): Promise<TileResult[]> => {
+    const grouped = tiles.filter((tile) => !tile.keep);
+    const byKey = new Map(grouped.map((tile) => [aggregateOf.get(tile.id)!.key, aggregateOf.get(tile.id)!]));
+    const groups = new Map<string, GroupSums[]>(grouped.map((t) => [t.id, []]));
+    const sql = tileGroupsQuery(schema.tiles, [...byKey.keys()]);
+    for (const row of byKey.size === 0 ? [] : await connection.rows<{ tile: string; x: string; series: string; sums: string[]; installs: string[] }>(sql)) {
+      const aggregate = byKey.get(row.tile);
+      if (aggregate === undefined) continue;
+      const sums = aggregate.leafValues(row.sums.map(parseFloatText), row.installs.map(Number));
+      groups.get(aggregate.tileId)!.push({ x: row.x, series: row.series, sums });
+    }
+    const out: TileResult[] = [];
+    for (const tile of tiles) {
+      const aggregate = aggregateOf.get(tile.id)!;
+      if (tile.keep) {
+        out.push(await timed(tile, aggregate.columns, aggregate.read));
+        continue;
+      }
+      const started = performance.now();
+      const rows = finiteCells(tileRowsFromGroups(plans.get(tile.id)!, groups.get(tile.id)!));
+      out.push({ tile, columns: aggregate.columns, rows, ms: performance.now() - started });
+    }
+    return out;
+  };
+  // Set until the rows are kept again: an insert whose refresh failed is retried as duplicates, which store nothing.
+  let stale = true;
+  const refresh = async (): Promise<TileResult[]> => {
+    stale = true;
+    const readAt = await results.now();
+    const computed = await computeTiles();
+    await results.write(readAt, new Map(computed.map((r) => [resultKey(r.tile), r.rows])));
+    stale = false;
+    return computed;
+  };
+  // Rows kept by an earlier run may predate a tile rebuilt at this opening: count them anew once.
+  await refresh();
   return {
     where: connection.where,
     async insert(events: readonly CollectedEvent[]): Promise<InsertOutcome> {
@@ -97,30 +146,26 @@ export async function openClickHouseStore(connection: ClickHouseConnection, opti
         const stored = storedProperties(e.properties);
         lines.push(schema.inboxRow({ ...e, uuid }, stored.properties, stored.json));
       }
-      if (lines.length === 0) return { stored: 0, duplicates: events.length };
+      if (lines.length === 0) {
+        if (stale) await refresh();
+        return { stored: 0, duplicates: events.length };
+      }
       // The count is for reporting only (exact with one writer); the guard itself is the statement below.
       const before = await count();
       await connection.insertRows(schema.inbox, lines.join('\n'), { exclusive: true });
       const stored = Math.min(lines.length, Math.max(0, (await count()) - before));
+      if (stored > 0 || stale) await refresh();
       return { stored, duplicates: events.length - stored };
     },
     count,
     async readTiles() {
-      // One query for every tile's group sums; the few hundred groups become rows in JavaScript (tile-measures.ts).
-      const byKey = new Map(tiles.map((tile) => [aggregateOf.get(tile.id)!.key, aggregateOf.get(tile.id)!]));
-      const groups = new Map<string, GroupSums[]>(tiles.map((t) => [t.id, []]));
-      const sql = tileGroupsQuery(schema.tiles, [...byKey.keys()]);
-      for (const row of await connection.rows<{ tile: string; x: string; series: string; sums: string[]; installs: string[] }>(sql)) {
-        const aggregate = byKey.get(row.tile);
-        if (aggregate === undefined) continue;
-        const sums = aggregate.leafValues(row.sums.map(parseFloatText), row.installs.map(Number));
-        groups.get(aggregate.tileId)!.push({ x: row.x, series: row.series, sums });
-      }
-      return tiles.map((tile) => {
-        const started = performance.now();
-        const rows = finiteCells(tileRowsFromGroups(plans.get(tile.id)!, groups.get(tile.id)!));
-        return { tile, columns: aggregateOf.get(tile.id)!.columns, rows, ms: performance.now() - started };
-      });
+      if (stale) return refresh();
+      const started = performance.now();
+      const kept = await results.read(tiles.map(resultKey));
+      if (!tiles.every((tile) => kept.has(resultKey(tile)))) return refresh();
+      // One query read them all: each tile's time is that query's.
+      const ms = performance.now() - started;
+      return tiles.map((tile) => ({ tile, columns: aggregateOf.get(tile.id)!.columns, rows: kept.get(resultKey(tile))!, ms }));
     },
     async queryTilesPlain() {
       const out: TileResult[] = [];
