@@ -1,56 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChdbConnection } from '../../../src/fleet/collector/clickhouse/chdb-connection.js';
+import { describe, expect, it } from 'vitest';
 import type { ClickHouseConnection } from '../../../src/fleet/collector/clickhouse/clickhouse-connection.js';
 import { openClickHouseStore } from '../../../src/fleet/collector/clickhouse/clickhouse-store.js';
-import type { FleetStore } from '../../../src/fleet/collector/fleet-store.js';
 import { simulateFleet, TILES } from '../../../src/fleet/dashboards/index.js';
-import { makeTempDir } from '../../support/temp-dir.js';
-import { compareTileResults } from '../../support/tile-compare.js';
+import { chdbForSuite } from '../../support/chdb-suite.js';
+import { expectKeptEqualsPlain } from '../../support/expect-kept-tiles.js';
 
 const NOW = Date.UTC(2026, 7, 19, 12);
 const RESULTS = 'memtrace.tile_results';
 
-async function expectKeptEqualsPlain(store: FleetStore): Promise<void> {
-  const comparison = compareTileResults(await store.readTiles(), await store.queryTilesPlain());
-  expect(comparison.shape_mismatches).toEqual([]);
-  expect(comparison.count_mismatches, comparison.examples.join('\n')).toBe(0);
-  expect(comparison.max_relative_difference).toBeLessThanOrEqual(1e-9);
-}
-
 /** The rows a ClickHouse store keeps for every tile, read in one query. */
 describe('tile rows kept by the ClickHouse store', () => {
-  const temp = makeTempDir();
-  let connection: ClickHouseConnection;
+  const chdb = chdbForSuite();
   const fleet = simulateFleet({ seed: 11, installs: 30, nowMs: NOW });
   const [first, second] = [fleet.slice(0, 2_000), fleet.slice(2_000, 4_000)];
   // Fails the next write of kept rows when set, as a server gone between the insert and the refresh would.
   let failResultsWrite = false;
   const flaky = (): ClickHouseConnection => ({
-    ...connection,
+    ...chdb.connection(),
     insertRows: async (table, ndjson, options) => {
       if (table === RESULTS && failResultsWrite) {
         failResultsWrite = false;
         throw new Error('the server went away');
       }
-      return connection.insertRows(table, ndjson, options);
+      return chdb.connection().insertRows(table, ndjson, options);
     },
     close: async () => undefined,
-  });
-
-  beforeAll(async () => {
-    connection = await openChdbConnection(temp.dir);
-    await connection.command('CREATE DATABASE IF NOT EXISTS memtrace');
-  }, 120_000);
-  afterAll(async () => {
-    await connection?.close();
-    temp.cleanup();
   });
 
   it('serves, after each insert, the rows the states give, one kept row per tile', async () => {
     const store = await openClickHouseStore(flaky(), { database: 'memtrace', handoffMs: 0 });
     await store.insert(first);
     await expectKeptEqualsPlain(store);
-    const [kept] = await connection.rows<{ tiles: number }>(`SELECT uniqExact(tile) AS tiles FROM ${RESULTS}`);
+    const [kept] = await chdb.connection().rows<{ tiles: number }>(`SELECT uniqExact(tile) AS tiles FROM ${RESULTS}`);
     expect(Number(kept!.tiles)).toBe(TILES.length);
     // A second store on the same database (another collector) serves what the first kept.
     const other = await openClickHouseStore(flaky(), { database: 'memtrace', handoffMs: 0 });
