@@ -158,7 +158,7 @@ function diffOf(before: string, after: string): string {
  */
 export function headTail(text: string, max: number): string {
   if (text.length <= max) return text;
-  const total = codePointsIn(text, 0, text.length);
+  const total = codePoints(text);
   if (total <= max) return text;
   const marker = (lines: number, chars: number) => `\n… [${lines} lines, ${chars} characters cut] …\n`;
   const budget = Math.max(0, max - 48);
@@ -168,19 +168,19 @@ export function headTail(text: string, max: number): string {
   if (headBreak > head.length / 2) head = head.slice(0, headBreak);
   const tailBreak = tail.indexOf('\n');
   if (tailBreak !== -1 && tailBreak < tail.length / 2) tail = tail.slice(tailBreak + 1);
-  const cut = total - codePointsIn(head, 0, head.length) - codePointsIn(tail, 0, tail.length);
+  const cut = total - codePoints(head) - codePoints(tail);
   return `${head}${marker(lineCount(text.slice(head.length, text.length - tail.length)), cut)}${tail}`;
 }
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
-/** Code points in text[from, to): a surrogate pair counts once, a lone surrogate once. */
-function codePointsIn(text: string, from: number, to: number): number {
+/** Code points in the text: a surrogate pair counts once, a lone surrogate once. */
+function codePoints(text: string): number {
   let n = 0;
-  for (let i = from; i < to; i += 1) {
+  for (let i = 0; i < text.length; i += 1) {
     n += 1;
-    if (isHigh(text.charCodeAt(i)) && i + 1 < to && isLow(text.charCodeAt(i + 1))) i += 1;
+    if (isHigh(text.charCodeAt(i)) && i + 1 < text.length && isLow(text.charCodeAt(i + 1))) i += 1;
   }
   return n;
 }

@@ -12,8 +12,8 @@ function headline(result: TileResult): string | null {
   const total = (i: number) => series.reduce((n, s) => n + (s.values[i] ?? 0), 0);
   const ranked = rankedCounts(result);
   if (ranked) {
-    const measure = tile.order?.by ?? tile.plot?.[0] ?? tile.measures[0]!.name;
-    const median = result.rows.find((r) => r[RANKED_COLUMNS.position] === ranked.medianPosition)?.[measure];
+    // A tile keeps ranked ends only in an order (tile-plan.ts), so the median is of the ordered measure.
+    const median = result.rows.find((r) => r[RANKED_COLUMNS.position] === ranked.medianPosition)?.[tile.order!.by];
     return `${ranked.aboveZero} of ${ranked.of} above zero · median ${formatValue(typeof median === 'number' ? median : null, tile.unit)}`;
   }
   if (tile.chart === 'ranked') {

@@ -1,4 +1,4 @@
-import { RANKED_COLUMNS } from './tile-plan.js';
+import { medianPosition, RANKED_COLUMNS } from './tile-plan.js';
 import type { TileResult } from './tile-result.js';
 
 export interface RankedCounts {
@@ -16,5 +16,5 @@ export function rankedCounts(result: TileResult): RankedCounts | null {
   const of = Number(first[RANKED_COLUMNS.of]);
   const aboveZero = Number(first[RANKED_COLUMNS.aboveZero]);
   if (!Number.isInteger(of) || !Number.isInteger(aboveZero)) return null;
-  return { of, aboveZero, medianPosition: of - Math.floor((of - 1) / 2) };
+  return { of, aboveZero, medianPosition: medianPosition(of) };
 }

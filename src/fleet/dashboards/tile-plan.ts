@@ -161,8 +161,12 @@ export function tileColumns(tile: Tile): string[] {
  * of `of`: the ends and the median — the lower median of the values ascending, as a reader takes it.
  */
 export function keptPosition(position: number, of: number, ends: number): boolean {
-  const fromBottom = of - position;
-  return position <= ends || fromBottom < ends || (2 * fromBottom <= of - 1 && of - 1 < 2 * fromBottom + 2);
+  return position <= ends || of - position < ends || position === medianPosition(of);
+}
+
+/** The position, in a descending order of `of` groups, of the lower median of the values ascending. */
+export function medianPosition(of: number): number {
+  return of - Math.floor((of - 1) / 2);
 }
 
 /** How a dialect writes the arithmetic that turns group sums into measures. */
