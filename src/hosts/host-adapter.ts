@@ -48,6 +48,12 @@ export interface AdapterDeps {
   exitCodeOf?(transcriptPath: string, toolUseId: string): number | null;
   /** The transcript's latest model turn, for hosts whose tool payloads carry no call id (Gemini). */
   lastModelTurn?(transcriptPath: string): ModelTurn | null;
+  /**
+   * For hosts whose Stop comes before their transcript holds the turn's final text (Copilot CLI):
+   * that text once written (`{text: null}` for a turn that ended without any), null while it is not.
+   * The worker holds such a Stop's summary request while it reads this.
+   */
+  turnFinalText?(transcriptPath: string, promptId: string): { text: string | null } | null;
 }
 
 /** A model turn as a transcript records it: its own id and time, and the tool calls it made (if written yet). */

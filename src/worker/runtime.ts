@@ -219,6 +219,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     excludedCwd: (cwd) => isObserverScratch(cwd, config.dataDir),
   });
   const app = createApp(services);
+  const resumedStops = services.stopTexts.resume(clock.now());
+  if (resumedStops > 0) log.info('waiting again for the final text of held Stops', { count: resumedStops });
 
   // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
   const replay = () =>
@@ -305,6 +307,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
+        services.stopTexts.stop();
         await retention.stop();
         await watcher.stop();
         await hookSocket.close();
