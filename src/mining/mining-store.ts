@@ -103,6 +103,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
         sessionId: input.sessionId,
         kind: 'observation',
         toolUseId: event.toolUseId,
+        ...(event.alsoKnownAs ? { alsoKnownAs: event.alsoKnownAs } : {}),
         payload,
         toolEvent: toolEventRecord(payload),
         observerBytes: () => observerBytes(payload),

@@ -35,6 +35,8 @@ export interface EnqueueInput {
   kind: MessageKind;
   /** Same key, same session: a duplicate (tool_use_id for tool events). */
   toolUseId?: string | null;
+  /** Other keys the same event may come under (a host's hooks and its transcript name a call differently): duplicates of it too. */
+  alsoKnownAs?: readonly string[];
   payload: QueuedEvent;
   /** Stored with an observation message. */
   toolEvent?: ToolEventRecord | null;
@@ -126,15 +128,16 @@ export function createQueue(db: Database.Database) {
 
   const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
     const toolUseId = input.toolUseId ?? null;
-    if (toolUseId !== null) {
-      const existing = seen.get(input.sessionId, toolUseId) as { queue_id: number } | undefined;
+    const keys = toolUseId === null ? [] : [toolUseId, ...(input.alsoKnownAs ?? [])];
+    for (const key of keys) {
+      const existing = seen.get(input.sessionId, key) as { queue_id: number } | undefined;
       if (existing) return { status: 'duplicate', id: existing.queue_id };
     }
     const payload = JSON.stringify(input.payload);
     // Measured only for a message that is queued: a duplicate (a replay, a mined event the hooks already sent) costs no rendering.
     const bytes = typeof input.observerBytes === 'function' ? input.observerBytes() : (input.observerBytes ?? null);
     const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs, bytes, input.notBefore ?? 0).lastInsertRowid);
-    if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
+    for (const key of new Set(keys)) markSeen.run(input.sessionId, key, id, input.nowMs);
     const tool = input.toolEvent;
     if (tool) {
       // The session's file evidence and `memtrace show`'s provenance outlive the queue row.
