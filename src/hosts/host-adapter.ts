@@ -20,6 +20,13 @@ export interface HostAdapter {
   toEvent(eventName: string, payload: Record<string, unknown>, deps: AdapterDeps): AdaptResult;
   /** What the hook prints at session start so that the host's model reads the context. */
   contextOutput(markdown: string): string;
+  /**
+   * A host whose context output differs from the others' (Copilot CLI) keeps its own copy of the
+   * context file a start without a worker prints (`session-start.<variant>.json`); absent, the shared one.
+   */
+  readonly contextVariant?: string;
+  /** How the host's own event names look (PascalCase unless given): a name of that form memtrace does not handle is read and ignored, not refused. */
+  readonly hostEventName?: RegExp;
 }
 
 /** A hook's name in memtrace's words, in the host's words, and the event kind both stand for. */

@@ -171,10 +171,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const contextFiles = createContextFiles({ db: store.db, dataDir: config.dataDir });
   // After the reply: the file is for a later start with no worker, and writing it (fsync, rename)
   // would otherwise sit on the one hook the agent waits for.
-  const keepContext = (cwd: string, output: string) =>
+  const keepContext = (cwd: string, output: string, variant: string | null) =>
     setImmediate(() => {
       try {
-        writeContextFile(config.dataDir, cwd, output === '' ? null : output);
+        writeContextFile(config.dataDir, cwd, output === '' ? null : output, variant);
       } catch (error) {
         log.warn('could not keep the context file', { error: String(error) });
       }

@@ -42,7 +42,7 @@ export interface ServiceDeps {
   /** A turn ended (Stop): the transcript may hold tool events whose background hooks will be killed. */
   onTurnEnded?: (sessionId: string, transcriptPath: string) => void;
   /** Keeps the context a session starting in `cwd` got (for a start while no worker runs). */
-  keepContext?: (cwd: string, output: string) => void;
+  keepContext?: (cwd: string, output: string, variant: string | null) => void;
   /** The store's size, budget and last retention pass, for /health. */
   storeHealth?: () => StoreHealth;
   /** A working directory whose events are never taken (the observer's scratch dir). */
@@ -153,7 +153,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
       return result.ok ? result.markdown : '';
     },
-    keepContext: (cwd, output) => deps.keepContext?.(cwd, output),
+    keepContext: (cwd, output, variant) => deps.keepContext?.(cwd, output, variant),
     adapterDeps: adapterDepsFor,
     seen: (call) => {
       deps.hooks.seen(call);

@@ -104,8 +104,12 @@ export const copilotAdapter: HostAdapter = {
         return { ok: true, event: definedFields({ kind, ...common, reason: text(input.reason) }) };
     }
   },
-  // Copilot reads `additionalContext` at the top level (a Claude-style hookSpecificOutput is ignored).
+  // Copilot reads `additionalContext` at the top level (a Claude-style hookSpecificOutput is ignored),
+  // and Codex refuses that key: the context file kept for a start without a worker is Copilot's own.
   contextOutput: copilotContextJson,
+  contextVariant: 'copilot',
+  // camelCase: `preToolUse`, `notification`, and whatever a newer Copilot adds.
+  hostEventName: /^[a-z][A-Za-z]{0,63}$/,
 };
 
 export function copilotContextJson(markdown: string): string {
