@@ -7,7 +7,10 @@ import { readEventsLog } from './events-log.js';
  * any), null while it has not (the file is flushed in batches, often only at exit).
  */
 export function readStopText(eventsFile: string, stopTimestamp: number): { text: string | null } | null {
+  // The worker asks each time the file grows: lines are parsed only once the turn's Stop is there.
+  const stop = `"timestamp":${stopTimestamp}`;
   return findInFileTail(eventsFile, (tail) => {
+    if (!tail.includes(stop)) return null;
     const texts = readEventsLog(tail.split('\n')).stopTexts;
     return texts.has(stopTimestamp) ? { text: texts.get(stopTimestamp) ?? null } : null;
   });
