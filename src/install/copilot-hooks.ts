@@ -10,7 +10,7 @@ import { ownsHostHookCommand } from './host-hooks.js';
 import { isJsonObject, type HookChange, type JsonObject, type MergeResult } from './settings-merge.js';
 
 /** The camelCase events (their payloads are the camelCase dialect the adapter reads), in the order written. */
-export const COPILOT_HOOK_EVENTS = ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd'] as const;
+const COPILOT_HOOK_EVENTS = ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd'] as const;
 
 /**
  * Copilot waits for every hook (default limit 30 s); its own limit is a safety net above the
@@ -22,7 +22,7 @@ const DEFAULT_TIMEOUT_S = 10;
 /** A command memtrace install wrote for Copilot (the forwarder, or the Node hook), whatever the paths. */
 const ownsCopilotCommand = ownsHostHookCommand('copilot');
 
-export function copilotHookEntry(forwarder: Forwarder, event: string): JsonObject {
+function copilotHookEntry(forwarder: Forwarder, event: string): JsonObject {
   return { type: 'command', bash: forwarderCommand(forwarder, 'copilot', event, 'settings'), timeoutSec: TIMEOUT_S[event] ?? DEFAULT_TIMEOUT_S };
 }
 

@@ -28,9 +28,9 @@ export const HOST_BINS: Readonly<Record<AgentHost, string>> = {
  * Where the Copilot CLI unpacks its ~235 MB package on first start ($XDG_CACHE_HOME/copilot): kept
  * between runs (a cold start costs about 2 s more), never in a test's scratch HOME.
  */
-export const COPILOT_CACHE = path.join(ROOT, 'node_modules', '.cache', 'memtrace-copilot-xdg');
+const COPILOT_CACHE = path.join(ROOT, 'node_modules', '.cache', 'memtrace-copilot-xdg');
 /** The key the Copilot runs send their fake API (BYOK); long, since Copilot masks the key's text wherever it prints it. */
-export const COPILOT_FAKE_KEY = 'fake-copilot-key-0123456789';
+const COPILOT_FAKE_KEY = 'fake-copilot-key-0123456789';
 const FAKE_APIS: Readonly<Record<AgentHost, string>> = {
   'gemini-cli': path.join(import.meta.dirname, 'hosts/gemini-cli-fake-api.mjs'),
   codex: path.join(import.meta.dirname, 'hosts/codex-fake-api.mjs'),
