@@ -15,7 +15,9 @@ import {
   defaultHostTranscriptRoot,
   discoverHostTranscripts,
   hostOfTranscriptPath,
+  startTranscriptWatcher,
 } from '../../src/mining/index.js';
+import { silentLogger } from '../../src/log.js';
 import { toolEventRecord } from '../../src/observer/tool-evidence.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createProjectResolver } from '../../src/worker/project-of.js';
@@ -138,5 +140,40 @@ describe('mining Copilot CLI session logs', () => {
     fs.writeFileSync(eventsFile, `${lines.slice(0, cut).join('\n')}\n`);
     expect(await mine()).toMatchObject({ eventsQueued: 3 });
     expect(tools().map((e) => e.id)).toEqual(REAL_IDS.slice(0, 3));
+  });
+
+  it('is mined by the worker’s watcher from Copilot’s session-state folder once it is idle (a missing folder is no problem)', async () => {
+    const timers = { setTimeout: () => ({ cancel: () => undefined }) };
+    // A moment after Copilot last wrote the log: it is idle.
+    const later = fs.statSync(eventsFile).mtimeMs + 1;
+    const watcher = startTranscriptWatcher(
+      {
+        dirs: [],
+        hostDirs: [
+          { host: 'copilot', dir: path.join(temp.dir, 'session-state') },
+          { host: 'copilot', dir: path.join(temp.dir, 'not-installed') },
+        ],
+        intervalMs: 60_000,
+        idleMs: 0,
+        firstPassDelayMs: 60_000,
+        catchUpDelayMs: 1_000,
+      },
+      {
+        store,
+        clock: { now: () => later },
+        log: silentLogger,
+        telemetry: { recordCounters: () => undefined, captureException: () => undefined },
+        wake: () => undefined,
+        projectOf: createProjectResolver(),
+        timers,
+      },
+    );
+    try {
+      const report = await watcher.runPass();
+      expect(report).toMatchObject({ eventsQueued: 5, failures: [] });
+      expect(tools().map((e) => e.id)).toEqual(REAL_IDS);
+    } finally {
+      await watcher.stop();
+    }
   });
 });
