@@ -11,26 +11,31 @@ import { offersMemtraceTools } from '../test/support/mcp-tools.js';
 import { pairedRatio } from './stats.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
+import { expectedFirings } from '../test/support/host-scenario.js';
+import { childrenCpuMs, processCpuMs } from './process-cpu.js';
 
 export const name = 'hosts';
 
-const HOSTS: AgentHost[] = ['gemini-cli', 'codex'];
+/** HOSTS_BENCH_HOSTS=copilot (comma-separated) benches only those hosts. */
+const HOSTS: AgentHost[] = (process.env.HOSTS_BENCH_HOSTS?.split(',').filter(Boolean) as AgentHost[] | undefined) ?? ['gemini-cli', 'codex', 'copilot'];
 /**
  * unhooked: no memtrace; hooked: `memtrace install --host … --project` as written (the hooks, and
  * the bridge as the MCP server), a worker running; hooks_only: the same without the MCP server
  * entry; cold: what install writes with no worker running (the bridge hands over to the Node stdio
- * server; the session's SessionStart starts a worker, stopped after the run). Opt-in
+ * server; the session's SessionStart starts a worker, stopped after the run); trivial_hooks
+ * (Copilot): the same events hooked by `cat > /dev/null`, the floor of any command hook. Opt-in
  * (HOSTS_BENCH_VARIANTS=without_tool_hooks): hooked minus the per-tool hook (AfterTool, PostToolUse).
  */
-type Variant = 'unhooked' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks';
+type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks';
 const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold'];
+const EXTRA_VARIANTS: Readonly<Partial<Record<AgentHost, Variant[]>>> = { copilot: ['trivial_hooks'] };
 const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks']);
 const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS_BENCH_RUNS) : 3;
 /** Issue 28's bound on the hooked session, per host (hooked ÷ unhooked, same run). */
-const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15 };
-const TOOL_HOOK: Readonly<Record<AgentHost, string>> = { 'gemini-cli': 'AfterTool', codex: 'PostToolUse' };
+const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15, copilot: 1.1 };
+const TOOL_HOOK: Readonly<Record<AgentHost, string>> = { 'gemini-cli': 'AfterTool', codex: 'PostToolUse', copilot: 'postToolUse' };
 
-const E2E_FILES = ['test/e2e/host-gemini-cli.test.ts', 'test/e2e/host-codex.test.ts'];
+const E2E_FILES = ['test/e2e/host-gemini-cli.test.ts', 'test/e2e/host-codex.test.ts', 'test/e2e/host-copilot.test.ts'];
 
 /**
  * Wall time of each host's real CLI running its scripted session offline (the fake API's default
@@ -51,7 +56,12 @@ export async function run(): Promise<Record<string, unknown>> {
 
 async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
   const temp = makeTempDir(`memtrace-bench-${host}-`);
-  const variants = [...DEFAULT_VARIANTS, ...(process.env.HOSTS_BENCH_VARIANTS === 'without_tool_hooks' ? (['without_tool_hooks'] as const) : [])];
+  const variants: Variant[] = [
+    'unhooked',
+    ...(EXTRA_VARIANTS[host] ?? []),
+    ...DEFAULT_VARIANTS.slice(1),
+    ...(process.env.HOSTS_BENCH_VARIANTS === 'without_tool_hooks' ? (['without_tool_hooks'] as const) : []),
+  ];
   const dataDir = path.join(temp.dir, 'data');
   const coldDir = path.join(temp.dir, 'cold-data');
   const worker = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
@@ -62,6 +72,11 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
     for (const v of variants) projects[v] = await project(host, temp.dir, v, envFor(v));
     const samples = Object.fromEntries(variants.map((v) => [v, [] as number[]])) as Record<Variant, number[]>;
     const toolsSeen = Object.fromEntries(variants.map((v) => [v, 0])) as Record<Variant, number>;
+    /** CPU of the session's whole process tree (CLI, hooks, MCP servers) and of the worker, per run (ms). */
+    const cpu = Object.fromEntries(variants.map((v) => [v, { session: [] as number[], worker: [] as number[] }])) as Record<
+      Variant,
+      { session: number[]; worker: number[] }
+    >;
     const stored: number[] = [];
     let n = 0;
     const once = async (variant: Variant, timed = true) => {
@@ -76,6 +91,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
       const api = await startHostFakeApi(host, { projectDir: projects[variant], logFile: path.join(temp.dir, `api-${n}.jsonl`), script: hostScript(host) });
       try {
         prepareHostHome(host, home, api.port, projects[variant]);
+        const cpuBefore = { session: childrenCpuMs(), worker: processCpuMs(worker.pid) };
         const result = await runHostCli(host, {
           projectDir: projects[variant],
           home,
@@ -86,6 +102,9 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
         });
         if (result.exitCode !== 0) throw new Error(`${host} ${variant}: exited ${result.exitCode}: ${result.stderr.slice(-500)}`);
         if (!timed) return result.wallMs;
+        const cpuAfter = { session: childrenCpuMs(), worker: processCpuMs(worker.pid) };
+        if (cpuBefore.session !== null && cpuAfter.session !== null) cpu[variant].session.push(cpuAfter.session - cpuBefore.session);
+        if (cpuBefore.worker !== null && cpuAfter.worker !== null) cpu[variant].worker.push(cpuAfter.worker - cpuBefore.worker);
         if (variant === 'hooked' || variant === 'hooks_only') stored.push((await accepted(worker)) - before - 1); // session start makes two calls
         const first = api.requests().find((r) => r.kind === 'main');
         if (first && offersMemtraceTools(host, first.body)) toolsSeen[variant] += 1;
@@ -108,13 +127,25 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
           median_ms: Math.round(median(samples[v])),
           vs_unhooked: Math.round((median(samples[v]) / base) * 100) / 100,
           paired_vs_unhooked: pairedRatio(samples[v], samples.unhooked),
+          ...(samples.trivial_hooks && v !== 'trivial_hooks' && v !== 'unhooked'
+            ? { paired_vs_trivial_hooks: pairedRatio(samples[v], samples.trivial_hooks) }
+            : {}),
+          cpu_ms_median: { session_process_tree: median0(cpu[v].session), worker: median0(cpu[v].worker) },
           ...(WITH_MCP.has(v) ? { memtrace_tools_in_first_request: `${toolsSeen[v]}/${RUNS}` } : {}),
         },
       ]),
     );
+    // What memtrace's hooks cost in CPU, per hook event: the hooked session's tree and the worker, above the unhooked session.
+    const firings = Object.values(expectedFirings(host, hostScript(host).length - 1)).reduce((a, b) => a + b, 0);
+    const perEvent = (v: Variant) =>
+      cpu[v].session.length === 0 || cpu.unhooked.session.length === 0
+        ? null
+        : Math.round(((median0(cpu[v].session) + median0(cpu[v].worker) - median0(cpu.unhooked.session)) / firings) * 10) / 10;
     return {
       version: execFileSync(HOST_BINS[host], ['--version'], { encoding: 'utf8' }).trim(),
       session: `${hostScript(host).length - 1} tool calls + final text`,
+      hook_events_per_session: firings,
+      cpu_ms_per_hook_event: Object.fromEntries(variants.filter((v) => v !== 'unhooked').map((v) => [v, perEvent(v)])),
       events_stored_per_hooked_session: stored,
       target_ratio: TARGET[host],
       ...figures,
@@ -126,16 +157,39 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
   }
 }
 
+const median0 = (xs: number[]) => (xs.length === 0 ? 0 : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
+
+/** The same events as memtrace's hooks, each running only `cat > /dev/null` (Copilot's hook file format). */
+function writeTrivialCopilotHooks(dir: string): void {
+  const file = path.join(dir, '.github', 'hooks', 'trivial.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const events = Object.keys(expectedFirings('copilot', 1));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ version: 1, hooks: Object.fromEntries(events.map((e) => [e, [{ type: 'command', bash: 'cat > /dev/null', timeoutSec: 10 }]])) }),
+  );
+}
+
 async function project(host: AgentHost, root: string, variant: Variant, env: Record<string, string>): Promise<string> {
   const dir = path.join(root, `project-${variant}`);
   fs.mkdirSync(dir);
   execFileSync('git', ['init', '-q', dir]);
   if (variant === 'unhooked') return dir;
+  if (variant === 'trivial_hooks') {
+    writeTrivialCopilotHooks(dir);
+    return dir;
+  }
   const c = captureIO({ env: { ...env, HOME: path.join(root, 'installer-home') } });
   if ((await main(['install', '--host', host, '--project', dir], c.io)) !== 0) throw new Error(c.stderr());
-  const hooksFile = host === 'gemini-cli' ? path.join(dir, '.gemini', 'settings.json') : path.join(dir, '.codex', 'hooks.json');
+  const hooksFile =
+    host === 'gemini-cli'
+      ? path.join(dir, '.gemini', 'settings.json')
+      : host === 'copilot'
+        ? path.join(dir, '.github', 'hooks', 'memtrace.json')
+        : path.join(dir, '.codex', 'hooks.json');
   if (variant === 'hooks_only') {
-    if (host === 'gemini-cli') {
+    if (host === 'copilot') fs.rmSync(path.join(dir, '.github', 'mcp.json'));
+    else if (host === 'gemini-cli') {
       const settings = JSON.parse(fs.readFileSync(hooksFile, 'utf8'));
       delete settings.mcpServers;
       fs.writeFileSync(hooksFile, JSON.stringify(settings, null, 2));

@@ -101,7 +101,7 @@ sub unchunk {
 sub fallback {
   my @hook = ($node, "$here/memtrace.cjs", 'hook', '--host', $host, $event, '--via', $via);
   push(@hook, '--fired-at', fired_at_ms());
-  if ($event eq 'session-start' || $event eq 'SessionStart') {
+  if ($event eq 'session-start' || $event eq 'SessionStart' || $event eq 'sessionStart') {
     print_kept_context();
     push(@hook, '--context-printed');
   }
@@ -127,7 +127,8 @@ sub fallback {
 }
 
 sub print_kept_context {
-  my $context = "$dir/context" . agent_dir() . '/session-start.json';
+  # Copilot CLI reads another JSON than the other hosts: its own copy of the kept context.
+  my $context = "$dir/context" . agent_dir() . ($host eq 'copilot' ? '/session-start.copilot.json' : '/session-start.json');
   return unless -r $context && -O $dir && open(my $kept, '<', $context);
   binmode($kept);
   binmode(STDOUT);

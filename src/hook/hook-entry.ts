@@ -110,7 +110,7 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   const failure = response.ok ? 'refused' : input.complete ? response.failure : 'unreachable';
   const workerDown = !response.ok && response.failure === 'unreachable';
   if (kind === 'session_start' && workerDown && !parsed.contextPrinted) {
-    const kept = readContextFile(dataDir, contextCwd(input, io));
+    const kept = readContextFile(dataDir, contextCwd(input, io), adapterFor(parsed.host)?.contextVariant ?? null);
     if (kept) io.stdout.write(kept);
   }
   const readable = spool(dataDir, parsed, input, failure, Math.round(parsed.firedAtMs ?? Date.now()));
@@ -158,7 +158,9 @@ function parseHookArgs(args: string[]): HookArgs | { error: string; host?: HostN
   if (positionals.length > 1) return { error: `unexpected argument '${positionals[1]}'`, host };
   const event = positionals[0]!;
   // memtrace's own names must be known; a host's own event memtrace does not handle is read and ignored.
-  if ((adapterFor(host)?.kindOf(event) ?? null) === null && !/^[A-Z][A-Za-z]{0,63}$/.test(event)) return { error: `unknown hook '${event}'`, host };
+  const adapter = adapterFor(host);
+  if ((adapter?.kindOf(event) ?? null) === null && !(adapter?.hostEventName ?? /^[A-Z][A-Za-z]{0,63}$/).test(event))
+    return { error: `unknown hook '${event}'`, host };
   return { host, event, via, contextPrinted, firedAtMs };
 }
 

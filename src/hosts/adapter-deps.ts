@@ -1,5 +1,7 @@
 import { readLastAssistantText } from './claude-code/transcript-tail.js';
 import { readExitCode, readLastAgentMessage } from './codex/rollout-tail.js';
+import { readLastCopilotText, readStopText } from './copilot/events-tail.js';
+import { stopTimestampOf } from './copilot/call-ids.js';
 import { readLastModelText, readLastModelTurn } from './gemini-cli/chat-tail.js';
 import type { AdapterDeps } from './host-adapter.js';
 import type { Platform } from './platforms.js';
@@ -9,6 +11,13 @@ const DEPS: Readonly<Record<Platform, AdapterDeps>> = {
   'claude-code': { lastAssistantText: readLastAssistantText },
   'gemini-cli': { lastAssistantText: readLastModelText, lastModelTurn: readLastModelTurn },
   codex: { lastAssistantText: readLastAgentMessage, exitCodeOf: readExitCode },
+  copilot: {
+    lastAssistantText: readLastCopilotText,
+    turnFinalText: (eventsFile, promptId) => {
+      const stoppedAt = stopTimestampOf(promptId);
+      return stoppedAt === null ? { text: null } : readStopText(eventsFile, stoppedAt);
+    },
+  },
   other: {},
 };
 

@@ -20,6 +20,13 @@ export interface HostAdapter {
   toEvent(eventName: string, payload: Record<string, unknown>, deps: AdapterDeps): AdaptResult;
   /** What the hook prints at session start so that the host's model reads the context. */
   contextOutput(markdown: string): string;
+  /**
+   * A host whose context output differs from the others' (Copilot CLI) keeps its own copy of the
+   * context file a start without a worker prints (`session-start.<variant>.json`); absent, the shared one.
+   */
+  readonly contextVariant?: string;
+  /** How the host's own event names look (PascalCase unless given): a name of that form memtrace does not handle is read and ignored, not refused. */
+  readonly hostEventName?: RegExp;
 }
 
 /** A hook's name in memtrace's words, in the host's words, and the event kind both stand for. */
@@ -48,6 +55,12 @@ export interface AdapterDeps {
   exitCodeOf?(transcriptPath: string, toolUseId: string): number | null;
   /** The transcript's latest model turn, for hosts whose tool payloads carry no call id (Gemini). */
   lastModelTurn?(transcriptPath: string): ModelTurn | null;
+  /**
+   * For hosts whose Stop comes before their transcript holds the turn's final text (Copilot CLI):
+   * that text once written (`{text: null}` for a turn that ended without any), null while it is not.
+   * The worker holds such a Stop's summary request while it reads this.
+   */
+  turnFinalText?(transcriptPath: string, promptId: string): { text: string | null } | null;
 }
 
 /** A model turn as a transcript records it: its own id and time, and the tool calls it made (if written yet). */

@@ -1,5 +1,6 @@
 import { claudeCodeAdapter } from './claude-code/adapter.js';
 import { codexAdapter } from './codex/adapter.js';
+import { copilotAdapter } from './copilot/adapter.js';
 import { geminiCliAdapter } from './gemini-cli/adapter.js';
 import type { HostAdapter } from './host-adapter.js';
 import type { HostName } from './platforms.js';
@@ -9,6 +10,7 @@ const ADAPTERS: Record<HostName, HostAdapter> = {
   'claude-code': claudeCodeAdapter,
   'gemini-cli': geminiCliAdapter,
   codex: codexAdapter,
+  copilot: copilotAdapter,
 };
 
 export function adapterFor(host: HostName): HostAdapter | null {

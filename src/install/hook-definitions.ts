@@ -91,7 +91,7 @@ export function memtraceHooks(forwarder: Forwarder, mode: InstallMode): HooksBlo
 export function isMemtraceHookCommand(command: unknown): boolean {
   if (typeof command !== 'string') return false;
   return (
-    /memtrace-hook"? (?:claude-code|gemini-cli|codex) [A-Za-z-]+ (?:plugin|settings)(?: |$)/.test(command) ||
+    /memtrace-hook"? (?:claude-code|gemini-cli|codex|copilot) [A-Za-z-]+ (?:plugin|settings)(?: |$)/.test(command) ||
     /memtrace\.[cm]js"? hook [a-z-]+(?: \S+)*? --via (?:plugin|settings)(?: |$)/.test(command)
   );
 }

@@ -1,8 +1,8 @@
 /**
- * Where Gemini CLI and Codex read memtrace's hooks and MCP server (AGENT-HOSTS.md §2, §3), and
- * the edit of each file for an install or an uninstall. Pure: files come in as snapshots read by
- * the caller; what comes out is the text each file would hold. `--project DIR` writes the
- * project's host config, else the user's.
+ * Where Gemini CLI, Codex and Copilot CLI read memtrace's hooks and MCP server (AGENT-HOSTS.md §2,
+ * §3; AGENT-HOSTS-2.md §3), and the edit of each file for an install or an uninstall. Pure: files
+ * come in as snapshots read by the caller; what comes out is the text each file would hold.
+ * `--project DIR` writes the project's host config, else the user's.
  */
 import { parseJsonText, renderJson, DEFAULT_JSON_FORMAT } from './json-text.js';
 import type { Forwarder } from './hook-definitions.js';
@@ -11,20 +11,32 @@ import { hostHooks, ownsHostHookCommand, type HostMcpEntry, type InstallHost } f
 import { installHooks, isJsonObject, uninstallHooks, type HookChange, type MergeResult } from './settings-merge.js';
 import type { FileSnapshot } from './settings-file.js';
 import { removeTomlTable, setTomlTable } from './toml-table.js';
+import { installCopilotHooks, isEmptyHookFile, uninstallCopilotHooks } from './copilot-hooks.js';
+import { installMcpServer, uninstallMcpServer } from './mcp-merge.js';
 
 export type HostAction = 'install' | 'uninstall';
 
 export interface HostConfigPaths {
-  /** Gemini: settings.json (hooks and MCP); Codex: hooks.json. */
+  /** Gemini: settings.json (hooks and MCP); Codex: hooks.json; Copilot: hooks/memtrace.json. */
   hooksFile: string;
-  /** Codex: config.toml (MCP); Gemini keeps both in settings.json. */
+  /** Codex: config.toml (MCP); Copilot: mcp-config.json (a project's .github/mcp.json); Gemini keeps both in settings.json. */
   mcpFile: string | null;
 }
 
 const join = (...parts: string[]) => parts.join('/').replace(/\/+/g, '/');
 
-export function hostConfigPaths(host: InstallHost, where: { projectDir: string | null; home: string; codexHome: string | null }): HostConfigPaths {
+export function hostConfigPaths(
+  host: InstallHost,
+  where: { projectDir: string | null; home: string; codexHome: string | null; copilotHome?: string | null },
+): HostConfigPaths {
   if (host === 'gemini-cli') return { hooksFile: join(where.projectDir ?? where.home, '.gemini', 'settings.json'), mcpFile: null };
+  if (host === 'copilot') {
+    // A repository's hooks and MCP servers live in .github/ (loaded only in a folder the user trusts).
+    if (where.projectDir !== null)
+      return { hooksFile: join(where.projectDir, '.github', 'hooks', 'memtrace.json'), mcpFile: join(where.projectDir, '.github', 'mcp.json') };
+    const dir = where.copilotHome ?? join(where.home, '.copilot');
+    return { hooksFile: join(dir, 'hooks', 'memtrace.json'), mcpFile: join(dir, 'mcp-config.json') };
+  }
   const dir = where.projectDir !== null ? join(where.projectDir, '.codex') : (where.codexHome ?? join(where.home, '.codex'));
   return { hooksFile: join(dir, 'hooks.json'), mcpFile: join(dir, 'config.toml') };
 }
@@ -37,6 +49,8 @@ export interface FileEdit {
   notices: string[];
   /** The file is laid out by hand and is rewritten as plain indented JSON (JSON files only). */
   relaidOut: boolean;
+  /** Uninstall left memtrace's own file (Copilot's hooks/memtrace.json) with nothing in it: it goes (backed up). */
+  remove?: boolean;
 }
 
 export type HostEditResult = { ok: true; edits: FileEdit[] } | { ok: false; file: string; error: string };
@@ -75,6 +89,7 @@ export function hostConfigEdits(
   forwarder: Forwarder,
   mcp: HostMcpEntry,
 ): HostEditResult {
+  if (host === 'copilot') return copilotEdits(action, files, forwarder, mcp);
   const edits: FileEdit[] = [];
   const hooks =
     host === 'gemini-cli'
@@ -101,8 +116,41 @@ export function hostConfigEdits(
   return { ok: true, edits };
 }
 
+/** Copilot CLI: its hook file and its MCP servers file, both JSON. */
+function copilotEdits(action: HostAction, files: { hooks: FileSnapshot; mcp: FileSnapshot | null }, forwarder: Forwarder, mcp: HostMcpEntry): HostEditResult {
+  const hooks = jsonEdit(files.hooks, (value) => (action === 'install' ? installCopilotHooks(value, forwarder) : uninstallCopilotHooks(value)));
+  if (!hooks.ok) return { ok: false, file: files.hooks.file, error: hooks.error };
+  const edits: FileEdit[] = [hooks.edit];
+  if (action === 'uninstall' && hooks.edit.changes.length > 0) {
+    const left = parseJsonText(hooks.edit.nextText);
+    if (left.ok && isJsonObject(left.value) && isEmptyHookFile(left.value)) hooks.edit.remove = true;
+  }
+  if (files.mcp) {
+    // Copilot's form of the entry: `local` (stdio), with every tool of the server offered.
+    const entry = { type: 'local', ...mcp, tools: ['*'] };
+    const servers = jsonEdit(files.mcp, (value) => {
+      const merged = action === 'install' ? installMcpServer(value, entry) : uninstallMcpServer(value);
+      if (!merged.ok) return merged;
+      return {
+        ok: true,
+        settings: merged.config,
+        changes: merged.change ? [{ event: 'mcpServers.memtrace', action: merged.change }] : [],
+        notices: merged.notices,
+      };
+    });
+    if (!servers.ok) return { ok: false, file: files.mcp.file, error: servers.error };
+    edits.push(servers.edit);
+  }
+  return { ok: true, edits };
+}
+
 /** The one step the user takes so the host runs what install wrote: install never writes trust. */
 export function trustStep(host: InstallHost, projectDir: string | null): string {
+  if (host === 'copilot') {
+    return projectDir !== null
+      ? `next: Copilot CLI runs a repository's hooks and MCP servers only in a folder you trust: start copilot in ${projectDir} and trust the folder when it asks (in copilot -p, its MCP servers also need GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true).`
+      : "next: start a Copilot CLI session; memtrace's worker starts on its first sessionStart (user hooks need no folder trust).";
+  }
   if (host === 'codex') {
     return projectDir !== null
       ? `next: Codex runs new hooks only once you trust them: open codex in ${projectDir}, trust the project, and approve memtrace's hooks in /hooks.`

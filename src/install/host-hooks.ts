@@ -7,17 +7,19 @@ import { forwarderCommand, type Forwarder, type HookMatcherGroup } from './hook-
 import type { OwnsCommand, WantedHooks } from './settings-merge.js';
 import { MCP_SERVER_ENV, mcpBridgeArgs } from './mcp-definition.js';
 
-export const INSTALL_HOSTS = ['gemini-cli', 'codex'] as const;
+export const INSTALL_HOSTS = ['gemini-cli', 'codex', 'copilot'] as const;
 export type InstallHost = (typeof INSTALL_HOSTS)[number];
+/** The hosts whose hooks sit in Claude-style matcher groups (Copilot's flat lists: copilot-hooks.ts). */
+type GroupedHost = Exclude<InstallHost, 'copilot'>;
 
 /** The host events memtrace hooks, in the order they are written. */
-const HOST_HOOK_EVENTS: Readonly<Record<InstallHost, readonly string[]>> = {
+const HOST_HOOK_EVENTS: Readonly<Record<GroupedHost, readonly string[]>> = {
   'gemini-cli': ['SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent', 'SessionEnd'],
   codex: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'],
 };
 
 /** The one command a host runs for one of its events: the forwarder, as for Claude Code. */
-function hostHookCommand(forwarder: Forwarder, host: InstallHost, event: string): string {
+function hostHookCommand(forwarder: Forwarder, host: GroupedHost, event: string): string {
   return forwarderCommand(forwarder, host, event, 'settings');
 }
 
@@ -37,7 +39,7 @@ const GEMINI_DEFAULT_TIMEOUT_MS = 10_000;
 const CODEX_TIMEOUT_S: Readonly<Record<string, number>> = { SessionStart: 15, SessionEnd: 3 };
 const CODEX_DEFAULT_TIMEOUT_S = 10;
 
-export function hostHooks(host: InstallHost, forwarder: Forwarder): WantedHooks {
+export function hostHooks(host: GroupedHost, forwarder: Forwarder): WantedHooks {
   const block: Record<string, HookMatcherGroup[]> = {};
   for (const event of HOST_HOOK_EVENTS[host]) {
     const command = hostHookCommand(forwarder, host, event);

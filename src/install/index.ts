@@ -4,6 +4,7 @@ export { INSTALL_HOSTS, type InstallHost } from './host-hooks.js';
 export {
   readFileSnapshot,
   readSettingsFile,
+  removeSettingsFile,
   renderSettings,
   settingsDiff,
   SettingsFileError,

@@ -19,7 +19,8 @@ function readServers(config: JsonObject): { ok: true; servers: JsonObject | unde
   return { ok: true, servers };
 }
 
-export function installMcpServer(config: JsonObject, entry: McpServerEntry): McpMergeResult {
+/** `entry` is the host's form of memtrace's server (Claude Code's, or Copilot's with `type: local` and `tools`). */
+export function installMcpServer(config: JsonObject, entry: McpServerEntry | JsonObject): McpMergeResult {
   const read = readServers(config);
   if (!read.ok) return read;
   const current = read.servers?.[MCP_SERVER_KEY];

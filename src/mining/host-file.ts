@@ -8,6 +8,9 @@ import { openNodeFile } from './file-reader.js';
 import { readChunks } from './read-chunks.js';
 import { readCodexRollout } from './hosts/codex-rollout.js';
 import { readGeminiChat } from './hosts/gemini-chat.js';
+import { readCopilotTranscript } from './hosts/copilot-events.js';
+import { readEventsLog } from '../hosts/copilot/events-log.js';
+import type { TranscriptHost } from './hosts/host-transcripts.js';
 import { minedEventOf, type HostTranscript } from './hosts/mined-call.js';
 import { createLineSplitter } from './line-splitter.js';
 import type { MineFileConfig, MineFileDeps, MineFileOptions } from './mine-file-deps.js';
@@ -16,18 +19,20 @@ import type { MinedEvent } from './segment-miner.js';
 import type { TranscriptTarget } from './transcript-target.js';
 
 /**
- * Mines one Gemini CLI chat file or Codex rollout: the edge around the pure readers in
- * mining/hosts/. These files are one segment (no compaction boundary to track), so a changed
- * file is read whole — a Gemini record may be rewritten further down, so reading only the new
- * bytes would miss results — and the calls already queued (by the hooks or an earlier pass)
- * are recognised by id and not queued again. Lines are read in bounded chunks; a line over the
- * cap is skipped and counted, as for Claude Code.
+ * Mines one Gemini CLI chat file, Codex rollout or Copilot CLI session log: the edge around the
+ * pure readers in mining/hosts/. These files are one segment (no compaction boundary to track), so
+ * a changed file is read whole — a Gemini record may be rewritten further down, so reading only
+ * the new bytes would miss results — and the calls already queued (by the hooks or an earlier
+ * pass) are recognised by id and not queued again. A call the hooks queued under another name
+ * (Copilot's provisional id) is then named by the transcript's id too, so later passes and
+ * `memtrace show` know it by its own id. Lines are read in bounded chunks; a line over the cap is
+ * skipped and counted, as for Claude Code.
  */
 export async function mineHostFile(
   config: MineFileConfig,
   deps: MineFileDeps,
   target: TranscriptTarget,
-  host: 'gemini-cli' | 'codex',
+  host: TranscriptHost,
   options: MineFileOptions,
 ): Promise<FileReport> {
   const startedMs = deps.now();
@@ -51,7 +56,7 @@ export async function mineHostFile(
       line: (bytes) => {
         const text = bytes.toString('utf8');
         if (text.trim() === '') return;
-        if (host === 'gemini-cli') texts.push(text);
+        if (host !== 'codex') texts.push(text);
         else {
           const parsed = parseRolloutLine(text);
           if (parsed) rollout.push(parsed);
@@ -69,15 +74,19 @@ export async function mineHostFile(
     });
     if (read === 'aborted') return report({ outcome: 'aborted' });
     const completedTo = splitter.completedTo();
-    counts.linesParsed = host === 'gemini-cli' ? texts.length : rollout.length;
+    counts.linesParsed = host === 'codex' ? rollout.length : texts.length;
     const transcript: HostTranscript =
       host === 'gemini-cli'
         ? readGeminiChat(readChatLines(texts), target.sessionId, await geminiProjectRoot(target.path))
-        : readCodexRollout(rollout, target.sessionId);
+        : host === 'copilot'
+          ? readCopilotTranscript(readEventsLog(texts), target.sessionId)
+          : readCodexRollout(rollout, target.sessionId);
 
     const events: MinedEvent[] = [];
     for (const call of transcript.calls) {
-      if ([call.toolUseId, ...call.alsoKnownAs].some((id) => guard(() => deps.store.alreadyQueued(target.sessionId, id)))) {
+      const queuedAs = [call.toolUseId, ...call.alsoKnownAs].find((id) => guard(() => deps.store.alreadyQueued(target.sessionId, id)));
+      if (queuedAs !== undefined) {
+        if (queuedAs !== call.toolUseId && host === 'copilot') guard(() => deps.store.alsoNamed(target.sessionId, queuedAs, call.toolUseId, deps.now()));
         counts.alreadyQueued += 1;
         continue;
       }

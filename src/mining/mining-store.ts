@@ -13,6 +13,8 @@ export interface MiningStore {
   saveFile(state: TranscriptFileState): void;
   keysFor(sessionId: string): { segments: Map<number, number>; legacyKey: string | null };
   alreadyQueued(sessionId: string, toolUseId: string): boolean;
+  /** A call queued as `queuedAs` is also `toolUseId` (the id its transcript gives it): dedup and `memtrace show` know it by both. */
+  alsoNamed(sessionId: string, queuedAs: string, toolUseId: string, nowMs: number): void;
   /** The session's observer calls are failing (a message waits for a retry): do not add to them. */
   sessionFailing(sessionId: string): boolean;
   /** One transaction: the session row if new, the events (tool_use_id dedup), then the segment keys. */
@@ -101,6 +103,7 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
         sessionId: input.sessionId,
         kind: 'observation',
         toolUseId: event.toolUseId,
+        ...(event.alsoKnownAs ? { alsoKnownAs: event.alsoKnownAs } : {}),
         payload,
         toolEvent: toolEventRecord(payload),
         observerBytes: () => observerBytes(payload),
@@ -176,6 +179,9 @@ export function createStoreMiningStore(store: Store, deps: StoreMiningDeps): Min
     saveFile: (state) => mined.saveFile(state),
     keysFor: (sessionId) => mined.keysFor(sessionId),
     alreadyQueued: (sessionId, toolUseId) => store.queue.hasSeen(sessionId, toolUseId),
+    alsoNamed: (sessionId, queuedAs, toolUseId, nowMs) => {
+      store.queue.alsoNamed(sessionId, queuedAs, toolUseId, nowMs);
+    },
     sessionFailing: (sessionId) => store.queue.hasRetrying(sessionId),
     commit: (input) =>
       commitTx.immediate(

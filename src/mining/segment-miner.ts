@@ -23,6 +23,8 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 export interface MinedEvent {
   toolUseId: string;
+  /** Other ids the hooks may deliver the same call under (Copilot's provisional one): kept as duplicates of it. */
+  alsoKnownAs?: string[];
   segment: number;
   payload: MinedPayload;
 }

@@ -4,7 +4,9 @@ import { nodeTimers, type Timers } from '../timers.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { BackoffMap } from './backoff.js';
-import { discoverTranscripts } from './discover.js';
+import { discoverTranscripts, type Discovery } from './discover.js';
+import { discoverHostTranscripts } from './hosts/discover-hosts.js';
+import type { TranscriptHost } from './hosts/host-transcripts.js';
 import { createMiner } from './miner.js';
 import { miningRollupIncrements, passHasActivity, type FileOutcome, type FileReport, type PassReport } from './mining-report.js';
 import { createStoreMiningStore } from './mining-store.js';
@@ -13,6 +15,8 @@ import { redactionIncrements } from '../telemetry/index.js';
 export interface TranscriptWatchConfig {
   /** Folders to list (default: the Claude Code projects folder). */
   dirs: string[];
+  /** Other hosts' transcript folders to list too (Copilot CLI's session-state); a missing one is skipped. */
+  hostDirs?: ReadonlyArray<{ host: TranscriptHost; dir: string }>;
   /** Time between passes. */
   intervalMs: number;
   /** Only files untouched this long are read: the session is between turns or over. */
@@ -77,6 +81,13 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * and have been idle long enough. Runs on the worker's event loop between hook requests: it
  * awaits each file chunk and yields between files, its timers are unref'd, and it never throws.
  */
+/** A host folder's transcripts, those the hooks reported already listed once; a folder not there (the host not installed) is no problem. */
+function addHostFolder(into: Discovery, listed: Discovery, dir: string): void {
+  const known = new Set(into.targets.map((t) => t.path));
+  into.targets.push(...listed.targets.filter((t) => !known.has(t.path)));
+  into.problems.push(...listed.problems.filter((p) => !(p.path === dir && p.error === 'no such directory')));
+}
+
 export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: TranscriptWatcherDeps): TranscriptWatcher {
   const { clock, log } = deps;
   const timers = deps.timers ?? nodeTimers;
@@ -116,6 +127,7 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
             config.dirs,
             [...reported].map(([path, sessionId]) => ({ path, sessionId })),
           );
+      if (!only) for (const { host, dir } of config.hostDirs ?? []) addHostFolder(found, await discoverHostTranscripts(host, dir), dir);
       const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal, onFile });
       const nowMs = clock.now();
       if (passHasActivity(report)) {

@@ -11,6 +11,7 @@ import { createHostCliProvider, type HostCliDeps, type HostCliSpec } from './cli
 import { CLAUDE_CODE_CLI } from './cli/claude-code.js';
 import { GEMINI_CLI } from './cli/gemini-cli.js';
 import { CODEX_CLI } from './cli/codex.js';
+import { COPILOT_CLI } from './cli/copilot.js';
 import { findOnPath } from './cli/which.js';
 import { observerScratchRoot } from '../data-dir/observer-scratch.js';
 
@@ -19,7 +20,18 @@ const HOST_CLI_SPECS: Readonly<Record<HostCliProviderName, HostCliSpec>> = {
   'claude-code': CLAUDE_CODE_CLI,
   'gemini-cli': GEMINI_CLI,
   codex: CODEX_CLI,
+  copilot: COPILOT_CLI,
 };
+
+/**
+ * Copilot CLI observes in a COPILOT_HOME of its own (cli/copilot.ts: the user's hooks would run
+ * in every call, and each call would be saved and indexed as a session of theirs). A login kept in
+ * the environment works there; one stored by `copilot login` may not. So by default it observes
+ * only with such a login; MEMTRACE_PROVIDER=copilot chooses it regardless.
+ */
+const COPILOT_LOGIN_ENV = ['COPILOT_PROVIDER_BASE_URL', 'COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'] as const;
+const copilotLoginInEnv = (env: Record<string, string | undefined>) => COPILOT_LOGIN_ENV.some((name) => Boolean(env[name]?.trim()));
+const COPILOT_NOT_DEFAULT = `Copilot CLI observes by default only with a login in the environment (${COPILOT_LOGIN_ENV.join(', ')}): otherwise it cannot be kept from running your hooks and saving every call as a session of yours; MEMTRACE_PROVIDER=copilot uses it anyway`;
 
 /**
  * The observer the worker runs, and why (docs/observer.md#which-observer-runs). Sessions of
@@ -70,10 +82,16 @@ export function chooseObserver(env: Record<string, string | undefined>, options:
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL)
     return singleOrError(makeNamed('openai', settings), `${env.OPENAI_API_KEY ? 'OPENAI_API_KEY' : 'OPENAI_BASE_URL'} is set`);
 
-  const found = HOST_CLI_PROVIDERS.filter((name) => find(HOST_CLI_SPECS[name].binary) !== null);
+  const onPath = HOST_CLI_PROVIDERS.filter((name) => find(HOST_CLI_SPECS[name].binary) !== null);
+  const found = onPath.filter((name) => name !== 'copilot' || copilotLoginInEnv(env));
   if (found.length === 0)
     return {
-      choice: single(noProvider(), `no API key is set and no agent CLI (${HOST_CLI_PROVIDERS.map((n) => HOST_CLI_SPECS[n].binary).join(', ')}) is on PATH`),
+      choice: single(
+        noProvider(),
+        onPath.includes('copilot')
+          ? `no API key is set and no other agent CLI is on PATH; ${COPILOT_NOT_DEFAULT}`
+          : `no API key is set and no agent CLI (${HOST_CLI_PROVIDERS.map((n) => HOST_CLI_SPECS[n].binary).join(', ')}) is on PATH`,
+      ),
     };
   const byHost = new Map<HostCliProviderName, ObserverProvider>(found.map((name) => [name, makeCli(name, settings)]));
   const hostOf = (platform: string | null): HostCliProviderName =>
@@ -86,11 +104,15 @@ export function chooseObserver(env: Record<string, string | undefined>, options:
       providers: [...byHost.values()],
       describe(platform) {
         if (platform === undefined) {
-          const list = HOST_CLI_PROVIDERS.map((name) => `${name} ${byHost.has(name) ? 'found' : 'not found'}`).join(', ');
+          const list = HOST_CLI_PROVIDERS.map(
+            (name) => `${name} ${byHost.has(name) ? 'found' : onPath.includes(name) ? 'found, not used without a login in the environment' : 'not found'}`,
+          ).join(', ');
           return `observer: each session’s own agent CLI, with your own login (${list}) — no API key is set`;
         }
         const host = hostOf(platform);
         const provider = byHost.get(host);
+        if (!provider && host === 'copilot' && onPath.includes('copilot'))
+          return `observer: none for copilot sessions — no API key is set; ${COPILOT_NOT_DEFAULT}; events are stored, not observed`;
         return provider
           ? `observer: ${host} (${provider.model}) — no API key is set; ${HOST_CLI_SPECS[host].binary} is on PATH and observes with your own login`
           : `observer: none for ${host} sessions — no API key is set and ${HOST_CLI_SPECS[host].binary} is not on PATH; events are stored, not observed`;
@@ -177,6 +199,7 @@ function makeNamed(name: (typeof SELECTABLE)[number], s: Settings): { provider: 
     case 'claude-code':
     case 'gemini-cli':
     case 'codex':
+    case 'copilot':
       return { provider: makeCli(name, s) };
     case 'replay':
       if (!env.MEMTRACE_REPLAY_FILE) return { error: 'MEMTRACE_PROVIDER=replay needs MEMTRACE_REPLAY_FILE' };

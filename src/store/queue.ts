@@ -35,11 +35,15 @@ export interface EnqueueInput {
   kind: MessageKind;
   /** Same key, same session: a duplicate (tool_use_id for tool events). */
   toolUseId?: string | null;
+  /** Other keys the same event may come under (a host's hooks and its transcript name a call differently): duplicates of it too. */
+  alsoKnownAs?: readonly string[];
   payload: QueuedEvent;
   /** Stored with an observation message. */
   toolEvent?: ToolEventRecord | null;
   /** How many UTF-8 bytes of it the observer will read (after its per-event cuts); closes batches by size. A function is called only when the message is queued. */
   observerBytes?: number | null | (() => number);
+  /** Held until then (a Stop whose final text its host writes later): the batch it closes waits for it. */
+  notBefore?: number;
   nowMs: number;
 }
 
@@ -78,7 +82,13 @@ export function createQueue(db: Database.Database) {
   const seen = db.prepare('SELECT queue_id FROM queue_seen WHERE session_id = ? AND tool_use_id = ?');
   const markSeen = db.prepare('INSERT INTO queue_seen (session_id, tool_use_id, queue_id, created_at) VALUES (?, ?, ?, ?)');
   const insert = db.prepare(
-    "INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at, observer_bytes) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
+    "INSERT INTO queue (session_id, kind, tool_use_id, payload, status, created_at, observer_bytes, not_before) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)",
+  );
+  const updateHeld = db.prepare(
+    "UPDATE queue SET payload = ?, observer_bytes = ?, not_before = min(not_before, ?) WHERE id = ? AND status = 'pending' AND kind = 'summary'",
+  );
+  const heldSummaries = db.prepare(
+    "SELECT id, session_id, kind, tool_use_id, payload, attempts, created_at FROM queue WHERE status = 'pending' AND kind = 'summary' AND not_before > ?",
   );
   const head = db.prepare(
     "SELECT id, kind, not_before, created_at, attempts, coalesce(observer_bytes, length(CAST(payload AS BLOB))) AS bytes FROM queue WHERE session_id = ? AND status = 'pending' ORDER BY id LIMIT ?",
@@ -102,6 +112,15 @@ export function createQueue(db: Database.Database) {
   const releaseAll = db.prepare("UPDATE queue SET status = 'pending', claimed_at = NULL WHERE status = 'claimed'");
   const retrying = db.prepare("SELECT 1 FROM queue WHERE session_id = ? AND status = 'pending' AND attempts > 0 LIMIT 1");
 
+  const renameEvent = db.prepare('UPDATE tool_events SET tool_use_id = ? WHERE queue_id = ? AND session_id = ?');
+  const alsoNamedTx = db.transaction((sessionId: string, queuedAs: string, toolUseId: string, nowMs: number): boolean => {
+    const existing = seen.get(sessionId, queuedAs) as { queue_id: number } | undefined;
+    if (!existing || seen.get(sessionId, toolUseId) !== undefined) return false;
+    markSeen.run(sessionId, toolUseId, existing.queue_id, nowMs);
+    renameEvent.run(toolUseId, existing.queue_id, sessionId);
+    return true;
+  });
+
   const recordWritten = db.prepare('INSERT OR IGNORE INTO session_files_written (session_id, path) VALUES (?, ?)');
   const recordEvent = db.prepare(
     'INSERT OR IGNORE INTO tool_events (queue_id, session_id, tool_use_id, tool_name, input_preview, failed, files_written, files_read, error, exit_code, payload_chars, created_at, agent_id, agent_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -109,15 +128,16 @@ export function createQueue(db: Database.Database) {
 
   const enqueueTx = db.transaction((input: EnqueueInput): { status: 'queued' | 'duplicate'; id: number } => {
     const toolUseId = input.toolUseId ?? null;
-    if (toolUseId !== null) {
-      const existing = seen.get(input.sessionId, toolUseId) as { queue_id: number } | undefined;
+    const keys = toolUseId === null ? [] : [toolUseId, ...(input.alsoKnownAs ?? [])];
+    for (const key of keys) {
+      const existing = seen.get(input.sessionId, key) as { queue_id: number } | undefined;
       if (existing) return { status: 'duplicate', id: existing.queue_id };
     }
     const payload = JSON.stringify(input.payload);
     // Measured only for a message that is queued: a duplicate (a replay, a mined event the hooks already sent) costs no rendering.
     const bytes = typeof input.observerBytes === 'function' ? input.observerBytes() : (input.observerBytes ?? null);
-    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs, bytes).lastInsertRowid);
-    if (toolUseId !== null) markSeen.run(input.sessionId, toolUseId, id, input.nowMs);
+    const id = Number(insert.run(input.sessionId, input.kind, toolUseId, payload, input.nowMs, bytes, input.notBefore ?? 0).lastInsertRowid);
+    for (const key of new Set(keys)) markSeen.run(input.sessionId, key, id, input.nowMs);
     const tool = input.toolEvent;
     if (tool) {
       // The session's file evidence and `memtrace show`'s provenance outlive the queue row.
@@ -197,6 +217,20 @@ export function createQueue(db: Database.Database) {
     /** When the next pending message (of one session, or of any) is due. */
     nextDueAt: (sessionId?: string) => ((sessionId === undefined ? nextDueAtStmt.get() : nextDueForSession.get(sessionId)) as { at: number | null }).at,
     sessionHasWork: (sessionId: string) => sessionWork.get(sessionId) !== undefined,
+    /**
+     * A held summary request (queued with `notBefore` in the future) with its payload completed,
+     * due now. False when the observer already took it (its hold ran out).
+     */
+    releaseHeld: (id: number, payload: QueuedEvent, observerBytes: number, nowMs: number) =>
+      updateHeld.run(JSON.stringify(payload), observerBytes, nowMs, id).changes === 1,
+    /** Summary requests still held (a restarted worker resumes waiting for their text). */
+    heldSummaries: (nowMs: number) => (heldSummaries.all(nowMs) as QueueRow[]).map(toMessage),
+    /**
+     * The message queued under `queuedAs` is also known as `toolUseId` (a host whose hooks name no
+     * call, named later from its transcript): a later event under either id is a duplicate, and
+     * the tool event is shown under the new one. False when there is nothing to do.
+     */
+    alsoNamed: (sessionId: string, queuedAs: string, toolUseId: string, nowMs: number) => alsoNamedTx.immediate(sessionId, queuedAs, toolUseId, nowMs),
     /** Whether this tool_use_id was ever enqueued for the session (what enqueue would call a duplicate). */
     hasSeen: (sessionId: string, toolUseId: string) => seen.get(sessionId, toolUseId) !== undefined,
     /** Whether a message of the session is waiting for a retry after a failed observer call. */

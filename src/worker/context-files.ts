@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { buildContext, createContextQuery, DEFAULT_BUDGET_TOKENS } from '../context/index.js';
 import { writeContextFile } from '../data-dir/index.js';
-import { sessionStartContextJson } from '../hosts/index.js';
+import { adapterFor, isHostName, sessionStartContextJson } from '../hosts/index.js';
 import { projectLabel } from './project-of.js';
 
 /** Directories kept per project: the most recently used ones. */
@@ -25,17 +25,26 @@ export function createContextFiles(deps: { db: Database.Database; dataDir: strin
     UNION SELECT project FROM memory_summaries WHERE rowid > @m AND project IS NOT NULL`);
   const moved = deps.db.prepare('SELECT DISTINCT to_project AS project FROM project_moves WHERE context_rewritten = 0');
   const markMoved = deps.db.prepare('UPDATE project_moves SET context_rewritten = 1 WHERE to_project = ?');
-  const cwds = deps.db.prepare('SELECT cwd FROM sessions WHERE project = ? AND cwd IS NOT NULL GROUP BY cwd ORDER BY max(updated_at) DESC LIMIT ?');
+  const cwds = deps.db.prepare(
+    'SELECT cwd, group_concat(DISTINCT platform) AS platforms FROM sessions WHERE project = ? AND cwd IS NOT NULL GROUP BY cwd ORDER BY max(updated_at) DESC LIMIT ?',
+  );
   let seen = marks.get() as { o: number; s: number; m: number };
 
   function write(projects: Iterable<string>, nowMs: number): number {
     let written = 0;
     for (const project of projects) {
       const { markdown } = buildContext(query, { project, label: projectLabel(project), budgetTokens: DEFAULT_BUDGET_TOKENS, nowMs });
-      const output = markdown.trim() === '' ? null : sessionStartContextJson(markdown);
-      for (const { cwd } of cwds.all(project, CWDS_PER_PROJECT) as Array<{ cwd: string }>) {
-        writeContextFile(deps.dataDir, cwd, output);
+      const empty = markdown.trim() === '';
+      for (const { cwd, platforms } of cwds.all(project, CWDS_PER_PROJECT) as Array<{ cwd: string; platforms: string | null }>) {
+        writeContextFile(deps.dataDir, cwd, empty ? null : sessionStartContextJson(markdown));
         written += 1;
+        // A host with its own context JSON (Copilot) gets its copy where its sessions ran.
+        for (const platform of (platforms ?? '').split(',')) {
+          const adapter = isHostName(platform) ? adapterFor(platform) : null;
+          if (!adapter?.contextVariant) continue;
+          writeContextFile(deps.dataDir, cwd, empty ? null : adapter.contextOutput(markdown), adapter.contextVariant);
+          written += 1;
+        }
       }
     }
     return written;

@@ -3,6 +3,7 @@ import { toolEventRecord } from '../observer/tool-evidence.js';
 import type { ProjectResolver } from '../repository/project-resolver.js';
 import { observerBytes } from '../observer/event-view.js';
 import type { Store } from '../store/index.js';
+import type { StopTextResolver } from './stop-text.js';
 
 export type Accepted = { status: 'ok' } | { status: 'unknown_session' } | { status: 'ignored' } | { status: 'queued' | 'duplicate'; id: number };
 
@@ -34,6 +35,8 @@ export interface IntakeDeps {
    * fires (an http hook, a host that ignored the switch), so the observer never observes itself.
    */
   excludedCwd?(cwd: string | null): boolean;
+  /** Stops whose final text their host writes after the hook (Copilot): held while the worker reads it (stop-text.ts). */
+  stopText?: Pick<StopTextResolver, 'holdMsFor' | 'held'>;
 }
 
 /**
@@ -57,7 +60,7 @@ export function createEventIntake(deps: IntakeDeps) {
     });
   };
 
-  const enqueue = (event: QueuedEvent, dedupKey: string | null, nowMs: number): Accepted => {
+  const enqueue = (event: QueuedEvent, dedupKey: string | null, nowMs: number, notBefore?: number): Accepted => {
     const result = write(() => {
       ensureSession(event, nowMs);
       const tool = isToolEvent(event) ? toolEventRecord(event) : null;
@@ -68,6 +71,7 @@ export function createEventIntake(deps: IntakeDeps) {
         payload: event,
         toolEvent: tool,
         observerBytes: () => observerBytes(event),
+        ...(notBefore === undefined ? {} : { notBefore }),
         nowMs,
       });
     });
@@ -132,10 +136,18 @@ export function createEventIntake(deps: IntakeDeps) {
         case 'post_tool_use_failure':
           return enqueue({ ...event, at: nowMs }, event.tool_use_id ?? null, nowMs);
         case 'stop': {
-          const transcriptPath = event.transcript_path ?? store.sessions.get(event.session_id)?.transcriptPath ?? null;
+          const session = store.sessions.get(event.session_id);
+          // Copilot names its transcript in its Stop alone: the session keeps it for mining at its end.
+          if (event.transcript_path && session && session.transcriptPath !== event.transcript_path)
+            write(() => store.sessions.init({ sessionId: event.session_id, transcriptPath: event.transcript_path, nowMs }));
+          const transcriptPath = event.transcript_path ?? session?.transcriptPath ?? null;
           if (transcriptPath) deps.turnEnded?.(event.session_id, transcriptPath);
+          const queued = { ...event, at: nowMs };
+          const holdMs = deps.stopText?.holdMsFor(queued) ?? null;
           // One summary per prompt: a Stop replayed from the spool is the same Stop.
-          return enqueue({ ...event, at: nowMs }, event.prompt_id ? summaryKey(event.prompt_id) : null, nowMs);
+          const accepted = enqueue(queued, event.prompt_id ? summaryKey(event.prompt_id) : null, nowMs, holdMs === null ? undefined : nowMs + holdMs);
+          if (holdMs !== null && accepted.status === 'queued') deps.stopText?.held(accepted.id, queued, nowMs);
+          return accepted;
         }
         case 'session_end': {
           const known = write(() =>

@@ -23,8 +23,8 @@ export interface HostIntakeDeps {
   accept(event: HookEvent, nowMs: number): Accepted;
   /** The context for a session starting in `cwd` (markdown; empty when there is none). */
   contextFor(cwd: string | null, nowMs: number): string;
-  /** Keeps the context a session starting in `cwd` got, for a start while no worker runs. */
-  keepContext(cwd: string, output: string): void;
+  /** Keeps the context a session starting in `cwd` got, for a start while no worker runs (in the host's variant of the file). */
+  keepContext(cwd: string, output: string, variant: string | null): void;
   /** What the host's adapter may read of its transcripts. */
   adapterDeps(host: HostName): AdapterDeps;
   /** Counts what a hook call cost and whether it was shortened (hook_rollup, /health). */
@@ -89,7 +89,7 @@ export function createHostIntake(deps: HostIntakeDeps) {
     if (parsed.event.kind === 'session_start') {
       const markdown = deps.contextFor(parsed.event.cwd ?? null, nowMs);
       output = markdown.trim() === '' ? '' : adapter.contextOutput(markdown);
-      if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output);
+      if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output, adapter.contextVariant ?? null);
     }
     return {
       result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted },

@@ -171,10 +171,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const contextFiles = createContextFiles({ db: store.db, dataDir: config.dataDir });
   // After the reply: the file is for a later start with no worker, and writing it (fsync, rename)
   // would otherwise sit on the one hook the agent waits for.
-  const keepContext = (cwd: string, output: string) =>
+  const keepContext = (cwd: string, output: string, variant: string | null) =>
     setImmediate(() => {
       try {
-        writeContextFile(config.dataDir, cwd, output === '' ? null : output);
+        writeContextFile(config.dataDir, cwd, output === '' ? null : output, variant);
       } catch (error) {
         log.warn('could not keep the context file', { error: String(error) });
       }
@@ -219,6 +219,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     excludedCwd: (cwd) => isObserverScratch(cwd, config.dataDir),
   });
   const app = createApp(services);
+  const resumedStops = services.stopTexts.resume(clock.now());
+  if (resumedStops > 0) log.info('waiting again for the final text of held Stops', { count: resumedStops });
 
   // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
   const replay = () =>
@@ -305,6 +307,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
+        services.stopTexts.stop();
         await retention.stop();
         await watcher.stop();
         await hookSocket.close();

@@ -14,6 +14,8 @@ import type { ObserverLoop } from './observer-loop.js';
 import { projectLabel } from './project-of.js';
 import { adapterDepsFor, lastAssistantTextFor } from '../hosts/adapter-deps.js';
 import { createEventIntake } from './event-intake.js';
+import { createStopTextResolver, DEFAULT_STOP_TEXT_CONFIG, type StopTextConfig, type StopTextResolver } from './stop-text.js';
+import { nodeTimers, type Timers } from '../timers.js';
 import { createHostIntake, type HostIntake } from './host-intake.js';
 import { createAgentTimeTracker } from './agent-time.js';
 import { adapterFor, isHostName } from '../hosts/index.js';
@@ -40,7 +42,7 @@ export interface ServiceDeps {
   /** A turn ended (Stop): the transcript may hold tool events whose background hooks will be killed. */
   onTurnEnded?: (sessionId: string, transcriptPath: string) => void;
   /** Keeps the context a session starting in `cwd` got (for a start while no worker runs). */
-  keepContext?: (cwd: string, output: string) => void;
+  keepContext?: (cwd: string, output: string, variant: string | null) => void;
   /** The store's size, budget and last retention pass, for /health. */
   storeHealth?: () => StoreHealth;
   /** A working directory whose events are never taken (the observer's scratch dir). */
@@ -51,10 +53,15 @@ export interface ServiceDeps {
   reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
   /** Replaces the request-body redactor (benchmarks measure the API without it); the real one by default. */
   redactBody?: <T>(value: T, counts: RedactionCounts) => T;
+  /** How long a Stop waits for the final text its host writes later (Copilot), and how often it is looked for. */
+  stopText?: StopTextConfig;
+  timers?: Timers;
 }
 
 export type Services = WorkerServices & {
   hostIntake: HostIntake;
+  /** Stops held for their final text (Copilot): resumed at start, stopped at shutdown. */
+  stopTexts: StopTextResolver;
   /** A session's transcript went quiet: queue its last summary request if none came. */
   sessionQuiet(sessionId: string, nowMs: number): void;
 };
@@ -82,6 +89,15 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     if (totalRedactions(counts) > 0) deps.reportRedactions(edge, counts, nowMs);
     return clean;
   };
+  const redactTranscriptText = (text: string, nowMs: number) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts));
+  const stopTexts = createStopTextResolver(deps.stopText ?? DEFAULT_STOP_TEXT_CONFIG, {
+    store,
+    clock,
+    timers: deps.timers ?? nodeTimers,
+    log: deps.log,
+    redactText: redactTranscriptText,
+    wake: (sessionId) => loop.wake(sessionId),
+  });
   const intake = createEventIntake({
     store,
     projectOf: deps.projectOf,
@@ -95,8 +111,9 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     },
     lastAssistantText: (transcriptPath, platform) => lastAssistantTextFor(platform, transcriptPath),
     redactEvent: (event, nowMs) => redacting('hook_api', nowMs, (counts) => (deps.redactBody ?? redactValueInto)(event, counts)),
-    redactText: (text, nowMs) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts)),
+    redactText: redactTranscriptText,
     ...(deps.excludedCwd ? { excludedCwd: deps.excludedCwd } : {}),
+    stopText: stopTexts,
   });
   const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.(), deps.observerStatus?.());
 
@@ -136,7 +153,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
       return result.ok ? result.markdown : '';
     },
-    keepContext: (cwd, output) => deps.keepContext?.(cwd, output),
+    keepContext: (cwd, output, variant) => deps.keepContext?.(cwd, output, variant),
     adapterDeps: adapterDepsFor,
     seen: (call) => {
       deps.hooks.seen(call);
@@ -148,6 +165,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
   return {
     ...api,
     hostIntake,
+    stopTexts,
     sessionQuiet: (sessionId, nowMs) => {
       intake.queueMissingSummary(sessionId, nowMs);
       agentTime.finish(sessionId, nowMs);

@@ -1,7 +1,8 @@
 /**
- * SLOW: the REAL Gemini CLI and Codex CLI (pinned devDependencies) as memtrace's observer, each
- * logged in the way its offline harness supports (Gemini: an API key with its base URL at the fake
- * API; Codex: a model provider whose key is in the environment), each inside a loopback-only network
+ * SLOW: the REAL Gemini CLI, Codex CLI and Copilot CLI (pinned devDependencies) as memtrace's
+ * observer, each logged in the way its offline harness supports (Gemini: an API key with its base
+ * URL at the fake API; Codex: a model provider whose key is in the environment; Copilot: BYOK in the
+ * environment, the login that makes memtrace choose it), each inside a loopback-only network
  * namespace. A turn's events become observations in one call; the user's own hooks and MCP servers
  * never start; no session of the observer is left in the user's history or captured by memtrace.
  */
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chooseObserver } from '../../src/providers/index.js';
 import { DEFAULT_BATCH_LIMITS } from '../../src/worker/batch-policy.js';
-import { HOST_BINS, hostUnavailableReason, prepareHostHome, startHostFakeApi, type AgentHost, type FakeApi } from '../support/host-cli.js';
+import { copilotFakeLogin, HOST_BINS, hostUnavailableReason, prepareHostHome, startHostFakeApi, type AgentHost, type FakeApi } from '../support/host-cli.js';
 import { sandboxedBin, type SandboxedBin } from '../support/observer-cli.js';
 import { observationXml, summaryXml } from '../support/replies.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -23,6 +24,20 @@ const REPLY =
 /** User-level config an observer call must not start: a hook on every event, an MCP server. Each leaves a marker. */
 function userHooksAndMcp(host: AgentHost, home: string, markers: string): void {
   const touch = (what: string) => `touch "${path.join(markers, what)}"`;
+  if (host === 'copilot') {
+    const copilot = path.join(home, '.copilot');
+    fs.mkdirSync(path.join(copilot, 'hooks'), { recursive: true });
+    const events = ['sessionStart', 'userPromptSubmitted', 'preToolUse', 'postToolUse', 'agentStop', 'sessionEnd'];
+    fs.writeFileSync(
+      path.join(copilot, 'hooks', 'mine.json'),
+      JSON.stringify({ version: 1, hooks: Object.fromEntries(events.map((e) => [e, [{ type: 'command', bash: touch(e), timeoutSec: 5 }]])) }),
+    );
+    fs.writeFileSync(
+      path.join(copilot, 'mcp-config.json'),
+      JSON.stringify({ mcpServers: { marker: { type: 'local', command: 'sh', args: ['-c', `${touch('mcp')}; sleep 30`], tools: ['*'] } } }),
+    );
+    return;
+  }
   if (host === 'gemini-cli') {
     const file = path.join(home, '.gemini', 'settings.json');
     const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -48,7 +63,7 @@ function userHooksAndMcp(host: AgentHost, home: string, markers: string): void {
   fs.appendFileSync(path.join(codex, 'config.toml'), `\n[mcp_servers.marker]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(`${touch('mcp')}; sleep 30`)}]\n`);
 }
 
-describe.each(['gemini-cli', 'codex'] as const)('the real %s as the observer', (host) => {
+describe.each(['gemini-cli', 'codex', 'copilot'] as const)('the real %s as the observer', (host) => {
   const unavailable = hostUnavailableReason(host);
   let temp: ReturnType<typeof makeTempDir> | undefined;
   let api: FakeApi | undefined;
@@ -69,13 +84,23 @@ describe.each(['gemini-cli', 'codex'] as const)('the real %s as the observer', (
       const home = path.join(temp.dir, 'home');
       const markers = path.join(temp.dir, 'markers');
       fs.mkdirSync(markers, { recursive: true });
-      api = await startHostFakeApi(host, { projectDir: temp.dir, logFile: path.join(temp.dir, 'api.log'), script: [{ text: REPLY }], sideText: REPLY });
+      api = await startHostFakeApi(host, {
+        projectDir: temp.dir,
+        logFile: path.join(temp.dir, 'api.log'),
+        script: [{ text: REPLY }],
+        // Copilot's fake API is the shared harness's: a tool-less request follows the script.
+        ...(host === 'copilot' ? { toollessMain: true } : { sideText: REPLY }),
+      });
       prepareHostHome(host, home, api.port, null);
       userHooksAndMcp(host, home, markers);
-      const binary = host === 'gemini-cli' ? 'gemini' : 'codex';
+      const binary = host === 'gemini-cli' ? 'gemini' : host;
       bin = await sandboxedBin(binary, HOST_BINS[host], [api.port]);
       const login =
-        host === 'gemini-cli' ? { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${api.port}`, GEMINI_API_KEY: 'fake-key' } : { FAKE_OPENAI_API_KEY: 'fake-key' };
+        host === 'gemini-cli'
+          ? { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${api.port}`, GEMINI_API_KEY: 'fake-key' }
+          : host === 'copilot'
+            ? copilotFakeLogin(api.port)
+            : { FAKE_OPENAI_API_KEY: 'fake-key' };
       const env = { PATH: `${bin.dir}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, LANG: 'C.UTF-8', MEMTRACE_TELEMETRY: '0', ...login };
       const dataDir = path.join(temp.dir, 'data');
       const chosen = chooseObserver(env, { dataDir });
@@ -106,7 +131,10 @@ describe.each(['gemini-cli', 'codex'] as const)('the real %s as the observer', (
       // Isolated: no hook or MCP server of the user's started.
       expect(fs.readdirSync(markers)).toEqual([]);
       // No session left in the user's history, none captured by memtrace.
-      if (host === 'gemini-cli') {
+      if (host === 'copilot') {
+        // Its own COPILOT_HOME per call: nothing in the user's session-state or searchable session store.
+        expect(fs.readdirSync(path.join(home, '.copilot')).sort()).toEqual(['hooks', 'mcp-config.json']);
+      } else if (host === 'gemini-cli') {
         const tmp = path.join(home, '.gemini', 'tmp');
         const chats = fs.existsSync(tmp) ? (fs.readdirSync(tmp, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl')) : [];
         expect(chats).toEqual([]);

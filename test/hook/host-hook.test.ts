@@ -1,5 +1,5 @@
 /**
- * `memtrace hook --host gemini-cli|codex <HostEvent>` against a real worker, fed the real payloads
+ * `memtrace hook --host gemini-cli|codex|copilot <HostEvent>` against a real worker, fed the real payloads
  * of one captured session per host (test/fixtures/hosts): every event stored with its platform,
  * the failing command as a failure with its exit code, context printed the host's way.
  */
@@ -14,6 +14,7 @@ import { freePort } from '../support/free-port.js';
 import { hostPayloads, hostTranscript } from '../support/host-fixtures.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
+import { waitFor } from '../support/wait-for.js';
 import { listSpool } from '../../src/data-dir/index.js';
 
 /** A provider that refuses, so every event stays in the queue to be inspected. */
@@ -119,6 +120,40 @@ describe('memtrace hook --host', () => {
     expect(JSON.parse(outputs[0]!).hookSpecificOutput.hookEventName).toBe('SessionStart');
   });
 
+  it('stores a whole Copilot CLI session: the failing cat a failure, ids it derived, and the final text read from events.jsonl after the Stop', async () => {
+    temp = makeTempDir();
+    h = await startHarness(refusing());
+    const eventsFile = hostTranscript('copilot', 'events.jsonl');
+    const outputs: string[] = [];
+    const session = hostPayloads('copilot', 'captured').filter((p) => /^[a-z]/.test(p.event));
+    for (const { event, payload } of session) {
+      const r = await hook(['--host', 'copilot', event], event === 'agentStop' ? { ...payload, transcriptPath: eventsFile } : payload, envFor(h));
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      outputs.push(r.stdout);
+    }
+    const sessionId = session[0]!.payload.sessionId as string;
+    expect(h.worker.store.sessions.get(sessionId)).toMatchObject({ platform: 'copilot', status: 'ended', endReason: 'complete', transcriptPath: eventsFile });
+    const events = queued(h);
+    expect(events.map((e) => e.payload.kind)).toEqual([
+      'post_tool_use',
+      'post_tool_use',
+      'post_tool_use',
+      'post_tool_use_failure',
+      'post_tool_use_failure',
+      'stop',
+    ]);
+    expect(new Set(events.slice(0, 5).map((e) => e.tool_use_id)).size).toBe(5);
+    expect(events[3]!.payload).toMatchObject({ tool_name: 'bash', exit_code: 1, error: 'Exit code 1\ncat: does-not-exist.txt: No such file or directory' });
+    expect(events[4]!.payload).toMatchObject({ tool_name: 'view', error: 'Path does not exist' });
+    // The Stop came without its text; the worker read it from events.jsonl (already whole here).
+    await waitFor(() => queued(h!).at(-1)!.payload.last_assistant_message !== undefined, 10_000);
+    expect(queued(h).at(-1)!.payload.last_assistant_message).toBe('All steps done: out.txt now says hello world; does-not-exist.txt is missing.');
+    // Only session start prints, as the JSON Copilot reads as model context (the preToolUse hook is ignored).
+    expect(outputs.filter((o) => o !== '')).toHaveLength(1);
+    expect(JSON.parse(outputs[0]!)).toEqual({ additionalContext: expect.stringContaining('memtrace context') });
+    expect(JSON.parse((await h.get('/health')).text).hooks).toMatchObject({ rejected: 0, failed: 0 });
+  });
+
   it('answers Gemini’s hooks with nothing on stderr when the worker is down: the warning goes to the hook log', async () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
@@ -140,7 +175,7 @@ describe('memtrace hook --host', () => {
     expect(await hook(['--host', 'codex', 'Stop'], 'not json', env)).toMatchObject({ code: 0, stderr: expect.stringContaining('not valid JSON') });
     expect(await hook(['--host', 'cursor', 'Stop'], {}, env)).toMatchObject({
       code: 0,
-      stderr: expect.stringContaining('--host takes claude-code, gemini-cli or codex'),
+      stderr: expect.stringContaining('--host takes claude-code, gemini-cli, codex or copilot'),
     });
     expect(await hook(['--host', 'gemini-cli'], {}, env)).toMatchObject({ code: 0, stderr: '' });
     // Claude Code too: a wrong hook line is reported, never a blocking exit code; its own event names are accepted.

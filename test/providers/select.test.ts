@@ -38,8 +38,28 @@ describe('provider selection', () => {
     expect(choice.describe('claude-code')).toBe('observer: claude-code (haiku) — no API key is set; claude is on PATH and observes with your own login');
     expect(choice.describe('gemini-cli')).toMatch(/^observer: none for gemini-cli sessions — no API key is set and gemini is not on PATH/);
     expect(choice.describe()).toBe(
-      'observer: each session’s own agent CLI, with your own login (claude-code found, gemini-cli not found, codex found) — no API key is set',
+      'observer: each session’s own agent CLI, with your own login (claude-code found, gemini-cli not found, codex found, copilot not found) — no API key is set',
     );
+  });
+
+  it('observes Copilot sessions with the Copilot CLI only when its login is in the environment (else says why), or when MEMTRACE_PROVIDER names it', () => {
+    const stored = choose({}, found('copilot'));
+    expect(stored.forPlatform('copilot')).toBeNull();
+    expect(stored.describe('copilot')).toMatch(
+      /^observer: none — no API key is set and no other agent CLI is on PATH; Copilot CLI observes by default only with a login in the environment \(COPILOT_PROVIDER_BASE_URL, COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN\): otherwise it cannot be kept from running your hooks/,
+    );
+    const withClaude = choose({}, found('claude', 'copilot'));
+    expect(withClaude.forPlatform('copilot')).toBeNull();
+    expect(withClaude.describe('copilot')).toMatch(
+      /^observer: none for copilot sessions — no API key is set; Copilot CLI observes by default only with a login in the environment/,
+    );
+    expect(withClaude.describe()).toContain('copilot found, not used without a login in the environment');
+    for (const env of [{ GH_TOKEN: 'gho_x' }, { COPILOT_PROVIDER_BASE_URL: 'http://127.0.0.1:1/v1' }] as Array<Record<string, string>>) {
+      const choice = choose(env, found('copilot'));
+      expect(choice.forPlatform('copilot')?.name).toBe('copilot');
+      expect(choice.describe('copilot')).toBe('observer: copilot (default) — no API key is set; copilot is on PATH and observes with your own login');
+    }
+    expect(choose({ MEMTRACE_PROVIDER: 'copilot' }, found('copilot')).forPlatform('claude-code')?.name).toBe('copilot');
   });
 
   it('keeps the order: MEMTRACE_PROVIDER, then an API key, then the host CLIs, then none', () => {
@@ -49,7 +69,9 @@ describe('provider selection', () => {
     expect(choose({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }, cli).describe()).toBe('observer: openai (gpt-4o-mini) — OPENAI_BASE_URL is set');
     const none = choose({}, found());
     expect(none.forPlatform('claude-code')).toBeNull();
-    expect(none.describe()).toBe('observer: none — no API key is set and no agent CLI (claude, gemini, codex) is on PATH; events are stored, not observed');
+    expect(none.describe()).toBe(
+      'observer: none — no API key is set and no agent CLI (claude, gemini, codex, copilot) is on PATH; events are stored, not observed',
+    );
   });
 
   it('says when MEMTRACE_PROVIDER names a CLI that is not on PATH (its calls then wait, typed cli_missing)', () => {
@@ -62,7 +84,7 @@ describe('provider selection', () => {
   });
 
   it.each([
-    [{ MEMTRACE_PROVIDER: 'gemini' }, 'MEMTRACE_PROVIDER=gemini is not one of anthropic|openai|claude-code|gemini-cli|codex|replay|none'],
+    [{ MEMTRACE_PROVIDER: 'gemini' }, 'MEMTRACE_PROVIDER=gemini is not one of anthropic|openai|claude-code|gemini-cli|codex|copilot|replay|none'],
     [{ MEMTRACE_PROVIDER: 'replay' }, 'needs MEMTRACE_REPLAY_FILE'],
     [{ MEMTRACE_PROVIDER: 'anthropic' }, 'needs ANTHROPIC_API_KEY'],
     [{ MEMTRACE_PRICES: '{' }, 'MEMTRACE_PRICES'],

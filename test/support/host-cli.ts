@@ -1,6 +1,7 @@
 /**
- * Runs the REAL Gemini CLI (`@google/gemini-cli`) or Codex CLI (`@openai/codex`), pinned
- * devDependencies, offline in one-shot mode against their fake model APIs
+ * Runs the REAL Gemini CLI (`@google/gemini-cli`), Codex CLI (`@openai/codex`) or GitHub Copilot
+ * CLI (`@github/copilot`, BYOK with COPILOT_OFFLINE), pinned devDependencies, offline in one-shot
+ * mode against their fake model APIs
  * (test/support/hosts/*-fake-api.mjs, copied from shared/hosts), with a scratch HOME.
  *
  * Offline proof as for Claude Code (claude-code.ts): under `unshare -n` the CLI sees only
@@ -15,16 +16,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { bridgeUnixToTcp, loopbackSandboxAvailable } from './claude-code.js';
 
-export type AgentHost = 'gemini-cli' | 'codex';
+export type AgentHost = 'gemini-cli' | 'codex' | 'copilot';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const HOST_BINS: Readonly<Record<AgentHost, string>> = {
   'gemini-cli': path.join(ROOT, 'node_modules/.bin/gemini'),
   codex: path.join(ROOT, 'node_modules/.bin/codex'),
+  copilot: path.join(ROOT, 'node_modules/.bin/copilot'),
 };
+/**
+ * Where the Copilot CLI unpacks its ~235 MB package on first start ($XDG_CACHE_HOME/copilot): kept
+ * between runs (a cold start costs about 2 s more), never in a test's scratch HOME.
+ */
+const COPILOT_CACHE = path.join(ROOT, 'node_modules', '.cache', 'memtrace-copilot-xdg');
+/** The key the Copilot runs send their fake API (BYOK); long, since Copilot masks the key's text wherever it prints it. */
+const COPILOT_FAKE_KEY = 'fake-copilot-key-0123456789';
 const FAKE_APIS: Readonly<Record<AgentHost, string>> = {
   'gemini-cli': path.join(import.meta.dirname, 'hosts/gemini-cli-fake-api.mjs'),
   codex: path.join(import.meta.dirname, 'hosts/codex-fake-api.mjs'),
+  copilot: path.join(import.meta.dirname, 'hosts/copilot-fake-api.mjs'),
 };
 const SANDBOX = path.join(import.meta.dirname, 'loopback-sandbox.mjs');
 const HOST_PROMPT = 'Create out.txt, read it, edit it, then cat a missing file.';
@@ -33,7 +43,11 @@ const HOST_PROMPT = 'Create out.txt, read it, edit it, then cat a missing file.'
 export function hostUnavailableReason(host: AgentHost): string | null {
   const bin = HOST_BINS[host];
   if (!fs.existsSync(bin)) return `${bin} is missing (npm install)`;
-  const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir() } });
+  const probe = spawnSync(bin, ['--version'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...(host === 'copilot' ? { XDG_CACHE_HOME: COPILOT_CACHE, COPILOT_AUTO_UPDATE: 'false' } : {}) },
+  });
   if (probe.error || probe.status !== 0) return `${host} --version failed: ${(probe.error?.message ?? probe.stderr ?? '').slice(0, 200)}`;
   if (!loopbackSandboxAvailable()) return 'unshare -n is not available here (the host CLIs run only inside a loopback-only network namespace)';
   return null;
@@ -49,9 +63,10 @@ export interface FakeApi {
 /** Starts the host's fake model API; `script` replaces its default steps (see the file's header). */
 export async function startHostFakeApi(
   host: AgentHost,
-  options: { projectDir: string; logFile: string; script?: unknown[]; sideText?: string },
+  options: { projectDir: string; logFile: string; script?: unknown[]; sideText?: string; toollessMain?: boolean },
 ): Promise<FakeApi> {
   const args = [FAKE_APIS[host], '--port', '0', '--log', options.logFile, '--project', options.projectDir];
+  if (options.toollessMain) args.push('--toolless-main');
   if (options.sideText !== undefined) {
     const sideFile = `${options.logFile}.side.txt`;
     fs.writeFileSync(sideFile, options.sideText);
@@ -99,6 +114,8 @@ function stop(child: ChildProcess): Promise<void> {
  * would be), and the project trusted the way the tests may (never memtrace's doing).
  */
 export function prepareHostHome(host: AgentHost, home: string, apiPort: number, trustedProject: string | null): void {
+  // Copilot: the fake API is named in the environment (BYOK), and the project trusted per run (hostArgs).
+  if (host === 'copilot') return;
   if (host === 'gemini-cli') {
     const file = path.join(home, '.gemini', 'settings.json');
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -124,6 +141,8 @@ export interface HostRunOptions {
   /** Other 127.0.0.1 ports the CLI or its hooks must reach (the memtrace worker's). */
   forwardPorts?: number[];
   timeoutMs?: number;
+  /** Looked at every 100 ms while the CLI runs: once true, the CLI's process group is SIGKILLed (a session killed mid-call). */
+  killWhen?: () => boolean;
 }
 
 export interface HostRunResult {
@@ -132,9 +151,15 @@ export interface HostRunResult {
   stderr: string;
   wallMs: number;
   timedOut: boolean;
+  /** Killed by `killWhen`. */
+  killed: boolean;
 }
 
 function hostArgs(host: AgentHost, prompt: string): string[] {
+  if (host === 'copilot') {
+    // --trust-folder: a project's own hooks and MCP servers (install --project) load for this run only.
+    return ['-p', prompt, '--allow-all', '--trust-folder', '--no-auto-update', '--output-format', 'json'];
+  }
   return host === 'gemini-cli'
     ? ['-p', prompt, '--approval-mode', 'yolo', '--skip-trust', '--output-format', 'stream-json']
     : ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-hook-trust', prompt];
@@ -142,9 +167,23 @@ function hostArgs(host: AgentHost, prompt: string): string[] {
 
 function hostEnv(host: AgentHost, home: string, apiPort: number): Record<string, string> {
   const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: path.join(home, 'tmp'), LANG: 'C.UTF-8', NO_COLOR: '1' };
+  if (host === 'copilot') return { ...base, ...copilotFakeLogin(apiPort), GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP: 'true' };
   return host === 'gemini-cli'
     ? { ...base, GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${apiPort}`, GEMINI_API_KEY: 'fake-key', GEMINI_CLI_TRUST_WORKSPACE: 'true' }
     : { ...base, FAKE_OPENAI_API_KEY: 'fake-key' };
+}
+
+/** Copilot's BYOK login against the fake API, offline (no GitHub sign-in, no telemetry, no update check). */
+export function copilotFakeLogin(apiPort: number): Record<string, string> {
+  return {
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${apiPort}/v1`,
+    COPILOT_PROVIDER_TYPE: 'openai',
+    COPILOT_PROVIDER_API_KEY: COPILOT_FAKE_KEY,
+    COPILOT_MODEL: 'fake-model',
+    COPILOT_AUTO_UPDATE: 'false',
+    XDG_CACHE_HOME: COPILOT_CACHE,
+  };
 }
 
 /** One scripted session of the host CLI inside the loopback-only namespace; stdin is /dev/null. */
@@ -175,16 +214,27 @@ export async function runHostCli(host: AgentHost, options: HostRunOptions): Prom
     fs.closeSync(out);
     fs.closeSync(err);
     let timedOut = false;
+    let killed = false;
     const timer = setTimeout(() => {
       timedOut = true;
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
     }, options.timeoutMs ?? 120_000);
+    const watch = options.killWhen
+      ? setInterval(() => {
+          if (killed || !options.killWhen!()) return;
+          killed = true;
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        }, 100)
+      : null;
     const exitCode = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (code) => resolve(code));
-    }).finally(() => clearTimeout(timer));
+    }).finally(() => {
+      clearTimeout(timer);
+      if (watch) clearInterval(watch);
+    });
     const wallMs = performance.now() - started;
-    return { exitCode, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, timedOut };
+    return { exitCode, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, timedOut, killed };
   } finally {
     await Promise.all(bridges.map((b) => b.close()));
     fs.rmSync(socketDir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * them as functions named `mcp_memtrace_<tool>`. A host lists a server only once it answered
  * `initialize` and `tools/list`, so this says the server was ready for that request.
  */
-export type McpHost = 'claude-code' | 'gemini-cli' | 'codex';
+export type McpHost = 'claude-code' | 'gemini-cli' | 'codex' | 'copilot';
 
 export function offersMemtraceTools(host: McpHost, body: unknown): boolean {
   if (host === 'gemini-cli') {
@@ -15,5 +15,7 @@ export function offersMemtraceTools(host: McpHost, body: unknown): boolean {
   }
   const text = JSON.stringify(body ?? {});
   if (host === 'codex') return text.includes('mcp__memtrace');
+  // Copilot CLI 1.0.102 names a server's tools `<server>-<tool>` and declares them as functions.
+  if (host === 'copilot') return ['search', 'timeline', 'get_observations'].every((tool) => text.includes(`"memtrace-${tool}"`));
   return ['search', 'timeline', 'get_observations'].every((tool) => text.includes(`mcp__memtrace__${tool}`));
 }

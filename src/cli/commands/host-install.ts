@@ -7,6 +7,7 @@ import {
   HOOK_FORWARDER,
   isEphemeralInstall,
   readFileSnapshot,
+  removeSettingsFile,
   settingsDiff,
   SettingsFileError,
   settingsForwarder,
@@ -16,10 +17,10 @@ import { hostConfigEdits, hostConfigPaths, trustStep, type FileEdit, type HostAc
 import { hostMcpEntry, type InstallHost } from '../../install/host-hooks.js';
 import type { FileSnapshot } from '../../install/settings-file.js';
 
-const HOST_NAMES: Readonly<Record<InstallHost, string>> = { 'gemini-cli': 'Gemini CLI', codex: 'Codex' };
+const HOST_NAMES: Readonly<Record<InstallHost, string>> = { 'gemini-cli': 'Gemini CLI', codex: 'Codex', copilot: 'Copilot CLI' };
 
 /**
- * `memtrace install|uninstall --host gemini-cli|codex [--project DIR] [--dry-run]`: every file is
+ * `memtrace install|uninstall --host gemini-cli|codex|copilot [--project DIR] [--dry-run]`: every file is
  * read and its edit checked before any is written; each changed file is backed up, then replaced
  * atomically. A file that cannot be parsed is left untouched and named with the reason.
  */
@@ -35,7 +36,8 @@ export async function runHostInstall(
   };
   const out = (line: string) => io.stdout.write(`${line}\n`);
   const home = io.env.HOME || io.env.USERPROFILE || os.homedir();
-  const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, codexHome: io.env.CODEX_HOME ? path.resolve(io.cwd, io.env.CODEX_HOME) : null });
+  const homeOf = (value: string | undefined) => (value ? path.resolve(io.cwd, value) : null);
+  const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, codexHome: homeOf(io.env.CODEX_HOME), copilotHome: homeOf(io.env.COPILOT_HOME) });
 
   let files: { hooks: FileSnapshot; mcp: FileSnapshot | null };
   try {
@@ -74,8 +76,8 @@ export async function runHostInstall(
       );
   if (options.dryRun) {
     for (const edit of changed) {
-      out(`dry run: would change ${edit.snapshot.file} (${describe(edit)}); nothing written.`);
-      io.stdout.write(settingsDiff(edit.snapshot, edit.nextText));
+      out(`dry run: would ${edit.remove ? 'remove' : 'change'} ${edit.snapshot.file} (${describe(edit)}); nothing written.`);
+      io.stdout.write(settingsDiff(edit.snapshot, edit.remove ? '' : edit.nextText));
     }
     return EXIT_OK;
   }
@@ -83,12 +85,13 @@ export async function runHostInstall(
   for (const edit of changed) {
     let backupPath: string | null;
     try {
-      ({ backupPath } = writeSettingsFile(edit.snapshot, edit.nextText, now));
+      ({ backupPath } = edit.remove ? removeSettingsFile(edit.snapshot, now) : writeSettingsFile(edit.snapshot, edit.nextText, now));
     } catch (error) {
       if (error instanceof SettingsFileError) return fail(error.message);
       throw error;
     }
-    out(`${action === 'install' ? 'installed' : 'uninstalled'} ${what} in ${edit.snapshot.file} (${describe(edit)}).`);
+    if (edit.remove) out(`removed ${edit.snapshot.file}: it held only memtrace's hooks (${describe(edit)}).`);
+    else out(`${action === 'install' ? 'installed' : 'uninstalled'} ${what} in ${edit.snapshot.file} (${describe(edit)}).`);
     out(backupPath === null ? 'backup: none (there was no previous file).' : `backup of the previous file: ${backupPath}`);
   }
   if (action === 'install') {

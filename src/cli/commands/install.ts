@@ -33,13 +33,14 @@ import { chooseObserver } from '../../providers/index.js';
 type Action = 'install' | 'uninstall';
 
 const OPTIONS = `options:
-  --host H        the agent: claude-code (default), gemini-cli or codex
+  --host H        the agent: claude-code (default), gemini-cli, codex or copilot
   --project DIR   the project's config (DIR/.claude/settings.json and DIR/.mcp.json,
-                  DIR/.gemini/settings.json, DIR/.codex/) instead of the user's
+                  DIR/.gemini/settings.json, DIR/.codex/, DIR/.github/hooks/memtrace.json and
+                  DIR/.github/mcp.json) instead of the user's
   --dry-run       print the change as a unified diff; write nothing
   -h, --help      show this help`;
 
-const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
+const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex|copilot] [--project DIR] [--dry-run]
 
 Writes memtrace's Claude Code hooks into the user settings, ~/.claude/settings.json
 ($CLAUDE_CONFIG_DIR/settings.json when that is set), and registers memtrace's MCP server (the
@@ -53,12 +54,15 @@ path. Using the memtrace Claude Code plugin instead? Then you need neither this 
 --host gemini-cli writes the hooks and the \`memtrace mcp\` server (mcpServers.memtrace) into
 ~/.gemini/settings.json (DIR/.gemini/settings.json with --project); --host codex writes the hooks
 into ~/.codex/hooks.json and [mcp_servers.memtrace] into ~/.codex/config.toml ($CODEX_HOME, or
-DIR/.codex/ with --project), leaving every other line of config.toml as it is. Neither host runs
-new project hooks until you trust them; install never does that for you and prints the one step.
+DIR/.codex/ with --project), leaving every other line of config.toml as it is; --host copilot
+writes the hooks into ~/.copilot/hooks/memtrace.json and the server into ~/.copilot/mcp-config.json
+($COPILOT_HOME, or DIR/.github/hooks/memtrace.json and DIR/.github/mcp.json with --project). No
+host runs a project's new hooks until you trust them; install never does that for you and prints
+the one step.
 
 ${OPTIONS}`;
 
-const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
+const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex|copilot] [--project DIR] [--dry-run]
 
 Removes exactly the hooks and the MCP server memtrace install wrote from the same files; every
 other setting, hook and server stays as it is. The previous files are backed up the same way.
@@ -72,7 +76,7 @@ function settingsCommand(action: Action): Command {
     name: action,
     summary:
       action === 'install'
-        ? "write memtrace's hooks and MCP server into Claude Code's, Gemini CLI's or Codex's config (backup, idempotent)"
+        ? "write memtrace's hooks and MCP server into Claude Code's, Gemini CLI's, Codex's or Copilot CLI's config (backup, idempotent)"
         : 'remove exactly the hooks and MCP server memtrace install wrote',
     usage: action === 'install' ? INSTALL_USAGE : UNINSTALL_USAGE,
     run: (args, io) => runSettingsCommand(action, args, io),
@@ -97,7 +101,7 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   let code: number;
   if (values.host !== undefined && values.host !== 'claude-code') {
     if (!(INSTALL_HOSTS as readonly string[]).includes(values.host))
-      throw new UsageError(`--host takes claude-code, gemini-cli or codex, got '${values.host}'`);
+      throw new UsageError(`--host takes claude-code, ${INSTALL_HOSTS.slice(0, -1).join(', ')} or ${INSTALL_HOSTS.at(-1)}, got '${values.host}'`);
     const projectDir = values.project === undefined ? null : projectPath(values.project, io);
     code = await runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
   } else {

@@ -18,6 +18,7 @@ import {
   createMiner,
   createStoreMiningStore,
   codexSessionIdOfPath,
+  copilotSessionIdOfPath,
   defaultHostTranscriptRoot,
   defaultProjectsDir,
   discoverHostTranscripts,
@@ -34,52 +35,63 @@ import { createProgressBar } from '../progress-bar.js';
 /** Projects by repository root, as the worker keys them. */
 const projectOf = createProjectResolver();
 
-const USAGE = `usage: memtrace mine [--host claude-code|gemini-cli|codex|all] [--dir DIR | --file FILE] [--json]
+const USAGE = `usage: memtrace mine [--host claude-code|gemini-cli|codex|copilot|all] [--dir DIR | --file FILE] [--json]
 
 Mines agent transcripts once. Every tool call the hooks missed (the worker was down, a payload
 was too large, the session predates the install, it ran on another machine) is queued for
 observation; calls the hooks delivered are recognised by their tool id and not queued twice.
 Claude Code transcripts are mined segment by segment (segments mined before are not read
-again); Gemini CLI chat files and Codex rollouts are read whole when they changed. An unchanged
+again); Gemini CLI chat files, Codex rollouts and Copilot CLI session logs are read whole when
+they changed (a Copilot call its hook delivered is also named by its own id then). An unchanged
 file costs one stat. Safe while a worker runs on the same data dir: this command only queues;
 the worker observes.
 
 options:
-  --host H     whose transcripts: claude-code, gemini-cli, codex, or all (default: every host
-               whose folder exists)
+  --host H     whose transcripts: claude-code, gemini-cli, codex, copilot, or all (default:
+               every host whose folder exists)
   --dir DIR    transcripts folder of --host (default claude-code): Claude Code's projects folder
                ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects), Gemini CLI's ~/.gemini/tmp,
-               Codex's $CODEX_HOME/sessions (~/.codex/sessions); one project's folder works too
+               Codex's $CODEX_HOME/sessions (~/.codex/sessions), Copilot CLI's
+               $COPILOT_HOME/session-state (~/.copilot/session-state); one project's (or
+               session's) folder works too
   --file FILE  one transcript (e.g. a hook's transcript_path); its host is read from its name
   --json       print the summary as JSON
   -h, --help   show this help
 
-environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR, CODEX_HOME.`;
+environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME.`;
 
 export const mineCommand: Command = {
   name: 'mine',
-  summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex; --host, --dir)',
+  summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex, Copilot CLI; --host, --dir)',
   usage: USAGE,
   async run(args, io) {
     const { values } = parseCommandArgs(args, { host: { type: 'string' }, dir: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } });
     if (values.dir !== undefined && values.file !== undefined) throw new UsageError('give --dir or --file, not both');
     if (values.dir === '') throw new UsageError('--dir needs a folder');
     if (values.host !== undefined && values.host !== 'all' && !isHostName(values.host)) {
-      throw new UsageError(`--host takes claude-code, gemini-cli, codex or all, got '${values.host}'`);
+      throw new UsageError(`--host takes ${HOSTS.join(', ')} or all, got '${values.host}'`);
     }
-    if (values.host === 'all' && values.dir !== undefined)
-      throw new UsageError('--dir is one host’s folder: give --host claude-code, gemini-cli or codex with it');
+    if (values.host === 'all' && values.dir !== undefined) throw new UsageError(`--dir is one host’s folder: give --host ${HOSTS.join(', ')} with it`);
     const chosen = values.host === undefined || values.host === 'all' ? null : values.host;
     let named: { path: string; sessionId: string; host: HostName } | null = null;
     if (values.file !== undefined) {
       const file = path.resolve(io.cwd, values.file);
       const host = chosen ?? hostOfTranscriptPath(file);
-      const sessionId = host === 'codex' ? codexSessionIdOfPath(file) : host === 'gemini-cli' ? 'pending' : sessionIdOfNamedFile(path.basename(values.file));
+      const sessionId =
+        host === 'codex'
+          ? codexSessionIdOfPath(file)
+          : host === 'copilot'
+            ? copilotSessionIdOfPath(file)
+            : host === 'gemini-cli'
+              ? 'pending'
+              : sessionIdOfNamedFile(path.basename(values.file));
       if (sessionId === null)
         throw new UsageError(
           host === 'codex'
             ? `--file must name a Codex rollout-<time>-<session id>.jsonl, got '${values.file}'`
-            : `--file must name a transcript <session-id>.jsonl, got '${values.file}'`,
+            : host === 'copilot'
+              ? `--file must name a Copilot CLI session log session-state/<session id>/events.jsonl, got '${values.file}'`
+              : `--file must name a transcript <session-id>.jsonl, got '${values.file}'`,
         );
       named = { path: file, sessionId, host };
     }

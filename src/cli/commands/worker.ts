@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_WATCH_CONFIG, defaultProjectsDir } from '../../mining/index.js';
+import { DEFAULT_WATCH_CONFIG, defaultHostTranscriptRoot, defaultProjectsDir } from '../../mining/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { chooseObserver } from '../../providers/index.js';
@@ -21,14 +21,15 @@ rollups flushed and telemetry drained within a few seconds.
 options:
   --port N          port to listen on (default MEMTRACE_PORT or 37877; 0 picks a free port)
   --concurrency N   observer calls at once across sessions (default 2)
-  --watch           also mine Claude Code transcripts: every 60 s, files idle for 2 min, into the
+  --watch           also mine Claude Code transcripts (and Copilot CLI's session logs,
+                    $COPILOT_HOME/session-state): every 60 s, files idle for 2 min, into the
                     same queue (calls the hooks delivered are not observed twice)
   --watch-dir DIR   transcripts folder to watch (implies --watch; default $CLAUDE_CONFIG_DIR/projects,
                     else ~/.claude/projects)
   -h, --help        show this help
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER (anthropic|openai|claude-code|
-gemini-cli|codex|replay|none; default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY or
+gemini-cli|codex|copilot|replay|none; default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY or
 OPENAI_BASE_URL, else the agent CLI of each session's host when it is on PATH, with your own login),
 ANTHROPIC_API_KEY, OPENAI_API_KEY, MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, MEMTRACE_OBSERVER_BUDGET_TOKENS
 (1000000: observer input + output tokens per UTC day, never exceeded; past it events wait),
@@ -87,7 +88,10 @@ export const workerCommand: Command = {
         log,
         stderr: io.stderr,
         loop: { concurrency },
-        watch: watchDir === null ? null : { ...DEFAULT_WATCH_CONFIG, dirs: [watchDir] },
+        watch:
+          watchDir === null
+            ? null
+            : { ...DEFAULT_WATCH_CONFIG, dirs: [watchDir], hostDirs: [{ host: 'copilot', dir: defaultHostTranscriptRoot('copilot', io.env, os.homedir()) }] },
       });
     } catch (error) {
       io.stderr.write(`memtrace worker: ${startFailure(error, config.port)}\n`);

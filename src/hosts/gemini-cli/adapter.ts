@@ -9,7 +9,8 @@ import {
   type EventNameRow,
   type HostAdapter,
 } from '../host-adapter.js';
-import { canonicalJson, geminiToolUseId } from './tool-use-id.js';
+import { canonicalJson } from '../call-hash.js';
+import { geminiToolUseId } from './tool-use-id.js';
 
 /**
  * Gemini CLI 0.61's hook payloads (AGENT-HOSTS.md §1, §2.4): session_id, transcript_path, cwd,

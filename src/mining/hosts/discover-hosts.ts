@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Discovery } from '../discover.js';
 import type { TranscriptTarget } from '../transcript-target.js';
-import { codexSessionIdOfPath } from './host-transcripts.js';
+import { codexSessionIdOfPath, copilotSessionIdOfPath, type TranscriptHost } from './host-transcripts.js';
 
 /** How deep a Codex sessions folder nests its rollouts (YYYY/MM/DD), plus one for a parent folder given instead. */
 const CODEX_DEPTH = 4;
@@ -11,13 +11,15 @@ const FIRST_LINE_BYTES = 64 * 1024;
 
 /**
  * Lists Gemini CLI chat files (`<root>/<project>/chats/*.jsonl`; a project folder or a chats
- * folder works too) or Codex rollouts (`<root>/YYYY/MM/DD/rollout-*.jsonl`), one stat per file.
+ * folder works too), Codex rollouts (`<root>/YYYY/MM/DD/rollout-*.jsonl`) or Copilot CLI session
+ * logs (`<root>/<session id>/events.jsonl`; one session's folder works too), one stat per file.
  * A Gemini file's session id is read from its first line (the name holds only 8 characters of it).
  */
-export async function discoverHostTranscripts(host: 'gemini-cli' | 'codex', root: string): Promise<Discovery> {
+export async function discoverHostTranscripts(host: TranscriptHost, root: string): Promise<Discovery> {
   const problems: Discovery['problems'] = [];
   const found: Array<{ path: string; sessionId: string | null }> = [];
   if (host === 'codex') await walkCodex(root, CODEX_DEPTH, found, problems, true);
+  else if (host === 'copilot') await listCopilot(root, found, problems);
   else {
     const rootEntries = await listDir(root, problems, true);
     const names = new Set(rootEntries.map((e) => e.name));
@@ -44,6 +46,20 @@ export async function discoverHostTranscripts(host: 'gemini-cli' | 'codex', root
     }
   }
   return { targets, problems };
+}
+
+async function listCopilot(root: string, found: Array<{ path: string; sessionId: string | null }>, problems: Discovery['problems']): Promise<void> {
+  const own = copilotSessionIdOfPath(path.join(root, 'events.jsonl'));
+  if (own) {
+    found.push({ path: path.join(root, 'events.jsonl'), sessionId: own });
+    return;
+  }
+  for (const entry of await listDir(root, problems, true)) {
+    const file = path.join(root, entry.name, 'events.jsonl');
+    const sessionId = entry.isDirectory() ? copilotSessionIdOfPath(file) : null;
+    // A session folder without a log yet (Copilot writes it in batches) is skipped by the stat below.
+    if (sessionId) found.push({ path: file, sessionId });
+  }
 }
 
 async function walkCodex(

@@ -47,5 +47,8 @@ export function minedEventOf(
     ? { kind: 'post_tool_use_failure', ...common, error: call.failure.error, ...(call.failure.exitCode === null ? {} : { exit_code: call.failure.exitCode }) }
     : { kind: 'post_tool_use', ...common };
   const fitted = fitPayload(payload);
-  return { event: { toolUseId: call.toolUseId, segment: 0, payload: fitted.value }, shortened: fitted.shortened };
+  return {
+    event: { toolUseId: call.toolUseId, ...(call.alsoKnownAs.length > 0 ? { alsoKnownAs: call.alsoKnownAs } : {}), segment: 0, payload: fitted.value },
+    shortened: fitted.shortened,
+  };
 }

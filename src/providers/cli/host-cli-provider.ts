@@ -49,9 +49,12 @@ export interface HostCliSpec {
    * off each MCP server it would start); cached for a minute.
    */
   setupArgs?(ask: (args: readonly string[]) => Promise<CliOutcome>): Promise<string[]>;
+  /** What the CLI reads on stdin: the prompt, unless the CLI takes the instructions there too (Copilot). */
+  stdin?(call: CliCall): string;
   /** What the CLI needs in its environment on top of the user's (isolation, limits, TMPDIR). */
   env(call: CliCall): Record<string, string>;
-  read(outcome: Extract<CliOutcome, { kind: 'exited' }>, nowMs: number): CliReply;
+  /** The reply, from the CLI's output (and files it wrote in the call's TMPDIR, before it is removed). */
+  read(outcome: Extract<CliOutcome, { kind: 'exited' }>, nowMs: number, call: CliCall): CliReply;
   /** Removes what the CLI left that would read as a session of the user's (Gemini's chat file). */
   afterCall?(call: CliCall, env: Readonly<Record<string, string | undefined>>): void;
 }
@@ -122,7 +125,7 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
           args: args.at(-1) === '-' ? [...args.slice(0, -1), ...extra, '-'] : [...args, ...extra],
           cwd: scratchDir,
           env,
-          stdin: call.prompt,
+          stdin: spec.stdin?.(call) ?? call.prompt,
           timeoutMs: config.timeoutMs,
           ...(request.signal ? { signal: request.signal } : {}),
           niceness: config.niceness ?? 10,
@@ -132,7 +135,7 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
           throw new ProviderError('auth', `${spec.binary} was not found on PATH (install it, or set MEMTRACE_PROVIDER)`, { detail: 'cli_missing' });
         if (outcome.kind === 'timed_out')
           throw new ProviderError('transport', `${spec.binary} did not finish within ${config.timeoutMs} ms`, { detail: 'timeout' });
-        const reply = spec.read(outcome, now());
+        const reply = spec.read(outcome, now(), call);
         const usedModel = reply.model ?? model ?? 'unknown';
         const estimated = reply.reportedCostUsd === null ? costFor(usedModel, reply.usage, prices) : null;
         return {

@@ -5,9 +5,10 @@ import { readClaudeCodeOutput } from '../../../src/providers/cli/claude-code-out
 import { readGeminiOutput } from '../../../src/providers/cli/gemini-output.js';
 import { readCodexOutput } from '../../../src/providers/cli/codex-output.js';
 import { mcpServerNames } from '../../../src/providers/cli/codex.js';
+import { readCopilotOutput, readCopilotUsage } from '../../../src/providers/cli/copilot-output.js';
 import { ProviderError } from '../../../src/providers/types.js';
 
-/** What the real CLIs printed, captured offline against fake APIs (Claude Code 2.1.330, Gemini CLI 0.61.0, Codex 0.169.0). */
+/** What the real CLIs printed, captured offline against fake APIs (Claude Code 2.1.330, Gemini CLI 0.61.0, Codex 0.169.0, Copilot CLI 1.0.102). */
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/observer-cli', name), 'utf8');
 const NOW = Date.UTC(2026, 10, 27, 18, 0);
 
@@ -109,6 +110,34 @@ describe('Codex exec --json', () => {
   it('reads failures only from Codex’s own turn.failed, never from the model’s message', () => {
     const ok = fixture('codex-ok.jsonl').replace('<observation', 'unexpected status 401 — you hit your usage limit <observation');
     expect(readCodexOutput(ok, 0, NOW).text).toContain('usage limit');
+  });
+});
+
+describe('Copilot CLI --output-format json', () => {
+  it('reads the last assistant message, and the tokens from its usage file', () => {
+    const reply = readCopilotOutput(fixture('copilot-ok.jsonl'), '', 0, NOW);
+    expect(JSON.parse(reply.text)).toEqual({ observations: [{ type: 'change', title: 'out.txt edited' }] });
+    expect(readCopilotUsage(fixture('copilot-ok-usage.json'))).toEqual({ usage: { inputTokens: 100, outputTokens: 10 }, model: 'fake-model' });
+    // Absent is not zero.
+    expect(readCopilotUsage(null)).toEqual({ usage: null, model: null });
+    expect(readCopilotUsage('{"modelMetrics":{"m":{"usage":{"inputTokens":1}}}}').usage).toBeNull();
+  });
+
+  it.each([
+    ['copilot-401.jsonl', 'auth', 401],
+    ['copilot-429.jsonl', 'rate_limit', 429],
+  ] as const)('types %s from its session.error status as %s', (file, kind, status) => {
+    const error = failure(() => readCopilotOutput(fixture(file), '', 1, NOW));
+    expect(error).toMatchObject({ kind, status });
+  });
+
+  it('types a run with no login as auth (logged_out), and anything else it prints as transport', () => {
+    expect(failure(() => readCopilotOutput('', fixture('copilot-no-login.stderr.txt'), 1, NOW))).toMatchObject({ kind: 'auth', detail: 'logged_out' });
+    expect(failure(() => readCopilotOutput(fixture('copilot-unreachable.jsonl'), '', 1, NOW))).toMatchObject({ kind: 'transport' });
+    expect(failure(() => readCopilotOutput('{"type":"assistant.message","data":{"content":"auth failed, rate limit"}}\n', 'boom', 1, NOW))).toMatchObject({
+      kind: 'transport',
+      detail: 'cli_failed',
+    });
   });
 });
 
