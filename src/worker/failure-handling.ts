@@ -46,10 +46,13 @@ export function createFailureHandler(deps: { queue: LoopQueue; telemetry: LoopTe
     if (ctx.probe && decision.action !== 'provider_wait') gate.probeEnded();
     if (decision.action === 'budget_wait' && !ctx.shutdown) {
       // The call was never made: nothing failed, nothing is counted as a turn; the batch waits.
-      log.warn('observer paused: daily budget reached; events wait in the queue until the UTC day turns (MEMTRACE_OBSERVER_BUDGET_TOKENS)', {
-        resume_at: new Date(decision.resumeAtMs).toISOString(),
-      });
-      return release(ids, decision.resumeAtMs, false, null, nowMs, fault, decision.resumeAtMs);
+      // The pause is the budget's, held by this loop only: the rows go back due now, so a worker
+      // restarted with a larger budget observes them at once (issue 35).
+      log.warn(
+        'observer paused: daily budget reached; events wait in the queue until the UTC day turns, or the worker restarts with a larger MEMTRACE_OBSERVER_BUDGET_TOKENS',
+        { resume_at: new Date(decision.resumeAtMs).toISOString() },
+      );
+      return release(ids, nowMs, false, null, nowMs, fault, decision.resumeAtMs);
     }
     let abortReason: AbortReason = decision.action === 'budget_wait' ? 'shutdown' : decision.abortReason;
     let outcome: TurnRecord['outcome'] = 'error';
