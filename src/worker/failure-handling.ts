@@ -63,11 +63,13 @@ export function createFailureHandler(deps: { queue: LoopQueue; telemetry: LoopTe
       abortReason = 'shutdown';
       outcome = 'aborted';
     } else if (decision.action === 'provider_wait') {
-      notBefore = gate.failed(decision.reason, decision.retryAfterMs, nowMs);
+      // The wait is the provider's gate's, not the rows': they go back due now and the gate holds
+      // them, so a login noticed at a session start (gate.expedite) is not kept waiting by them.
+      const until = gate.failed(decision.reason, decision.retryAfterMs, nowMs);
       log.warn('provider asked us to wait; every session it observes holds its events until one probe call succeeds', {
         provider: provider.name,
         reason: decision.reason,
-        next_attempt_at: new Date(notBefore).toISOString(),
+        next_attempt_at: new Date(until).toISOString(),
       });
     } else if (decision.action === 'release') {
       notBefore = nowMs + retryDelayMs(attempts, deps.backoff, decision.retryAfterMs);

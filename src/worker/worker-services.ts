@@ -30,7 +30,8 @@ export interface ServiceDeps {
   clock: Clock;
   log: Logger;
   version: string;
-  providerName: string;
+  /** The primary observer's name now (an agent CLI may appear while the worker runs). */
+  providerName(): string;
   port(): number;
   token: string;
   /** A hook reported the session's transcript (watched for what the hooks miss). */
@@ -45,6 +46,8 @@ export interface ServiceDeps {
   storeHealth?: () => StoreHealth;
   /** A working directory whose events are never taken (the observer's scratch dir). */
   excludedCwd?(cwd: string | null): boolean;
+  /** A session started (a hook's SessionStart, or the API's init): the observer is looked at again. */
+  onSessionStart?(nowMs: number): void;
   /** Which observer runs and why, its waits, today's spend and the daily budget, for /health. */
   observerStatus?: () => ObserverStatus;
   /** Secrets replaced before a write, by where they were caught (counts only). */
@@ -98,16 +101,22 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     redactText: (text, nowMs) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts)),
     ...(deps.excludedCwd ? { excludedCwd: deps.excludedCwd } : {}),
   });
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.(), deps.observerStatus?.());
+  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName(), deps.storeHealth?.(), deps.observerStatus?.());
+  const accept = (event: Parameters<typeof intake.accept>[0], nowMs: number) => {
+    if (event.kind === 'session_start') deps.onSessionStart?.(nowMs);
+    return intake.accept(event, nowMs);
+  };
 
   const api: WorkerServices = {
     clock,
     log: deps.log,
     version: deps.version,
-    providerName: deps.providerName,
+    get providerName() {
+      return deps.providerName();
+    },
     port: deps.port,
     token: () => deps.token,
-    accept: (event, nowMs) => intake.accept(event, nowMs),
+    accept,
     injectContext: ({ project, cwd, budgetRaw, nowMs }) => {
       const budget = parseBudget(budgetRaw);
       if (typeof budget !== 'number') return { ok: false, field: 'budget_tokens', message: budget.error };
@@ -131,7 +140,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
   };
   const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
   const hostIntake = createHostIntake({
-    accept: (event, nowMs) => intake.accept(event, nowMs),
+    accept,
     contextFor: (cwd, nowMs) => {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
       return result.ok ? result.markdown : '';
@@ -145,12 +154,12 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       if (call.kind === 'session_end') agentTime.finish(call.sessionId, call.nowMs);
     },
   });
-  return {
-    ...api,
+  // Object.assign, not a spread: a spread would freeze providerName's getter at its first value.
+  return Object.assign(api, {
     hostIntake,
-    sessionQuiet: (sessionId, nowMs) => {
+    sessionQuiet: (sessionId: string, nowMs: number) => {
       intake.queueMissingSummary(sessionId, nowMs);
       agentTime.finish(sessionId, nowMs);
     },
-  };
+  });
 }

@@ -8,6 +8,7 @@ import { spawnWorkerDetached } from '../../hook/start-worker.js';
 import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
 import { describeObserver, readSpend } from '../observer-spend.js';
+import { observerEnvSet, unseenByWorker, unseenLine } from '../../providers/observer-env.js';
 
 export const WORKER_CONTROL_USAGE = `usage: memtrace worker start [--port N] [--wait-ms N]
        memtrace worker stop [--wait-ms N]
@@ -39,8 +40,11 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     const full = health.health ?? null;
     const spend = readSpendQuietly(loaded.config.dbFile);
     const observerHealth = (full?.observer as Record<string, unknown> | undefined) ?? undefined;
+    // A key in this shell (or a later agent's) that the worker, started earlier, never saw.
+    const seen = observerHealth?.env_seen;
+    const unseen = Array.isArray(seen) ? unseenByWorker(observerEnvSet(io.env), seen as string[]) : [];
     if (values.json) {
-      const observer = { ...(observerHealth ?? {}), ...(spend ?? { days: [], sessions: [] }) };
+      const observer = { ...(observerHealth ?? {}), ...(spend ?? { days: [], sessions: [] }), env_unseen: unseen };
       say(JSON.stringify({ data_dir: dataDir, ...health, observer }, null, 2));
       return health.running ? EXIT_OK : EXIT_FAILURE;
     }
@@ -53,6 +57,7 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     if (full) {
       if (full.observing === false && typeof full.note === 'string') say(`  observer     ${full.note}`);
       else for (const line of describeObserver(observerHealth, spend)) say(line);
+      if (unseen.length > 0) say(`  observer     ${unseenLine(unseen)}`);
       say(`  queue        ${String(full.queue_depth)} message(s), ${String(full.in_flight)} call(s) in flight`);
       const hooks = full.hooks as Record<string, number> | undefined;
       if (hooks)
