@@ -20,7 +20,7 @@ export interface Redetection {
 }
 
 /** Delegates to the current choice; `refresh` swaps it when what it was made from changed. */
-export function liveObserverChoice(initial: ObserverChoice, redetection: Redetection | null): LiveObserverChoice {
+function liveObserverChoice(initial: ObserverChoice, redetection: Redetection | null): LiveObserverChoice {
   let current = initial;
   let signature = redetection?.signature() ?? '';
   let noticedAt: string | null = null;

@@ -3,7 +3,7 @@
  * them once, when it starts; a key set later, in a new agent's or shell's environment, is not
  * seen by it. Only the names of the ones set are ever shown or compared, never a value.
  */
-export const OBSERVER_ENV_NAMES = ['MEMTRACE_PROVIDER', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MEMTRACE_MODEL'] as const;
+const OBSERVER_ENV_NAMES = ['MEMTRACE_PROVIDER', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MEMTRACE_MODEL'] as const;
 
 export function observerEnvSet(env: Record<string, string | undefined>): string[] {
   return OBSERVER_ENV_NAMES.filter((name) => (env[name] ?? '').trim() !== '');

@@ -14,8 +14,10 @@ export function driverFixCommand(driverDir: string): string {
     const global = parts.includes('global') && parts.some((p) => p === 'pnpm' || p === '.pnpm-global');
     return global ? 'pnpm approve-builds -g better-sqlite3' : `cd ${quote(root)} && pnpm approve-builds better-sqlite3`;
   }
-  if (parts.includes('.bun') || parts.includes('bun')) {
-    const root = rootOf(parts);
+  // bun: its global folder (~/.bun/install/global) and isolated installs (node_modules/.bun/…).
+  const bunAt = parts.indexOf('.bun');
+  if (bunAt > 0) {
+    const root = parts[bunAt - 1] === 'node_modules' ? parts.slice(0, bunAt - 1).join(path.sep) || path.sep : rootOf(parts);
     return `cd ${quote(root)} && bun pm trust better-sqlite3`;
   }
   return `cd ${quote(rootOf(parts))} && npm rebuild better-sqlite3`;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type CliIO } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { runningWorker } from '../../data-dir/index.js';
+import { sqliteDriver } from '../../store/index.js';
 import { spawnWorkerDetached } from '../../hook/start-worker.js';
 import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
@@ -37,6 +38,8 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
   if (action === 'status') {
     const { values } = parseCommandArgs(args, { json: { type: 'boolean' } });
     const health = await workerHealth(dataDir);
+    // A worker that cannot start for want of its SQLite driver says so, with the fix (SqliteDriverError), not "not running".
+    if (!health.running) sqliteDriver();
     const full = health.health ?? null;
     const spend = readSpendQuietly(loaded.config.dbFile);
     const observerHealth = (full?.observer as Record<string, unknown> | undefined) ?? undefined;
@@ -81,6 +84,8 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
       return EXIT_OK;
     }
     const port = parseIntegerFlag('port', values.port as string | undefined, { min: 0, max: 65535 });
+    // Here, in the foreground: a skipped driver build is completed with its progress line, or its fix said.
+    sqliteDriver();
     const pid = spawnWorkerDetached(MEMTRACE_BIN, dataDir, port === undefined ? io.env : { ...io.env, MEMTRACE_PORT: String(port) });
     const started = await waitUntil(waitMs, () => {
       const info = runningWorker(dataDir);
