@@ -13,94 +13,46 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DRIVER,
+  installPnpm,
+  nodeOnlyPath,
+  packTarball,
+  QUIET_NPM as quiet,
+  runAsync as run,
+  startPrebuildMirror,
+  type PrebuildMirror,
+} from '../support/package-managers.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const PNPM_VERSION = '12.21.0';
-const DRIVER = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string };
-const quiet = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
-
-/** Runs a command to its end without blocking this process: the loopback mirror below must answer it. */
-function run(
-  file: string,
-  args: string[],
-  options: { cwd: string; env: Record<string, string> },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('memtrace installed by a package manager that skipped the driver’s build', () => {
   let temp: ReturnType<typeof makeTempDir>;
   let tarball: string;
   let pnpm: string;
-  let mirror: http.Server;
+  let mirror: PrebuildMirror;
   let mirrorUrl: string;
-  const downloads: string[] = [];
 
   beforeAll(async () => {
     temp = makeTempDir('memtrace-pm-');
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', temp.dir], { cwd: ROOT, encoding: 'utf8' }),
-    ) as Array<{
-      filename: string;
-    }>;
-    tarball = path.join(temp.dir, packed[0]!.filename);
-    const prefix = path.join(temp.dir, 'pnpm');
-    execFileSync('npm', ['install', '--global', '--prefix', prefix, `pnpm@${PNPM_VERSION}`, '--prefer-offline', '--loglevel=error'], {
-      env: { ...process.env, ...quiet },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 300_000,
-    });
-    pnpm = path.join(prefix, 'bin', 'pnpm');
-    // The release asset prebuild-install fetches: the addon `npm ci` built here, packed as a prebuild.
-    const staging = path.join(temp.dir, 'prebuild');
-    fs.mkdirSync(path.join(staging, 'build', 'Release'), { recursive: true });
-    fs.copyFileSync(path.join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'), path.join(staging, 'build/Release/better_sqlite3.node'));
-    const asset = path.join(temp.dir, 'prebuild.tar.gz');
-    execFileSync('tar', ['-czf', asset, '-C', staging, 'build']);
-    mirror = http.createServer((req, res) => {
-      downloads.push(req.url ?? '');
-      if (req.url === `/v${DRIVER.version}/better-sqlite3-v${DRIVER.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`) {
-        res.writeHead(200, { 'content-type': 'application/gzip' });
-        fs.createReadStream(asset).pipe(res);
-      } else res.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve));
-    mirrorUrl = `http://127.0.0.1:${(mirror.address() as { port: number }).port}`;
+    tarball = packTarball(temp.dir);
+    pnpm = installPnpm(path.join(temp.dir, 'pnpm'));
+    mirror = await startPrebuildMirror(temp.dir);
+    mirrorUrl = mirror.url;
   }, 600_000);
   afterAll(async () => {
-    mirror?.closeAllConnections();
-    await new Promise((resolve) => mirror?.close(resolve));
+    await mirror?.close();
     temp?.cleanup();
   });
 
   /** A user's environment: this node and nothing else on PATH (no compiler, no python, no make), no network but loopback. */
   const userEnv = (extra: Record<string, string> = {}) => {
     const home = path.join(temp.dir, 'home');
-    const nodeOnly = path.join(temp.dir, 'node-only');
-    if (!fs.existsSync(nodeOnly)) {
-      fs.mkdirSync(nodeOnly);
-      fs.symlinkSync(process.execPath, path.join(nodeOnly, 'node'));
-    }
     fs.mkdirSync(home, { recursive: true });
     return {
-      PATH: nodeOnly,
+      PATH: nodeOnlyPath(temp.dir),
       HOME: home,
       MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'),
       MEMTRACE_TELEMETRY: '0',
@@ -148,7 +100,7 @@ describe('memtrace installed by a package manager that skipped the driver’s bu
     const first = await run(memtrace, ['search', 'anything'], { cwd: elsewhere, env: withMirror });
     expect(first.stderr).toContain('completing it once now');
     expect(first).toMatchObject({ code: 0, stdout: 'no memory stored yet.\n' });
-    expect(downloads.some((url) => url.endsWith('.tar.gz'))).toBe(true);
+    expect(mirror.requests.some((url) => url.endsWith('.tar.gz'))).toBe(true);
     const worker = spawn(memtrace, ['worker', '--port', '0'], {
       cwd: elsewhere,
       env: userEnv({ MEMTRACE_PROVIDER: 'none' }),
