@@ -2,8 +2,8 @@ import { chooseObserver, hostClisDeciding, type ChoiceOptions, type ObserverChoi
 import type { ObserverProvider } from './types.js';
 
 /**
- * The worker's observer choice, looked at again while it runs (issue 35, SPEC §4.15 "observer
- * re-detection"). Only what can change under a running process is re-read: which agent CLIs are
+ * The worker's observer choice, looked at again while it runs (docs/observer.md, "Which
+ * observer runs"). Only what can change under a running process is re-read: which agent CLIs are
  * on its PATH. Its environment (keys, MEMTRACE_PROVIDER) is fixed at start, so a choice made
  * from a key or MEMTRACE_PROVIDER never changes here.
  */

@@ -7,7 +7,7 @@ interface Stoppable {
 }
 
 /**
- * Keeps the running worker on the observer the machine has now (SPEC §4.15): an agent CLI
+ * Keeps the running worker on the observer the machine has now (docs/observer.md): an agent CLI
  * installed or removed since the start changes the choice (looked at on each session start and
  * tick), compaction moves to the new primary observer, and a session start gives a provider that
  * refused (logged out, CLI missing) its probe call at once.

@@ -1,4 +1,4 @@
-/** One line of `memtrace doctor` (SPEC §4.15): what was checked, how it stands, and what to do. */
+/** One line of `memtrace doctor` (docs/interfaces.md#memtrace-doctor): what was checked, how it stands, and what to do. */
 export interface Finding {
   check: string;
   status: 'ok' | 'warn' | 'fail';
