@@ -10,7 +10,7 @@ import path from 'node:path';
  * addon the way its GitHub release does (prebuild-install's `npm_config_better_sqlite3_binary_host`).
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
-export const PNPM_VERSION = '12.21.0';
+const PNPM_VERSION = '12.21.0';
 export const QUIET_NPM = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 const DRIVER_VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string }).version;
 

@@ -117,6 +117,15 @@ describe('memtrace doctor', () => {
     expect(JSON.stringify(findings)).not.toContain('sk-later');
   });
 
+  it('reports a variable the worker would refuse as a failed finding, and still checks the rest', async () => {
+    const { env } = setUp();
+    const { code, byCheck, findings } = await doctor({ ...env, MEMTRACE_PORT: 'not-a-port' });
+    expect(code).toBe(1);
+    expect(byCheck('config')).toMatchObject({ status: 'fail', detail: expect.stringContaining('MEMTRACE_PORT') });
+    expect(byCheck('store')).toMatchObject({ status: 'ok' });
+    expect(findings.length).toBeGreaterThan(10);
+  });
+
   it('has --help, and a wrong flag is a usage error', async () => {
     const help = captureIO();
     expect(await main(['doctor', '--help'], help.io)).toBe(0);
