@@ -42,10 +42,11 @@ describe('memtrace installed by a package manager that skipped the driver’s bu
     mirror = await startPrebuildMirror(temp.dir);
     mirrorUrl = mirror.url;
   }, 600_000);
+  // Two installs' worth of files to remove: more than the default 30 s on a loaded machine.
   afterAll(async () => {
     await mirror?.close();
     temp?.cleanup();
-  });
+  }, 300_000);
 
   /** A user's environment: this node and nothing else on PATH (no compiler, no python, no make), no network but loopback. */
   const userEnv = (extra: Record<string, string> = {}) => {
