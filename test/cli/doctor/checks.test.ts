@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../../src/cli/doctor/checks/index.js';
 import { checkBudget } from '../../../src/cli/doctor/checks/budget.js';
+import { checkForwarder } from '../../../src/cli/doctor/checks/forwarder.js';
 import { checkHooks } from '../../../src/cli/doctor/checks/hooks.js';
 import { checkObserver } from '../../../src/cli/doctor/checks/observer.js';
 import { checkSpool } from '../../../src/cli/doctor/checks/spool.js';
@@ -190,6 +191,25 @@ describe('memtrace doctor’s checks', () => {
         fix: 'memtrace install --host codex',
       },
     ]);
+  });
+
+  it('fail a deleted forwarder script, and warn for a native build missing or made from another version', () => {
+    const s = healthy();
+    s.forwarder.script.exists = false;
+    expect(checkForwarder(s)[0]).toMatchObject({ status: 'fail', fix: 'reinstall memtrace (npm install -g memtrace), then memtrace install' });
+    s.forwarder = {
+      ...s.forwarder,
+      script: { ...s.forwarder.script, exists: true },
+      native: { path: '/d/bin/hook-new', state: 'missing' },
+      others: ['/d/bin/hook-old'],
+    };
+    expect(checkForwarder(s)[0]).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('/d/bin/hook-old was built from another version'),
+      fix: 'memtrace install (builds it)',
+    });
+    s.forwarder.compilerFound = false;
+    expect(checkForwarder(s)[0]!.fix).toContain('install a C compiler');
   });
 
   it('say which observer variable the running worker never saw, by name only', () => {
