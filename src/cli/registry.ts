@@ -55,6 +55,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'read a jsonl export back in (ids kept; existing ids skipped; bad lines counted)',
     load: async () => (await import('./commands/import.js')).importCommand,
   },
+  doctor: {
+    summary: 'check the install, worker, hooks, store, observer, budget and telemetry; name each fix',
+    load: async () => (await import('./commands/doctor.js')).doctorCommand,
+  },
   forget: {
     summary: 'remove memory everywhere it lives (tables, search index, context, raw events)',
     load: async () => (await import('./commands/forget.js')).forgetCommand,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { lockExclusively } from './process-lock.js';
 import { writePrivateFileAtomic } from './private-files.js';
-import { sqliteDriver } from '../store/sqlite-driver.js';
+import { sqliteDriver, SqliteDriverError } from '../store/sqlite-driver.js';
 
 /**
  * One worker per data dir. The lock is SQLite's exclusive file lock on DATA_DIR/worker.lock,
@@ -68,7 +68,9 @@ export function runningWorker(dataDir: string): WorkerInfo | null {
   let probe: Database.Database;
   try {
     probe = new (sqliteDriver())(file, { readonly: true, fileMustExist: true });
-  } catch {
+  } catch (error) {
+    // A driver that cannot load says so; it is not "no worker".
+    if (error instanceof SqliteDriverError) throw error;
     return null;
   }
   try {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { WorkerConfig } from '../config.js';
 import { preparePrivateDataDir } from '../data-dir/index.js';
-import { openStore, type Store } from '../store/index.js';
+import { openStore, sqliteDriver, type Store } from '../store/index.js';
 import type { MemoryAccessSink } from './access-counters.js';
 import { createAccessRecorder } from './access-recorder.js';
 import { withMemorySpans } from './access-spans.js';
@@ -20,7 +20,11 @@ export interface MemoryStore {
  * commands answer "nothing stored" instead of creating files.
  */
 export function openMemoryStore(config: WorkerConfig, env: Record<string, string | undefined>, options: { create: boolean }): MemoryStore | null {
-  if (!options.create && !fs.existsSync(config.dbFile)) return null;
+  if (!options.create && !fs.existsSync(config.dbFile)) {
+    // No store yet — unless none could ever be made: then say so (SqliteDriverError), not "nothing stored".
+    sqliteDriver();
+    return null;
+  }
   preparePrivateDataDir(config.dataDir);
   const store = openStore(config.dbFile);
   const access = withMemorySpans(createAccessRecorder({ dataDir: config.dataDir, env }, { db: store.db }), env);

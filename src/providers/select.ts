@@ -49,6 +49,8 @@ export interface ObserverChoice {
   providers: readonly ObserverProvider[];
   /** `observer: …` for this host's sessions: which observer runs and why, on one line. */
   describe(platform?: string | null): string;
+  /** Looks again at what the choice was made from (live-choice.ts); the new line when it changed. */
+  refresh?(nowMs: number): string | null;
 }
 
 export interface ChoiceOptions {
@@ -119,6 +121,21 @@ export function chooseObserver(env: Record<string, string | undefined>, options:
       },
     },
   };
+}
+
+/**
+ * Which agent CLIs are on PATH now, when the environment leaves the choice to them (no key; no
+ * MEMTRACE_PROVIDER, or one naming an agent CLI); null when a key or another provider decides,
+ * so nothing a running worker can see would change the choice.
+ */
+export function hostClisDeciding(env: Record<string, string | undefined>, options: Pick<ChoiceOptions, 'findBinary'>): HostCliProviderName[] | null {
+  const explicit = env.MEMTRACE_PROVIDER?.trim();
+  const followsPath = explicit
+    ? (HOST_CLI_PROVIDERS as readonly string[]).includes(explicit)
+    : !env.ANTHROPIC_API_KEY && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL;
+  if (!followsPath) return null;
+  const find = options.findBinary ?? ((name: string) => findOnPath(name, env.PATH));
+  return HOST_CLI_PROVIDERS.filter((name) => find(HOST_CLI_SPECS[name].binary) !== null);
 }
 
 /** The one provider the environment selects (the primary of chooseObserver): `memtrace repair`, tests. */

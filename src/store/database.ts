@@ -81,6 +81,15 @@ export function recoverClaimed(db: Database.Database): number {
 }
 
 /**
+ * Rows 0.2.0 parked until a UTC midnight when the day's observer budget was spent: that pause
+ * belongs to the running worker's budget, not to the rows (issue 35), so they are due again.
+ * Nothing else writes a not_before that falls exactly on a midnight (backoffs are now + a delay).
+ */
+export function freeBudgetParkedRows(db: Database.Database): number {
+  return db.prepare("UPDATE queue SET not_before = 0 WHERE status = 'pending' AND not_before > 0 AND not_before % 86400000 = 0").run().changes;
+}
+
+/**
  * Turns on incremental auto-vacuum for a file made before it existed: a one-time VACUUM, which
  * rewrites the file (it needs free disk about the file's size and runs in its own transaction,
  * so a failure leaves the file as it was). Only the worker, which holds the data dir's lock,

@@ -1,7 +1,7 @@
 import { statfsSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { openDatabase, recoverClaimed, type OpenOptions } from './database.js';
+import { freeBudgetParkedRows, openDatabase, recoverClaimed, type OpenOptions } from './database.js';
 import { createObservations, type Observations } from './observations.js';
 import { createQueue, type Queue } from './queue.js';
 import { createSessions, type Sessions } from './sessions.js';
@@ -42,7 +42,10 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   const recovered = options.recoverClaimed === true ? recoverClaimed(db) : 0;
   const observerCalls = createObserverCalls(db);
   // Same owner rule: a call a crashed worker left reserved may have spent; it counts at its reservation.
-  if (options.recoverClaimed === true) observerCalls.recoverReserved();
+  if (options.recoverClaimed === true) {
+    observerCalls.recoverReserved();
+    freeBudgetParkedRows(db);
+  }
   const probe = db.prepare("INSERT INTO store_meta (key, value) VALUES ('last_write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   return {
     db,
@@ -66,6 +69,8 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
 }
 
 export { openDatabase, enableIncrementalVacuum } from './database.js';
+export { sqliteDriver, SqliteDriverError } from './sqlite-driver.js';
+export { inspectStore } from './inspect.js';
 export { createRawData, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
 export { runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';

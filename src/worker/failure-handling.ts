@@ -46,10 +46,13 @@ export function createFailureHandler(deps: { queue: LoopQueue; telemetry: LoopTe
     if (ctx.probe && decision.action !== 'provider_wait') gate.probeEnded();
     if (decision.action === 'budget_wait' && !ctx.shutdown) {
       // The call was never made: nothing failed, nothing is counted as a turn; the batch waits.
-      log.warn('observer paused: daily budget reached; events wait in the queue until the UTC day turns (MEMTRACE_OBSERVER_BUDGET_TOKENS)', {
-        resume_at: new Date(decision.resumeAtMs).toISOString(),
-      });
-      return release(ids, decision.resumeAtMs, false, null, nowMs, fault, decision.resumeAtMs);
+      // The pause is the budget's, held by this loop only: the rows go back due now, so a worker
+      // restarted with a larger budget observes them at once (issue 35).
+      log.warn(
+        'observer paused: daily budget reached; events wait in the queue until the UTC day turns, or the worker restarts with a larger MEMTRACE_OBSERVER_BUDGET_TOKENS',
+        { resume_at: new Date(decision.resumeAtMs).toISOString() },
+      );
+      return release(ids, nowMs, false, null, nowMs, fault, decision.resumeAtMs);
     }
     let abortReason: AbortReason = decision.action === 'budget_wait' ? 'shutdown' : decision.abortReason;
     let outcome: TurnRecord['outcome'] = 'error';
@@ -60,11 +63,13 @@ export function createFailureHandler(deps: { queue: LoopQueue; telemetry: LoopTe
       abortReason = 'shutdown';
       outcome = 'aborted';
     } else if (decision.action === 'provider_wait') {
-      notBefore = gate.failed(decision.reason, decision.retryAfterMs, nowMs);
+      // The wait is the provider's gate's, not the rows': they go back due now and the gate holds
+      // them, so a login noticed at a session start (gate.expedite) is not kept waiting by them.
+      const until = gate.failed(decision.reason, decision.retryAfterMs, nowMs);
       log.warn('provider asked us to wait; every session it observes holds its events until one probe call succeeds', {
         provider: provider.name,
         reason: decision.reason,
-        next_attempt_at: new Date(notBefore).toISOString(),
+        next_attempt_at: new Date(until).toISOString(),
       });
     } else if (decision.action === 'release') {
       notBefore = nowMs + retryDelayMs(attempts, deps.backoff, decision.retryAfterMs);

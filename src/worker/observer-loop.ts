@@ -34,8 +34,8 @@ export interface ObserverLoopDeps {
   runTurn: RunTurn;
   /** The observer of a session (its host's CLI, or the one configured provider); null: not observed, its events wait. */
   providerFor(sessionId: string): ObserverProvider | null;
-  /** False when nothing can observe (provider `none`): nothing is claimed at all. */
-  observing: boolean;
+  /** False when nothing can observe (provider `none`): nothing is claimed at all. Asked each pass: an agent CLI may appear. */
+  observing(): boolean;
   telemetry: LoopTelemetry;
   clock: Clock;
   log: Logger;
@@ -59,6 +59,8 @@ export interface ObserverLoop {
   sessionEnded(sessionId: string): void;
   /** Re-reads which sessions have queued work: another process (`memtrace mine`) may have added some. */
   rescan(): void;
+  /** A session started: a provider that refused (not logged in, CLI missing) gets its probe now. */
+  retryRefused(): void;
   /** A write elsewhere (the HTTP API) failed for lack of space: hold claiming until a write succeeds. */
   storeFailed(reason: StorageFault): void;
   /** A write elsewhere succeeded: the store is usable again. */
@@ -78,7 +80,6 @@ export interface ObserverLoop {
  */
 export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoopDeps): ObserverLoop {
   const { queue, clock, log, telemetry } = deps;
-  const { observing } = deps;
   const gates = new Map<string, { gate: ProviderGate; detail: string | null }>();
   const gateOf = (provider: string) => {
     let entry = gates.get(provider);
@@ -114,7 +115,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   }
 
   function pump(): void {
-    if (stopping || !observing) return;
+    if (stopping || !deps.observing()) return;
     try {
       const nowMs = clock.now();
       if (storeFault && !probeStore(nowMs)) {
@@ -264,6 +265,11 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     }
   }
 
+  function rescan(): void {
+    loaded = false;
+    wake();
+  }
+
   const waits = () =>
     [...gates.entries()].flatMap(([provider, entry]) => {
       const status = entry.gate.status();
@@ -274,13 +280,20 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     wake,
     sessionEnded(sessionId) {
       // Nothing is observed in this run, so the session's rollup has nothing to wait for.
-      if (!observing || deps.providerFor(sessionId) === null) return telemetry.sessionEnded(sessionId, clock.now());
+      if (!deps.observing() || deps.providerFor(sessionId) === null) return telemetry.sessionEnded(sessionId, clock.now());
       ending.add(sessionId);
       finishIfEnded(sessionId);
     },
-    rescan() {
-      loaded = false;
-      wake();
+    rescan,
+    retryRefused() {
+      const nowMs = clock.now();
+      let any = false;
+      for (const [provider, entry] of gates)
+        if (entry.gate.expedite(nowMs)) {
+          any = true;
+          log.info('a session started: the provider that refused gets its probe call now', { provider });
+        }
+      if (any) rescan();
     },
     storeFailed(reason) {
       enterStoreFault(reason);
@@ -295,7 +308,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       const nowMs = clock.now();
       const all = waits();
       return {
-        observing,
+        observing: deps.observing(),
         inFlight: [...busy.values()].map((b) => ({
           messageIds: b.batch.messages.map((m) => m.id),
           provider: b.provider,

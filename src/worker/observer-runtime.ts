@@ -27,14 +27,16 @@ export interface ObserverRuntimeDeps {
 
 export interface ObserverRuntime {
   loop: ObserverLoop;
-  /** The provider compaction uses, behind the same budget and ledger; `none` when nothing observes. */
-  compactionProvider: ObserverProvider;
+  /** The provider compaction uses now, behind the same budget and ledger; `none` when nothing observes. */
+  compactionProvider(): ObserverProvider;
   /** What /health and `worker status` say about the observer: which, why, spend today, the budget. */
   status(): ObserverStatus;
 }
 
 export interface ObserverStatus {
   line: string;
+  /** The observer-deciding variables set in the worker's environment (names only). */
+  envSeen: readonly string[];
   budget: BudgetStatus;
   today: ReturnType<Store['observerCalls']['byDay']>[number] | null;
 }
@@ -45,7 +47,7 @@ export interface ObserverStatus {
  * runtime.ts so the composition of the rest of the worker stays small.
  */
 export function startObserver(
-  config: { dailyBudgetTokens: number; loop: ObserverLoopConfig; batch?: BatchLimits },
+  config: { dailyBudgetTokens: number; loop: ObserverLoopConfig; batch?: BatchLimits; envSeen?: readonly string[] },
   deps: ObserverRuntimeDeps,
 ): ObserverRuntime {
   const { store, choice, clock } = deps;
@@ -67,7 +69,7 @@ export function startObserver(
       const provider = choice.forPlatform(store.sessions.get(sessionId)?.platform ?? null);
       return provider ? guard(provider) : null;
     },
-    observing: choice.providers.length > 0,
+    observing: () => choice.providers.length > 0,
     telemetry: deps.telemetry,
     clock,
     log: deps.log,
@@ -75,12 +77,12 @@ export function startObserver(
   });
   return {
     loop,
-    compactionProvider: guard(choice.primary),
+    compactionProvider: () => guard(choice.primary),
     status() {
       const nowMs = clock.now();
       const day = utcDay(nowMs);
       const today = store.observerCalls.byDay(1).find((d) => d.day === day) ?? null;
-      return { line: choice.describe(), budget: budget.status(nowMs), today };
+      return { line: choice.describe(), envSeen: config.envSeen ?? [], budget: budget.status(nowMs), today };
     },
   };
 }

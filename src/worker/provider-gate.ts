@@ -45,6 +45,16 @@ export function createProviderGate(config: ProviderGateConfig) {
       wait = { reason, untilMs, failures, probing: false };
       return untilMs;
     },
+    /**
+     * Something a person does may have ended a refusal (a CLI installed or logged in, noticed at a
+     * session start): the next probe may go now rather than after its backoff. Busy waits (429,
+     * 529) and a usage limit's reset keep their time.
+     */
+    expedite(nowMs: number): boolean {
+      if (wait?.reason !== 'auth' || wait.probing || wait.untilMs <= nowMs) return false;
+      wait.untilMs = nowMs;
+      return true;
+    },
     /** The probe ended without a verdict from the provider (timeout, transport, shutdown): another may go. */
     probeEnded(): void {
       if (wait) wait.probing = false;

@@ -8,6 +8,7 @@ import { startCheckpointer } from '../store/checkpointer.js';
 import { createTelemetry, startOtel, type EventSink, type Telemetry } from '../telemetry/runtime.js';
 import type { ObserverProvider } from '../providers/types.js';
 import { single, type ObserverChoice } from '../providers/select.js';
+import { observerEnvSet } from '../providers/observer-env.js';
 import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
 import { listenLoopback, listenUnixSocket } from '../http-edge/index.js';
@@ -32,6 +33,7 @@ import { totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
 import { DEFAULT_LOOP_CONFIG, type ObserverLoopConfig } from './observer-loop.js';
 import { startObserver } from './observer-runtime.js';
+import { followObserver } from './observer-follow.js';
 import type { BatchLimits } from './batch-policy.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
@@ -142,7 +144,12 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   };
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const observer = startObserver(
-    { dailyBudgetTokens: config.observerBudgetTokens, loop: loopConfig, ...(options.batch ? { batch: options.batch } : {}) },
+    {
+      dailyBudgetTokens: config.observerBudgetTokens,
+      loop: loopConfig,
+      envSeen: observerEnvSet(options.env),
+      ...(options.batch ? { batch: options.batch } : {}),
+    },
     {
       store,
       choice: observers,
@@ -162,6 +169,22 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     options.retention ?? DEFAULT_RETENTION_SCHEDULE,
     { raw, pruneSpool: (cutoffMs) => pruneSpool(config.dataDir, cutoffMs), clock, timers: options.timers ?? nodeTimers, log },
   );
+
+  const compactionConfig = loadCompactionConfig(options.env);
+  const follow = followObserver({
+    choice: observers,
+    loop,
+    log,
+    startCompaction: () => {
+      const provider = observer.compactionProvider();
+      // A provider that cannot summarize is not asked to, every pass, only to fail: compaction stays off.
+      const noSummaries = cannotSummarize(provider);
+      if (noSummaries !== null) log.info(`compaction is off: ${noSummaries}`);
+      return noSummaries !== null
+        ? null
+        : startCompaction(compactionConfig.config, { db: store.db, provider, clock, timers: nodeTimers, log, recordCounters: telemetry.recordCounters });
+    },
+  });
 
   let port = config.port;
   const hooks = createHookAccounting(telemetry, { defer: setImmediate });
@@ -188,7 +211,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     clock,
     log,
     version: APP_VERSION,
-    providerName: observers.primary.name,
+    providerName: () => observers.primary.name,
     observerStatus: observer.status,
     excludedCwd: (cwd) => isObserverScratch(cwd, config.dataDir),
     port: () => port,
@@ -207,6 +230,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     },
     onTurnEnded: (sessionId, transcriptPath) => void watcher.catchUp(sessionId, transcriptPath),
     keepContext,
+    // A CLI installed or logged in since the last look is noticed by the next session at the latest.
+    onSessionStart: follow.sessionStarted,
   });
   const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, {
     store,
@@ -271,28 +296,15 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     // Off the start's path: the first MCP session after a cold start then answers at once.
     mcpDoor.preload();
     void replay();
+    follow.refresh(clock.now());
     loop.rescan();
     refreshContextFiles();
   }, options.tickMs ?? 30_000);
   ticker.unref();
   loop.wake();
-  const compactionConfig = loadCompactionConfig(options.env);
   for (const problem of compactionConfig.errors) log.warn(problem);
   log.info(observers.describe());
-  // A provider that cannot summarize is not asked to, every pass, only to fail: compaction stays off.
-  const noSummaries = cannotSummarize(observer.compactionProvider);
-  if (noSummaries !== null) log.info(`compaction is off: ${noSummaries}`);
-  const compaction =
-    noSummaries === null
-      ? startCompaction(compactionConfig.config, {
-          db: store.db,
-          provider: observer.compactionProvider,
-          clock,
-          timers: nodeTimers,
-          log,
-          recordCounters: telemetry.recordCounters,
-        })
-      : null;
+  follow.start();
 
   let stopped: Promise<void> | null = null;
   return {
@@ -312,7 +324,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         await watcher.stop();
         await hookSocket.close();
         await server.close();
-        await compaction?.stop();
+        await follow.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
         refreshContextFiles();

@@ -32,7 +32,8 @@ export interface ServiceDeps {
   clock: Clock;
   log: Logger;
   version: string;
-  providerName: string;
+  /** The primary observer's name now (an agent CLI may appear while the worker runs). */
+  providerName(): string;
   port(): number;
   token: string;
   /** A hook reported the session's transcript (watched for what the hooks miss). */
@@ -47,6 +48,8 @@ export interface ServiceDeps {
   storeHealth?: () => StoreHealth;
   /** A working directory whose events are never taken (the observer's scratch dir). */
   excludedCwd?(cwd: string | null): boolean;
+  /** A session started (a hook's SessionStart, or the API's init): the observer is looked at again. */
+  onSessionStart?(nowMs: number): void;
   /** Which observer runs and why, its waits, today's spend and the daily budget, for /health. */
   observerStatus?: () => ObserverStatus;
   /** Secrets replaced before a write, by where they were caught (counts only). */
@@ -115,16 +118,22 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     ...(deps.excludedCwd ? { excludedCwd: deps.excludedCwd } : {}),
     stopText: stopTexts,
   });
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.(), deps.observerStatus?.());
+  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName(), deps.storeHealth?.(), deps.observerStatus?.());
+  const accept = (event: Parameters<typeof intake.accept>[0], nowMs: number) => {
+    if (event.kind === 'session_start') deps.onSessionStart?.(nowMs);
+    return intake.accept(event, nowMs);
+  };
 
   const api: WorkerServices = {
     clock,
     log: deps.log,
     version: deps.version,
-    providerName: deps.providerName,
+    get providerName() {
+      return deps.providerName();
+    },
     port: deps.port,
     token: () => deps.token,
-    accept: (event, nowMs) => intake.accept(event, nowMs),
+    accept,
     injectContext: ({ project, cwd, budgetRaw, nowMs }) => {
       const budget = parseBudget(budgetRaw);
       if (typeof budget !== 'number') return { ok: false, field: 'budget_tokens', message: budget.error };
@@ -148,7 +157,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
   };
   const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
   const hostIntake = createHostIntake({
-    accept: (event, nowMs) => intake.accept(event, nowMs),
+    accept,
     contextFor: (cwd, nowMs) => {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
       return result.ok ? result.markdown : '';
@@ -162,13 +171,13 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       if (call.kind === 'session_end') agentTime.finish(call.sessionId, call.nowMs);
     },
   });
-  return {
-    ...api,
+  // Object.assign, not a spread: a spread would freeze providerName's getter at its first value.
+  return Object.assign(api, {
     hostIntake,
     stopTexts,
-    sessionQuiet: (sessionId, nowMs) => {
+    sessionQuiet: (sessionId: string, nowMs: number) => {
       intake.queueMissingSummary(sessionId, nowMs);
       agentTime.finish(sessionId, nowMs);
     },
-  };
+  });
 }

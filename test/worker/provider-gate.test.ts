@@ -41,6 +41,25 @@ describe('provider gate', () => {
   });
 });
 
+describe('a refusal a person may have ended', () => {
+  it('lets the probe go at once when asked (a session started), for auth only; a busy provider and a quota keep their wait', () => {
+    const refused = gate();
+    refused.failed('auth', null, 0);
+    expect(refused.expedite(1_000)).toBe(true);
+    expect(refused.admit(1_000)).toEqual({ go: true, probe: true });
+    // While the probe runs nothing else goes, and asking again changes nothing.
+    expect(refused.expedite(1_001)).toBe(false);
+    expect(refused.admit(1_001)).toEqual({ go: false, untilMs: null });
+    for (const reason of ['rate_limit', 'quota'] as const) {
+      const g = gate();
+      const until = g.failed(reason, null, 0);
+      expect(g.expedite(1_000)).toBe(false);
+      expect(g.admit(1_000)).toEqual({ go: false, untilMs: until });
+    }
+    expect(gate().expedite(0)).toBe(false);
+  });
+});
+
 describe('failure policy', () => {
   it('makes the provider wait for auth, quota, rate limits and overload, and only those', () => {
     const kinds = ['auth', 'quota', 'rate_limit', 'overloaded', 'transport', 'bad_request'] as const;

@@ -4,10 +4,12 @@ import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type CliIO } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { runningWorker } from '../../data-dir/index.js';
+import { sqliteDriver } from '../../store/index.js';
 import { spawnWorkerDetached } from '../../hook/start-worker.js';
 import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
 import { describeObserver, readSpend } from '../observer-spend.js';
+import { observerEnvSet, unseenByWorker, unseenLine } from '../../providers/observer-env.js';
 
 export const WORKER_CONTROL_USAGE = `usage: memtrace worker start [--port N] [--wait-ms N]
        memtrace worker stop [--wait-ms N]
@@ -36,11 +38,16 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
   if (action === 'status') {
     const { values } = parseCommandArgs(args, { json: { type: 'boolean' } });
     const health = await workerHealth(dataDir);
+    // A worker that cannot start for want of its SQLite driver says so, with the fix (SqliteDriverError), not "not running".
+    if (!health.running) sqliteDriver();
     const full = health.health ?? null;
     const spend = readSpendQuietly(loaded.config.dbFile);
     const observerHealth = (full?.observer as Record<string, unknown> | undefined) ?? undefined;
+    // A key in this shell (or a later agent's) that the worker, started earlier, never saw.
+    const seen = observerHealth?.env_seen;
+    const unseen = Array.isArray(seen) ? unseenByWorker(observerEnvSet(io.env), seen as string[]) : [];
     if (values.json) {
-      const observer = { ...(observerHealth ?? {}), ...(spend ?? { days: [], sessions: [] }) };
+      const observer = { ...(observerHealth ?? {}), ...(spend ?? { days: [], sessions: [] }), env_unseen: unseen };
       say(JSON.stringify({ data_dir: dataDir, ...health, observer }, null, 2));
       return health.running ? EXIT_OK : EXIT_FAILURE;
     }
@@ -53,6 +60,7 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     if (full) {
       if (full.observing === false && typeof full.note === 'string') say(`  observer     ${full.note}`);
       else for (const line of describeObserver(observerHealth, spend)) say(line);
+      if (unseen.length > 0) say(`  observer     ${unseenLine(unseen)}`);
       say(`  queue        ${String(full.queue_depth)} message(s), ${String(full.in_flight)} call(s) in flight`);
       const hooks = full.hooks as Record<string, number> | undefined;
       if (hooks)
@@ -76,6 +84,8 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
       return EXIT_OK;
     }
     const port = parseIntegerFlag('port', values.port as string | undefined, { min: 0, max: 65535 });
+    // Here, in the foreground: a skipped driver build is completed with its progress line, or its fix said.
+    sqliteDriver();
     const pid = spawnWorkerDetached(MEMTRACE_BIN, dataDir, port === undefined ? io.env : { ...io.env, MEMTRACE_PORT: String(port) });
     const started = await waitUntil(waitMs, () => {
       const info = runningWorker(dataDir);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEFAULT_WATCH_CONFIG, defaultHostTranscriptRoot, defaultProjectsDir } from '../../mining/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { chooseObserver } from '../../providers/index.js';
+import { chooseLiveObserver } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { waitForStopSignal } from '../../stop-signal.js';
@@ -70,7 +70,7 @@ export const workerCommand: Command = {
       return EXIT_FAILURE;
     }
     const { config } = loaded;
-    const selected = chooseObserver(io.env, { dataDir: config.dataDir });
+    const selected = chooseLiveObserver(io.env, { dataDir: config.dataDir });
     if ('error' in selected) {
       io.stderr.write(`memtrace worker: ${selected.error}\n`);
       return EXIT_FAILURE;

@@ -1,0 +1,75 @@
+/**
+ * Everything `memtrace doctor` looks at, gathered once at the edge (gather.ts) so that every check
+ * is a pure function of it. A part that could not be read says why instead of throwing: a bad or
+ * partial install is a finding, never a crash.
+ */
+export interface DoctorSnapshot {
+  nowMs: number;
+  dataDir: string;
+  /** What is wrong with memtrace's variables (the worker would refuse to start). */
+  configErrors: string[];
+  /** This CLI: the version installed where it runs from. */
+  installed: { version: string; packageRoot: string };
+  /** The data dir's worker (its lock file), when one holds the lock. */
+  worker: { pid: number; port: number | null; version: string | null } | null;
+  /** Its open /health, when a worker runs. */
+  health: { reachable: true; body: Record<string, unknown> } | { reachable: false; error: string } | null;
+  /** DATA_DIR/worker.sock: whether it is there and a connection is taken. */
+  socket: { exists: boolean; accepts: boolean; error: string | null };
+  store: StoreSnapshot;
+  /** Free and total bytes of the data dir's file system; null when unknown. */
+  disk: { freeBytes: number; totalBytes: number } | null;
+  maxDbBytes: number;
+  /** MEMTRACE_OBSERVER_BUDGET_TOKENS as this shell's environment sets it. */
+  observerBudgetTokens: number;
+  spool: { events: number; unreadable: number; oldestMs: number | null } | { error: string };
+  forwarder: ForwarderSnapshot;
+  hooks: HostHooksSnapshot[];
+  observer: ObserverSnapshot;
+  telemetry: { enabled: boolean; decidedBy: string; reason: string; configError: string | null };
+}
+
+export type StoreSnapshot =
+  | { state: 'missing' }
+  /** The SQLite driver cannot load (a package manager skipped its build): the exact fix. */
+  | { state: 'no_driver'; reason: string; fix: string }
+  | { state: 'too_new'; writtenBy: string | null; unknownSteps: string[] }
+  | { state: 'unreadable'; error: string }
+  | { state: 'ok'; writtenBy: string | null; pendingSteps: number; quickCheck: string[]; bytes: number; spendToday: SpendToday | null };
+
+export interface SpendToday {
+  day: string;
+  calls: number;
+  tokens: number;
+  costUsd: number | null;
+}
+
+export interface ForwarderSnapshot {
+  /** bin/memtrace-hook in this package: what every installed hook runs. */
+  script: { path: string; exists: boolean };
+  /** DATA_DIR/bin/hook-<hash of this version's source>. */
+  native: { path: string; state: 'ok' | 'missing' | 'not_executable' | 'not_owned' };
+  /** Other builds in DATA_DIR/bin (another version's source). */
+  others: string[];
+  compilerFound: boolean;
+}
+
+export interface HostHooksSnapshot {
+  host: 'claude-code' | 'gemini-cli' | 'codex';
+  file: string;
+  /** Whether the host's CLI is on PATH (an absent host with no hooks is fine). */
+  cliOnPath: boolean;
+  state: 'missing' | 'invalid' | 'unreadable' | 'read';
+  error: string | null;
+  /** memtrace's hook commands found in the file (by host event), how many install writes, and the forwarder script each runs. */
+  events: string[];
+  expected: number;
+  scripts: Array<{ path: string; exists: boolean }>;
+}
+
+export interface ObserverSnapshot {
+  /** What this shell's environment would choose (`observer: …`), or why it cannot. */
+  here: { line: string } | { error: string };
+  /** Observer variables set in this shell (names only). */
+  envHere: string[];
+}
