@@ -43,7 +43,8 @@ export function normaliseRemoteUrl(url: string): string | null {
     host = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
   } else {
     // scp-like: [user@]host:path, where no slash comes before the colon.
-    const scp = /^(?:[^@/]+@)?([^:/]+):(.*)$/.exec(raw);
+    // A one-letter "host" is a Windows drive (C:\\repos), not a machine.
+    const scp = /^(?:[^@/]+@)?([^:/\\]{2,}):(.*)$/.exec(raw);
     if (!scp) return null;
     host = scp[1]!;
     rest = `/${scp[2]!}`;

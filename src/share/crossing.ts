@@ -66,9 +66,9 @@ export function relativizeFiles(files: readonly string[], roots: readonly string
   return [...new Set(out)];
 }
 
-/** One text field as it crosses: redacted, then its paths made relative. */
+/** One text field as it crosses: redacted, its paths made relative, and without NUL (which Postgres text cannot hold). */
 function crossText(text: string, roots: readonly string[], counts: RedactionCounts): string {
-  return relativizeText(redactTextInto(text, counts), roots);
+  return relativizeText(redactTextInto(text, counts), roots).replaceAll('\u0000', '');
 }
 
 export function crossingObservation(o: ParsedObservation & { type: ObservationType }, roots: readonly string[], counts: RedactionCounts): WireBody {
@@ -82,11 +82,11 @@ export function crossingObservation(o: ParsedObservation & { type: ObservationTy
     facts: o.facts.map(t),
     concepts: o.concepts.map(t),
     files_read: relativizeFiles(
-      o.files_read.map((f) => redactTextInto(f, counts)),
+      o.files_read.map((f) => redactTextInto(f, counts).replaceAll('\u0000', '')),
       roots,
     ),
     files_modified: relativizeFiles(
-      o.files_modified.map((f) => redactTextInto(f, counts)),
+      o.files_modified.map((f) => redactTextInto(f, counts).replaceAll('\u0000', '')),
       roots,
     ),
   };

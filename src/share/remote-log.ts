@@ -142,18 +142,20 @@ const FINISHED = 'xid < pg_snapshot_xmin(pg_current_snapshot())';
 /** The next rows of a project after the cursor, among those whose transactions have finished. */
 export async function pullBatch(client: pg.Client, project: string, after: Cursor, limit: number): Promise<IncomingRow[]> {
   const result = await client.query<Record<string, unknown>>(
-    `SELECT xid::text AS xid, seq::text AS seq, uid::text AS uid, kind, owner::text AS owner, machine::text AS machine, label, session,
+    // Output names differ from the columns: ORDER BY a name that is also an output column sorts by
+    // the output (text, where '1000' < '999'), which would break the log's order.
+    `SELECT xid::text AS xid_text, seq::text AS seq_text, uid::text AS uid, kind, owner::text AS owner, machine::text AS machine, label, session,
        (extract(epoch FROM created_at) * 1000)::bigint::text AS created_ms,
        (extract(epoch FROM clock_timestamp() - pushed_at) * 1000)::bigint::text AS lag_ms,
        body
      FROM memtrace.records
      WHERE project = $1 AND (xid, seq) > ($2::xid8, $3::bigint) AND ${FINISHED}
-     ORDER BY xid, seq LIMIT $4`,
+     ORDER BY records.xid, records.seq LIMIT $4`,
     [project, after.xid, after.seq, limit],
   );
   return result.rows.map((r) => ({
-    xid: String(r.xid),
-    seq: Number(r.seq),
+    xid: String(r.xid_text),
+    seq: Number(r.seq_text),
     uid: String(r.uid),
     kind: String(r.kind),
     owner: String(r.owner),
