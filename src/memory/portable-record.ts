@@ -92,12 +92,8 @@ const sessionId = z.string().min(1).max(512);
 const project = z.string().max(4096).nullable();
 const checkout = z.string().min(1).max(4096).optional();
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a member's label holds no control characters.
-const origin = z
-  .string()
-  .min(1)
-  .max(100)
-  .regex(/^[^\u0000-\u001f\u007f]*$/)
-  .optional();
+const LABEL = /^[^\u0000-\u001f\u007f]*$/;
+const origin = z.string().min(1).max(100).regex(LABEL).optional();
 
 const observationSchema = z.object({
   kind: z.literal('observation').optional(),

@@ -51,7 +51,6 @@ export async function makeMachine(server: PostgresServer, root: string, spec: Ma
     Date.now(),
   );
   await first.connection.close();
-  let n = 0;
   return {
     name: spec.name,
     dataDir,
@@ -61,7 +60,6 @@ export async function makeMachine(server: PostgresServer, root: string, spec: Ma
     store,
     ledger,
     observe(title, fields = {}) {
-      n += 1;
       const { project = spec.project, createdAt = Date.now(), ...rest } = fields;
       return store.db.transaction(() =>
         store.observations.insert(
