@@ -43,7 +43,16 @@ function observe(s: Seat, title: string) {
   try {
     store.observations.insert(
       { type: 'decision', title, subtitle: '', narrative: `${title} (see ${s.repo}/src/app.ts)`, facts: [], concepts: [], files_read: [], files_modified: [] },
-      { sessionId: 'cli-session', project: s.repo, sourceMessageIds: [], provider: 't', model: null, promptVersion: 'v', discoveryTokens: null, createdAt: Date.now() },
+      {
+        sessionId: 'cli-session',
+        project: s.repo,
+        sourceMessageIds: [],
+        provider: 't',
+        model: null,
+        promptVersion: 'v',
+        discoveryTokens: null,
+        createdAt: Date.now(),
+      },
     );
   } finally {
     store.close();
@@ -87,7 +96,7 @@ describe('memtrace share', () => {
     expect(fs.readFileSync(path.join(alice.dataDir, 'memtrace.db')).includes(Buffer.from(ALICE_PW))).toBe(false);
   });
 
-  it("joins from another clone of the same repository at another path, with the password from ~/.pgpass", async () => {
+  it('joins from another clone of the same repository at another path, with the password from ~/.pgpass', async () => {
     fs.writeFileSync(path.join(bob.home, '.pgpass'), `127.0.0.1:${server.port}:team:bob:${BOB_PW}\n`, { mode: 0o600 });
     const r = await share(bob, ['add', server.url('bob'), '--name', 'bob@desk']);
     expect(r).toMatchObject({ code: 0 });
@@ -112,7 +121,16 @@ describe('memtrace share', () => {
     expect(text.stdout).toMatch(/ok {2}shop \(postgresql:\/\/bob@127\.0\.0\.1:\d+\/team\): synced \d+ s ago; pushed 0, pulled 1, nothing waiting/);
     const json = JSON.parse((await share(bob, ['list', '--json'])).stdout) as { projects: Array<Record<string, unknown>> };
     expect(json.projects).toEqual([
-      expect.objectContaining({ project: bob.repo, remote_project: 'github.com/acme/shop', label: 'bob@desk', pushed: 0, pulled: 1, pending: 0, last_error: null, status: 'ok' }),
+      expect.objectContaining({
+        project: bob.repo,
+        remote_project: 'github.com/acme/shop',
+        label: 'bob@desk',
+        pushed: 0,
+        pulled: 1,
+        pending: 0,
+        last_error: null,
+        status: 'ok',
+      }),
     ]);
   });
 
@@ -122,7 +140,9 @@ describe('memtrace share', () => {
     // The first add needs the database; an unreachable one is refused, nothing changed.
     const refused = await share(other, ['add', `postgresql://alice:${ALICE_PW}@127.0.0.1:${closed}/team?sslmode=disable`]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^memtrace share add: cannot use postgresql:\/\/alice@127\.0\.0\.1:\d+\/team\?sslmode=disable: .*ECONNREFUSED.*; nothing was changed\.\n$/);
+    expect(refused.stderr).toMatch(
+      /^memtrace share add: cannot use postgresql:\/\/alice@127\.0\.0\.1:\d+\/team\?sslmode=disable: .*ECONNREFUSED.*; nothing was changed\.\n$/,
+    );
     noPassword(refused);
     expect((await share(other, ['list'])).stdout).toContain('no project is shared');
     const wrong = await share(other, ['add', server.url('alice', { password: 'not-it' })]);
@@ -168,7 +188,7 @@ describe('memtrace share', () => {
   it("stops sharing with --forget-remote: this machine's records leave the database, the teammate's copy goes at their next pull", async () => {
     const r = await share(alice, ['remove', '--forget-remote']);
     expect(r).toMatchObject({ code: 0 });
-    expect(r.stdout).toContain("2 record(s) of this machine withdrawn from the database");
+    expect(r.stdout).toContain('2 record(s) of this machine withdrawn from the database');
     expect((await share(alice, ['list'])).stdout).toContain('no project is shared');
     expect(fs.readFileSync(path.join(alice.dataDir, 'share.json'), 'utf8')).not.toContain(ALICE_PW);
     const dump = await server.dumpDatabase('team');
