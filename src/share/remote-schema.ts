@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { RemoteSchemaError } from './failure.js';
 
 /**
- * memtrace's tables in a shared database (docs/sharing.md#what-the-database-holds), created by the
+ * memtrace's tables in a shared database (docs/sharing.md#what-the-database-holds-and-what-it-guarantees), created by the
  * first member's `share add`, joined by every later one. Versioned (memtrace.meta holds
  * schema_version) and idempotent: creation runs under a transaction-scoped advisory lock, so two
  * machines adding at once create them once. A database written by a newer memtrace is refused.
