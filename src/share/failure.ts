@@ -7,7 +7,6 @@ import { withoutPasswords } from './connection-url.js';
  * code — a Node socket code or the server's SQLSTATE — never from its wording, except for the few
  * client-side conditions node-postgres reports by message alone (its timeouts, a server without TLS).
  */
-export { SHARE_FAILURE_CLASSES, type ShareFailureClass } from '../vocabulary/share-failure.js';
 
 export interface ShareFailure {
   class: ShareFailureClass;

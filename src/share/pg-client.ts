@@ -20,7 +20,7 @@ export interface ShareTimeouts {
   queryMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ShareTimeouts = { connectMs: 5_000, statementMs: 30_000, queryMs: 40_000 };
+const DEFAULT_TIMEOUTS: ShareTimeouts = { connectMs: 5_000, statementMs: 30_000, queryMs: 40_000 };
 
 export interface ConnectOptions {
   env: Record<string, string | undefined>;

@@ -12,7 +12,7 @@ export type ProjectIdentity = { ok: true; identity: string; from: 'remote' | 'ro
 
 export type RunGit = (args: string[], cwd: string) => Promise<string>;
 
-export const runGit: RunGit = (args, cwd) =>
+const runGit: RunGit = (args, cwd) =>
   new Promise((resolve, reject) => {
     execFile('git', args, { cwd, timeout: 10_000, encoding: 'utf8', maxBuffer: 1 << 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
   });

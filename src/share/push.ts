@@ -27,7 +27,7 @@ export interface PushDeps {
 }
 
 /** A session's key in the database: stable per machine and session, and saying nothing of either. */
-export function sessionKey(machine: string, sessionId: string): string {
+function sessionKey(machine: string, sessionId: string): string {
   return createHash('sha256').update(`${machine}\0${sessionId}`).digest('hex').slice(0, 32);
 }
 

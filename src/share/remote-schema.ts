@@ -14,7 +14,7 @@ import { RemoteSchemaError } from './failure.js';
  * every member read every row, add rows only as itself and delete only its own. There is no
  * UPDATE policy: nobody changes a row.
  */
-export const REMOTE_SCHEMA_VERSION = 1;
+const REMOTE_SCHEMA_VERSION = 1;
 export const NOTIFY_CHANNEL = 'memtrace_share';
 
 const CREATE_V1 = `

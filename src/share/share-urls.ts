@@ -8,7 +8,7 @@ import { lockExclusively, writePrivateFileAtomic } from '../data-dir/index.js';
  * memtrace.db so a copy or backup of the store never carries a credential. Only this file holds
  * the URL; everything shown or logged is `displayUrl`'s rebuild without the password.
  */
-export const SHARE_FILE = 'share.json';
+const SHARE_FILE = 'share.json';
 const LOCK_FILE = 'share.lock';
 
 interface ShareFile {

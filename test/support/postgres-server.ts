@@ -13,14 +13,14 @@ import { freePort } from './free-port.js';
  * was down), `destroy()` removes everything. `.ci/run` installs the `postgresql` package where the
  * binaries are missing.
  */
-export const POSTGRES_BIN = (() => {
+const POSTGRES_BIN = (() => {
   const root = '/usr/lib/postgresql';
   const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   return newest === undefined ? null : path.join(root, newest, 'bin');
 })();
 
-export const SUPERUSER_PASSWORD = 'super-secret-pw';
+const SUPERUSER_PASSWORD = 'super-secret-pw';
 
 export interface PostgresServer {
   port: number;

@@ -3,6 +3,7 @@ import { resolveProjectArgument } from '../../memory/index.js';
 import { createProjectResolver } from '../../worker/project-of.js';
 import {
   classifyShareFailure,
+  failureIncrements,
   createShareLedger,
   displayUrl,
   openShareDatabase,
@@ -69,7 +70,7 @@ export const shareAddCommand: Command = {
         database = await openShareDatabase(url, context.environment);
       } catch (error) {
         const failure = classifyShareFailure(error);
-        shareTelemetry(context, io, memory.store).counters({ failures: 1, [`failure_${failure.class}`]: 1 });
+        shareTelemetry(context, io, memory.store).counters(failureIncrements(failure.class));
         const why =
           failure.class === 'permission'
             ? `this role may not create memtrace's tables there (${failure.message}); let a role with CREATE on the database run the first share add, then every member joins`

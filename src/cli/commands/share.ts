@@ -11,6 +11,7 @@ import {
   readShareUrls,
   setShareUrl,
   syncIncrements,
+  failureIncrements,
   syncProject,
   withdrawMachine,
   type ShareProjectState,
@@ -144,7 +145,7 @@ async function syncOne(context: ShareCliContext, io: CliIO, state: ShareProjectS
   } catch (error) {
     const failure = classifyShareFailure(error);
     ledger.failed(state.project, failure, Date.now());
-    telemetry.counters({ failures: 1, [`failure_${failure.class}`]: 1 });
+    telemetry.counters(failureIncrements(failure.class));
     return { ok: false as const, message: `${state.databaseDisplay}: ${failure.message}` };
   }
 }

@@ -2,7 +2,7 @@ import { SHARE_FAILURE_CLASSES } from '../../vocabulary/share-failure.js';
 import { count, windowStart, type EventSpec } from '../field-types.js';
 
 /** Who ran the sync: the worker's background loop, or `memtrace share sync` / `share add` / `share remove`. */
-export const SHARE_TRIGGERS = ['worker', 'cli'] as const;
+const SHARE_TRIGGERS = ['worker', 'cli'] as const;
 
 /**
  * Exclusive delivery-lag buckets (upper bounds in ms; the last is open): from the push's commit in
