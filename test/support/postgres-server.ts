@@ -20,7 +20,7 @@ const POSTGRES_BIN = (() => {
   return newest === undefined ? null : path.join(root, newest, 'bin');
 })();
 
-const SUPERUSER_PASSWORD = 'super-secret-pw';
+export const SUPERUSER_PASSWORD = 'super-secret-pw';
 
 export interface PostgresServer {
   port: number;
