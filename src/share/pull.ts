@@ -68,25 +68,23 @@ export async function pullNew(deps: PullDeps, state: ShareProjectState): Promise
 
 function createApplier(deps: PullDeps, state: ShareProjectState) {
   const { db } = deps.store;
-  const known = db.prepare('SELECT local_id, owner FROM share_pulled WHERE uid = ?');
+  const known = db.prepare('SELECT local_id, owner, kind FROM share_pulled WHERE uid = ?');
   const remember = db.prepare(
     'INSERT INTO share_pulled (uid, project, kind, local_id, owner, pulled_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING',
   );
   const ensureSession = db.prepare(
     "INSERT INTO sessions (session_id, project, status, created_at, updated_at, ended_at, checkout) VALUES (?, ?, 'ended', ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
   );
-  const kindOf = db.prepare('SELECT kind FROM share_pulled WHERE uid = ?');
 
   /** Withdrawals first, each in forget's own transaction; a repeat finds nothing left to remove. */
   const withdraw = (rows: IncomingRow[]): number => {
     const observations: number[] = [];
     const summaries: number[] = [];
     for (const row of rows) {
-      const entry = known.get(row.uid) as { local_id: number | null; owner: string } | undefined;
+      const entry = known.get(row.uid) as { local_id: number | null; owner: string; kind: string } | undefined;
       // Only the role that pushed a record can withdraw it here too (the database enforces the same).
       if (!entry || entry.local_id === null || entry.owner !== row.owner) continue;
-      const kind = (kindOf.get(row.uid) as { kind: string }).kind;
-      (kind === 'observation' ? observations : summaries).push(entry.local_id);
+      (entry.kind === 'observation' ? observations : summaries).push(entry.local_id);
     }
     if (observations.length + summaries.length === 0) return 0;
     const plan: ForgetPlan = planForget(db, { observationIds: observations });
