@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { backoffDelayMs, type BackoffSchedule } from '../backoff.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -6,7 +5,7 @@ import type { RedactionCounts } from '../redaction/index.js';
 import type { Store } from '../store/index.js';
 import type { Timers } from '../timers.js';
 import { classifyShareFailure, ShareConfigError, type ShareFailure } from './failure.js';
-import { connectShare, type ShareTimeouts } from './pg-client.js';
+import { connectShare, type ShareConnection, type ShareTimeouts } from './pg-client.js';
 import { NOTIFY_CHANNEL } from './remote-schema.js';
 import { openShareDatabase, targetOf, type OpenShareDatabase } from './share-database.js';
 import { createShareLedger, type ShareProjectState } from './share-ledger.js';
@@ -68,7 +67,7 @@ export interface ShareLoop {
 interface Link {
   url: string | null;
   database: OpenShareDatabase | null;
-  listener: pg.Client | null;
+  listener: ShareConnection | null;
   failures: number;
   nextAttemptAt: number;
   lastPullAt: number;
@@ -93,8 +92,8 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
     const { database, listener } = link;
     link.database = null;
     link.listener = null;
-    await database?.connection.close();
-    await listener?.end().catch(() => {});
+    // Both closes are bounded: a silent server never holds the worker's shutdown.
+    await Promise.all([database?.connection.close(), listener?.close()]);
   };
 
   /** The shared projects now, from the ledger and share.json; links of removed projects are closed. */
@@ -130,10 +129,8 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
 
   const listen = async (link: Link, state: ShareProjectState) => {
     if (link.listener !== null || link.url === null) return;
-    const connection = await connectShare(targetOf(link.url, context), {
-      ...context,
-      timeouts: { ...(config.timeouts ?? { connectMs: 5_000, statementMs: 30_000 }), queryMs: 0 },
-    });
+    // Its LISTEN is a query like any other: bounded, so a server that stops answering cannot hold the pass.
+    const connection = await connectShare(targetOf(link.url, context), context);
     const client = connection.client;
     client.on('notification', (message) => {
       if (message.channel === NOTIFY_CHANNEL && message.payload === state.remoteProject) {
@@ -141,14 +138,21 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
         wake();
       }
     });
-    client.on('error', () => {
-      if (link.listener === client) link.listener = null;
-    });
-    client.on('end', () => {
-      if (link.listener === client) link.listener = null;
-    });
-    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
-    link.listener = client;
+    const lost = () => {
+      if (link.listener === connection) {
+        link.listener = null;
+        void connection.close();
+      }
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    link.listener = connection;
   };
 
   const failed = (link: Link, state: ShareProjectState, error: unknown, nowMs: number) => {

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/command.js';
 import { loadCommand } from '../../src/cli/registry.js';
 import { createMemorySearch } from '../../src/memory/index.js';
 import { createAnthropicProvider } from '../../src/providers/index.js';
-import { readShareStatus, sharingStatus } from '../../src/share/index.js';
+import { createShareLedger, readShareStatus, setShareUrl, sharingStatus } from '../../src/share/index.js';
 import { captureIO } from '../support/cli-io.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { makeGitRepo } from '../support/git-repo.js';
@@ -158,5 +159,38 @@ describe('two running workers sharing a project', () => {
     await alice.worker.share.idle();
     expect(await server.dumpDatabase('team')).not.toContain('echo-after-remove');
     expect(fs.existsSync(path.join(alice.dataDir, 'share.json'))).toBe(true);
+  });
+
+  it('never lets a database that accepts and never answers hold hooks or the worker’s shutdown', async () => {
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const carol = await startHarness(createAnthropicProvider({ apiKey: 'k', baseUrl: llm.url }), {
+      env: { MEMTRACE_TELEMETRY: '0', HOME: temp.dir },
+      share: FAST,
+      dataDir: path.join(temp.dir, 'carol-data'),
+    });
+    try {
+      // Shared while the database answered (as share add left it); now it only accepts connections.
+      setShareUrl(carol.dataDir, repoA, `postgresql://carol:pw@127.0.0.1:${port}/team?sslmode=disable`);
+      createShareLedger(carol.worker.store.db).add(
+        {
+          project: repoA,
+          remoteProject: 'github.com/acme/shop',
+          label: 'carol',
+          databaseDisplay: `postgresql://carol@127.0.0.1:${port}/team`,
+          databaseId: 'x',
+        },
+        Date.now(),
+      );
+      await toolCall(carol, 'carol-1', 1, repoA, 'echo-carol');
+      await waitFor(() => found(carol, 'echo-carol').length > 0, 20_000);
+      await waitFor(() => readShareStatus(carol.dataDir, path.join(carol.dataDir, 'memtrace.db'))[0]?.lastError?.class === 'timeout', 20_000);
+      for (let i = 2; i < 5; i += 1) await toolCall(carol, 'carol-1', i, repoA, `echo-carol-${i}`);
+      expect(readShareStatus(carol.dataDir, path.join(carol.dataDir, 'memtrace.db'))[0]!.pending).toBeGreaterThan(0);
+    } finally {
+      await carol.stop();
+      silent.close();
+    }
   });
 });
