@@ -180,7 +180,7 @@ async function workers(server: PostgresServer, temp: string) {
   const replay = path.join(temp, 'replay.jsonl');
   fs.writeFileSync(
     replay,
-    Array.from({ length: LATENCY_N + 5 }, (_, i) =>
+    Array.from({ length: 3 * LATENCY_N + 5 }, (_, i) =>
       JSON.stringify({ text: `<observation><type>discovery</type><title>latency-${i}</title><narrative>bench ${i}</narrative></observation>` }),
     ).join('\n'),
   );
@@ -216,8 +216,12 @@ async function workers(server: PostgresServer, temp: string) {
     const bDb = new Database(path.join(data('wb'), 'memtrace.db'), { readonly: true, fileMustExist: true });
     const aDb = new Database(path.join(data('wa'), 'memtrace.db'), { readonly: true, fileMustExist: true });
     const onB = bDb.prepare('SELECT 1 FROM observations WHERE title = ?');
-    const onA = aDb.prepare('SELECT created_at FROM observations WHERE title = ?');
+    // The replay provider answers in its own order (a turn may take more than one reply): each
+    // round waits for A's next observation, whatever its title, then for that title on B.
+    const newest = aDb.prepare("SELECT id, title, created_at FROM observations WHERE id > ? AND title LIKE 'latency-%' ORDER BY id LIMIT 1");
     const latencies: number[] = [];
+    let lastId = 0;
+    let missed = 0;
     for (let i = 0; i < LATENCY_N; i += 1) {
       const session = `lat-${i}`;
       const post = async (route: string, body: unknown) => {
@@ -233,12 +237,21 @@ async function workers(server: PostgresServer, temp: string) {
         cwd: repoA,
       });
       await post('/api/sessions/summarize', { session_id: session });
-      const title = `latency-${i}`;
-      const deadline = Date.now() + 60_000;
-      while (onB.get(title) === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      const foundAt = Date.now();
-      const createdAt = (onA.get(title) as { created_at: number } | undefined)?.created_at;
-      if (createdAt !== undefined && foundAt < deadline) latencies.push(foundAt - createdAt);
+      const deadline = Date.now() + 20_000;
+      const next = () => newest.get(lastId) as { id: number; title: string; created_at: number } | undefined;
+      let stored = next();
+      while (stored === undefined && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 5));
+        stored = next();
+      }
+      if (stored === undefined) {
+        missed += 1;
+        continue;
+      }
+      lastId = stored.id;
+      while (onB.get(stored.title) === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      if (Date.now() < deadline) latencies.push(Date.now() - stored.created_at);
+      else missed += 1;
     }
     bDb.close();
     aDb.close();
@@ -279,7 +292,7 @@ async function workers(server: PostgresServer, temp: string) {
     ).n;
     const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])) as Record<keyof typeof samples, ReturnType<typeof summarize>>;
     return {
-      a_to_b_searchable: { ...summarize(latencies), asked: LATENCY_N },
+      a_to_b_searchable: { ...summarize(latencies), asked: LATENCY_N, missed },
       hook_post_tool_use: {
         ...s,
         on_pulled_meanwhile: pulledOn,
