@@ -203,7 +203,8 @@ async function workers(server: PostgresServer, temp: string) {
   });
   const started: ChildWorker[] = [];
   try {
-    const a = await startChildWorker(env('wa', { MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replay }));
+    // A budget far above the rounds' calls: the default daily budget would pause the observer after about 160 of them.
+    const a = await startChildWorker(env('wa', { MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replay, MEMTRACE_OBSERVER_BUDGET_TOKENS: '1000000000' }));
     started.push(a);
     const b = await startChildWorker(env('wb', { MEMTRACE_PROVIDER: 'none' }));
     started.push(b);
