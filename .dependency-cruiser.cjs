@@ -52,6 +52,20 @@ module.exports = {
       to: { path: '^src/(worker|server|store|cli)/' },
     },
     {
+      name: 'postgres-stays-in-share',
+      comment: 'Shared memory (docs/sharing.md) is the one room that talks to Postgres: pg and its types are imported nowhere else.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/share/' },
+      to: { path: '^(pg|pg-.*|pgpass)$|node_modules/(@types/)?(pg|pg-[^/]+|pgpass)/' },
+    },
+    {
+      name: 'share-sits-below-worker-and-cli',
+      comment: 'Sharing runs in the worker and behind memtrace share: only they import it; the memory, store and every face below stay local.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(share|worker|cli)/' },
+      to: { path: '^src/share/' },
+    },
+    {
       name: 'cli-is-the-top',
       comment: 'Commands are the outermost layer: only other commands (and bin/, outside src/) import src/cli/.',
       severity: 'error',
@@ -82,7 +96,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(test|bench|node_modules|dist)/' },
+    exclude: { path: '^(test|bench|dist)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.cjs', '.mjs', '.json'] },

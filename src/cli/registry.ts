@@ -63,6 +63,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'remove memory everywhere it lives (tables, search index, context, raw events)',
     load: async () => (await import('./commands/forget.js')).forgetCommand,
   },
+  share: {
+    summary: "share a repository's memory with your machines and team through Postgres (add, list, sync, remove)",
+    load: async () => (await import('./commands/share.js')).shareCommand,
+  },
 };
 
 export const COMMAND_SUMMARIES: Array<[string, string]> = Object.entries(COMMANDS).map(([name, c]) => [name, c.summary]);

@@ -9,7 +9,7 @@ const CANDIDATE_WINDOW = 300;
  * can make hundreds of calls) never pushes the main agent's out of the candidates.
  */
 const SUBAGENT_WINDOW = 100;
-const COLUMNS = 'id, type, title, subtitle, facts, files_modified, created_at, discovery_tokens, agent_type, agent_id';
+const COLUMNS = 'id, type, title, subtitle, facts, files_modified, created_at, discovery_tokens, agent_type, agent_id, origin';
 /** Top summaries read per injection; the DAG keeps their number logarithmic in the history. */
 const HISTORY_WINDOW = 64;
 /** The newest condensed summaries whose sources are loaded, so selection can open them up. */
@@ -31,7 +31,7 @@ export function createContextQuery(db: Database.Database) {
     SELECT m.id, m.depth, m.content, m.observation_count, m.earliest_at, m.latest_at, m.level FROM summary_sources s
     JOIN memory_summaries m ON m.id = s.source_summary_id WHERE s.summary_id = ? ORDER BY s.ordinal`);
   const summary = db.prepare(`
-    SELECT request, learned, completed, next_steps, created_at
+    SELECT request, learned, completed, next_steps, created_at, origin
     FROM summaries WHERE project IS ? AND level != 'fallback' ORDER BY created_at DESC, id DESC LIMIT 1`);
   return {
     candidates(project: string | null): ContextObservation[] {
@@ -48,6 +48,7 @@ export function createContextQuery(db: Database.Database) {
         createdAt: row.created_at as number,
         discoveryTokens: row.discovery_tokens as number | null,
         subagent: row.agent_id === null ? null : ((row.agent_type as string | null) ?? 'subagent'),
+        origin: (row.origin as string | null) ?? null,
       }));
     },
     /** The top of the project's summary DAG, newest first; a legacy fallback row is never injected. */
@@ -70,6 +71,7 @@ export function createContextQuery(db: Database.Database) {
         completed: row.completed as string,
         next_steps: row.next_steps as string,
         createdAt: row.created_at as number,
+        origin: (row.origin as string | null) ?? null,
       };
     },
   };

@@ -11,6 +11,8 @@ export interface ContextObservation {
   discoveryTokens: number | null;
   /** The subagent type that made it (`Explore`); null for the main agent. */
   subagent?: string | null;
+  /** The member of a shared project who made it (their label); null: this machine. */
+  origin?: string | null;
 }
 
 export interface ContextSummary {
@@ -19,6 +21,7 @@ export interface ContextSummary {
   completed: string;
   next_steps: string;
   createdAt: number;
+  origin?: string | null;
 }
 
 // Control characters in stored text could corrupt the agent's view of the context (tab and newline stay).
@@ -32,7 +35,7 @@ export function renderHeader(project: string | null): string {
 }
 
 export function renderSummary(summary: ContextSummary): string {
-  const lines = [`\n## Last session (${day(summary.createdAt)})`];
+  const lines = [`\n## Last session (${day(summary.createdAt)}${summary.origin ? ` · ${clean(summary.origin)}'s` : ''})`];
   if (summary.request) lines.push(`- Asked: ${clean(summary.request)}`);
   if (summary.completed) lines.push(`- Done: ${clean(summary.completed)}`);
   if (summary.learned) lines.push(`- Learned: ${clean(summary.learned)}`);
@@ -43,7 +46,7 @@ export function renderSummary(summary: ContextSummary): string {
 export const OBSERVATIONS_HEADING = '\n## Recent observations\n';
 
 export function renderObservation(o: ContextObservation): string {
-  const by = o.subagent ? ` · subagent ${clean(o.subagent)}` : '';
+  const by = `${o.subagent ? ` · subagent ${clean(o.subagent)}` : ''}${o.origin ? ` · from ${clean(o.origin)}` : ''}`;
   const lines = [`- **[${o.type}] ${clean(o.title)}** (${day(o.createdAt)}${by})${o.subtitle ? ` — ${clean(o.subtitle)}` : ''}`];
   for (const fact of o.facts.slice(0, 3)) lines.push(`  - ${clean(fact)}`);
   if (o.filesModified.length > 0) lines.push(`  - files: ${o.filesModified.slice(0, 5).map(clean).join(', ')}`);

@@ -7,3 +7,4 @@ export { acquireWorkerLock, readWorkerInfo, runningWorker, WorkerRunningError, t
 export { WORKER_SOCKET, SOCKET_PATH_LIMIT, dataDirIsPrivate } from './worker-socket.js';
 export { readContextFile, writeContextFile } from './context-file.js';
 export { isObserverScratch } from './observer-scratch.js';
+export { lockExclusively } from './process-lock.js';

@@ -7,13 +7,15 @@ import type { StoredObservation } from '../store/index.js';
  */
 const day = (iso: string) => iso.slice(0, 10);
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** A teammate's (or another machine's) record says whose it is. */
+const from = (origin: string | null | undefined) => (origin ? ` (from ${oneLine(origin)})` : '');
 
 export function searchText(query: string, hits: readonly SearchHit[]): string {
   if (hits.length === 0) return `No memory matches "${oneLine(query)}". Try other words, or fewer.`;
   const lines = hits.map((h) =>
     h.kind === 'observation'
-      ? `#${h.id} [${h.type}] ${day(h.created_at)} ${oneLine(h.title)} — ${h.snippet}`
-      : `summary ${h.id} [session summary] ${day(h.created_at)} ${oneLine(h.title)} — ${h.snippet} (session ${h.session_id})`,
+      ? `#${h.id} [${h.type}] ${day(h.created_at)} ${oneLine(h.title)}${from(h.origin)} — ${h.snippet}`
+      : `summary ${h.id} [session summary] ${day(h.created_at)} ${oneLine(h.title)}${from(h.origin)} — ${h.snippet} (session ${h.session_id})`,
   );
   return [
     `${hits.length} result(s) for "${oneLine(query)}", best first:`,
@@ -29,7 +31,7 @@ export function timelineText(timeline: Timeline): string {
   const lines = timeline.items.map((i) => {
     const mark = focus.has(`${i.kind}:${i.id}`) ? '→' : ' ';
     const ref = i.kind === 'observation' ? `#${i.id} [${i.type}]` : `summary ${i.id} [session summary]`;
-    return `${mark} ${i.created_at.slice(0, 16).replace('T', ' ')} ${ref} ${oneLine(i.title)} (session ${i.session_id})`;
+    return `${mark} ${i.created_at.slice(0, 16).replace('T', ' ')} ${ref} ${oneLine(i.title)}${from(i.origin)} (session ${i.session_id})`;
   });
   return [`Timeline, oldest first (→ marks what was asked about):`, ...lines, '', 'Open observations in full with get_observations {"ids": [...]}.'].join('\n');
 }
@@ -37,7 +39,7 @@ export function timelineText(timeline: Timeline): string {
 function observationText(o: StoredObservation): string {
   const parts = [
     `#${o.id} [${o.type}] ${oneLine(o.title)}`,
-    `created ${o.createdAt ? new Date(o.createdAt).toISOString() : 'unknown'} · session ${o.sessionId}${o.project ? ` · project ${o.project}` : ''}`,
+    `created ${o.createdAt ? new Date(o.createdAt).toISOString() : 'unknown'} · session ${o.sessionId}${o.project ? ` · project ${o.project}` : ''}${o.origin ? ` · from ${oneLine(o.origin)} (a shared project's member)` : ''}`,
   ];
   if (o.subtitle) parts.push(o.subtitle);
   if (o.narrative) parts.push('', o.narrative);

@@ -18,11 +18,18 @@ import { accessIncrements, NO_ACCESS_TELEMETRY, type MemoryAccessSink } from './
  * delivery or OpenTelemetry — so a one-shot command does not pay for loading them. A fold never
  * fails the command.
  */
-export function createAccessRecorder(config: { dataDir: string; env: Record<string, string | undefined> }, deps: { db: Database.Database }): MemoryAccessSink {
+/** Folds windowed counters into the durable rollup book; the worker's tick sends them. */
+export type CounterFold = (event: string, dims: Record<string, string>, increments: Record<string, number>, nowMs: number) => void;
+
+/**
+ * The fold for a process that is not the worker (see createAccessRecorder): null when telemetry
+ * is off or its config cannot be read. A fold never throws.
+ */
+export function createCounterFold(config: { dataDir: string; env: Record<string, string | undefined> }, deps: { db: Database.Database }): CounterFold | null {
   let book: ReturnType<typeof createRollupBook>;
   try {
     let read = readTelemetryConfig(config.dataDir);
-    if (!resolveConsent({ env: config.env, file: read.state }).enabled) return NO_ACCESS_TELEMETRY;
+    if (!resolveConsent({ env: config.env, file: read.state }).enabled) return null;
     // As the worker does on its first start: an install id before anything is counted for it.
     if (read.state.status === 'missing') read = ensureTelemetryConfig(config.dataDir);
     const base = baseProperties({ appVersion: APP_VERSION, platform: process.platform, arch: process.arch, nodeVersion: process.version, env: config.env });
@@ -33,9 +40,9 @@ export function createAccessRecorder(config: { dataDir: string; env: Record<stri
       base,
     });
   } catch {
-    return NO_ACCESS_TELEMETRY;
+    return null;
   }
-  const fold = (event: string, dims: Record<string, string>, increments: Record<string, number>, nowMs: number) => {
+  return (event, dims, increments, nowMs) => {
     if (Object.keys(increments).length === 0) return;
     try {
       // Immediate: the worker may close the same window meanwhile; read-add-write must not interleave with it.
@@ -44,6 +51,11 @@ export function createAccessRecorder(config: { dataDir: string; env: Record<stri
       /* telemetry never breaks a command */
     }
   };
+}
+
+export function createAccessRecorder(config: { dataDir: string; env: Record<string, string | undefined> }, deps: { db: Database.Database }): MemoryAccessSink {
+  const fold = createCounterFold(config, deps);
+  if (fold === null) return NO_ACCESS_TELEMETRY;
   return {
     record: (via, access, nowMs) => fold('memory_access_rollup', { via }, accessIncrements(access), nowMs),
     redacted: (counts, nowMs) => {

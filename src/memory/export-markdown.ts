@@ -35,10 +35,12 @@ const when = (ms: number) =>
     .toISOString()
     .replace('T', ' ')
     .replace(/:\d\d\.\d+Z$/, ' UTC');
+/** A shared project's member who made the item (docs/sharing.md). */
+const fromWhom = (origin: string | null | undefined) => (origin ? ` · from ${origin.replace(/[*_`\n]/g, ' ')}` : '');
 const list = (items: readonly string[]) => items.map((i) => `- ${i.replace(/\n+/g, ' ')}`).join('\n');
 
 function renderObservation(o: StoredObservation): string {
-  const parts = [`### ${o.title.replace(/\n+/g, ' ')}`, `*${o.type} · ${when(o.createdAt)} · observation ${o.id}*`];
+  const parts = [`### ${o.title.replace(/\n+/g, ' ')}`, `*${o.type} · ${when(o.createdAt)} · observation ${o.id}${fromWhom(o.origin)}*`];
   if (o.subtitle) parts.push(o.subtitle);
   if (o.narrative) parts.push(o.narrative);
   if (o.facts.length > 0) parts.push(list(o.facts));
@@ -52,7 +54,9 @@ function renderObservation(o: StoredObservation): string {
 }
 
 function renderSummary(s: StoredSummary): string {
-  return [`### Session summary`, `*${when(s.createdAt)} · summary ${s.id}*`, ...summarySections(s).map(([k, v]) => `**${k}:** ${v}`)].join('\n\n');
+  return [`### Session summary`, `*${when(s.createdAt)} · summary ${s.id}${fromWhom(s.origin)}*`, ...summarySections(s).map(([k, v]) => `**${k}:** ${v}`)].join(
+    '\n\n',
+  );
 }
 
 /** One project's document, written to `sink` item by item. */

@@ -59,7 +59,8 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     if (line.id !== null && (checked.kind === 'observation' ? observationExists : summaryExists).get(line.id) !== undefined) return 'skipped';
     // A line names its checkout only when it was a worktree; otherwise the project's path is it.
     const checkout = line.checkout ?? (line.project?.startsWith('/') ? line.project : null);
-    const provenance = { ...IMPORT_PROVENANCE, sessionId: line.session_id, project: line.project, createdAt: createdAtMs, checkout };
+    // Another member's record stays theirs: marked with its origin, it is never pushed as this machine's.
+    const provenance = { ...IMPORT_PROVENANCE, sessionId: line.session_id, project: line.project, createdAt: createdAtMs, checkout, origin: line.origin };
     if (checked.kind === 'observation') {
       const o = checked.line;
       store.observations.insert(

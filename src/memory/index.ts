@@ -1,6 +1,6 @@
 export { accessIncrements, type MemoryAccess, type MemoryAccessSink } from './access-counters.js';
 export { withMemorySpans } from './access-spans.js';
-export { createAccessRecorder } from './access-recorder.js';
+export { createAccessRecorder, createCounterFold, type CounterFold } from './access-recorder.js';
 export { buildSearchQuery } from './query.js';
 export { createMemorySearch, DEFAULT_SEARCH_LIMIT, EmptyQueryError, type SearchHit } from './search.js';
 export { createTimeline, MAX_NEIGHBOURS, type Timeline, type TimelineItem } from './timeline.js';

@@ -22,6 +22,8 @@ export interface ObservationLine {
   created_at: string;
   /** The worktree it was made in, when that is not the project's main checkout. */
   checkout?: string;
+  /** Who made it, when another member of a shared project did (docs/sharing.md). */
+  origin?: string;
 }
 
 export interface SummaryLine {
@@ -37,12 +39,15 @@ export interface SummaryLine {
   notes?: string;
   created_at: string;
   checkout?: string;
+  origin?: string;
 }
 
 /** A checkout is written only where it says more than the project (a worktree), so other lines keep their bytes. */
 const checkoutField = (checkout: string | null | undefined, project: string | null) => (checkout && checkout !== project ? { checkout } : {});
+/** Written only for another member's record, so this machine's lines keep their bytes. */
+const originField = (origin: string | null | undefined) => (origin ? { origin } : {});
 
-export function observationLine(o: StoredObservation): Required<Omit<ObservationLine, 'checkout'>> & Pick<ObservationLine, 'checkout'> {
+export function observationLine(o: StoredObservation): Required<Omit<ObservationLine, 'checkout' | 'origin'>> & Pick<ObservationLine, 'checkout' | 'origin'> {
   return {
     id: o.id,
     session_id: o.sessionId,
@@ -57,10 +62,11 @@ export function observationLine(o: StoredObservation): Required<Omit<Observation
     files_modified: o.files_modified,
     created_at: new Date(o.createdAt).toISOString(),
     ...checkoutField(o.checkout, o.project),
+    ...originField(o.origin),
   };
 }
 
-export function summaryLine(s: StoredSummary): Required<Omit<SummaryLine, 'checkout'>> & Pick<SummaryLine, 'checkout'> {
+export function summaryLine(s: StoredSummary): Required<Omit<SummaryLine, 'checkout' | 'origin'>> & Pick<SummaryLine, 'checkout' | 'origin'> {
   return {
     kind: 'summary',
     id: s.id,
@@ -74,6 +80,7 @@ export function summaryLine(s: StoredSummary): Required<Omit<SummaryLine, 'check
     notes: s.notes,
     created_at: new Date(s.createdAt).toISOString(),
     ...checkoutField(s.checkout, s.project),
+    ...originField(s.origin),
   };
 }
 
@@ -84,6 +91,9 @@ const list = z.array(text).max(10_000);
 const sessionId = z.string().min(1).max(512);
 const project = z.string().max(4096).nullable();
 const checkout = z.string().min(1).max(4096).optional();
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a member's label holds no control characters.
+const LABEL = /^[^\u0000-\u001f\u007f]*$/;
+const origin = z.string().min(1).max(100).regex(LABEL).optional();
 
 const observationSchema = z.object({
   kind: z.literal('observation').optional(),
@@ -100,6 +110,7 @@ const observationSchema = z.object({
   files_modified: list.optional(),
   created_at: createdAt,
   checkout,
+  origin,
 });
 
 const summarySchema = z.object({
@@ -115,13 +126,19 @@ const summarySchema = z.object({
   notes: text.optional(),
   created_at: createdAt,
   checkout,
+  origin,
 });
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(OBSERVATION_TYPES);
 
 export type CheckedLine =
-  | { ok: true; kind: 'observation'; line: Required<ObservationLine> & { id: number | null; checkout: string | null }; createdAtMs: number }
-  | { ok: true; kind: 'summary'; line: Required<SummaryLine> & { id: number | null; checkout: string | null }; createdAtMs: number }
+  | {
+      ok: true;
+      kind: 'observation';
+      line: Required<ObservationLine> & { id: number | null; checkout: string | null; origin: string | null };
+      createdAtMs: number;
+    }
+  | { ok: true; kind: 'summary'; line: Required<SummaryLine> & { id: number | null; checkout: string | null; origin: string | null }; createdAtMs: number }
   | { ok: false; reason: string };
 
 /** Checks one line of text; the reason names the field. Blank lines are not lines (the caller skips them). */
@@ -144,9 +161,17 @@ export function checkLine(text: string): CheckedLine {
       ok: true,
       kind: 'summary',
       createdAtMs: isoToMs(d.created_at)!,
-      line: { ...d, kind: 'summary', id: d.id ?? null, notes: d.notes ?? '', checkout: d.checkout ?? null } as Required<SummaryLine> & {
+      line: {
+        ...d,
+        kind: 'summary',
+        id: d.id ?? null,
+        notes: d.notes ?? '',
+        checkout: d.checkout ?? null,
+        origin: d.origin ?? null,
+      } as Required<SummaryLine> & {
         id: number | null;
         checkout: string | null;
+        origin: string | null;
       },
     };
   }
@@ -172,7 +197,8 @@ export function checkLine(text: string): CheckedLine {
       files_modified: d.files_modified ?? [],
       created_at: d.created_at,
       checkout: d.checkout ?? null,
-    } as Required<ObservationLine> & { id: number | null; checkout: string | null },
+      origin: d.origin ?? null,
+    } as Required<ObservationLine> & { id: number | null; checkout: string | null; origin: string | null },
   };
 }
 

@@ -12,6 +12,8 @@ export interface ObservationView extends ParsedObservation {
     checkout: string | null;
     /** The subagent that made it (Claude Code's agent id and type); null for the main agent. */
     subagent: { id: string; type: string | null } | null;
+    /** The member of a shared project who made it (their label); null: this machine. */
+    origin: string | null;
     queue_ids: number[];
     tool_events: ToolEventView[];
     provider: string;
@@ -73,6 +75,7 @@ export function observationView(o: StoredObservation, events: readonly ToolEvent
       project: o.project,
       checkout: o.checkout ?? null,
       subagent: o.agentId !== null ? { id: o.agentId, type: o.agentType } : null,
+      origin: o.origin,
       queue_ids: o.sourceMessageIds,
       tool_events: events.map(toolEventView),
       provider: o.provider,
@@ -110,6 +113,7 @@ export function renderObservation(v: ObservationView): string {
   lines.push(`  session   ${p.session_id}${p.project ? ` (project ${p.project})` : ''}`);
   if (p.checkout) lines.push(`  checkout  ${p.checkout}${p.checkout === p.project ? ' (the main checkout)' : ''}`);
   if (p.subagent) lines.push(`  subagent  ${subagentLabel(p.subagent)}`);
+  if (p.origin) lines.push(`  from      ${p.origin}, a member of this shared project (pulled from the shared database)`);
   for (const id of p.queue_ids) {
     const e = p.tool_events.find((t) => t.queue_id === id);
     lines.push(
@@ -152,7 +156,7 @@ export function renderSession(
     const removed = claims.filter((c) => (c.kind === 'commit' && c.verdict === 'rejected') || (c.kind === 'file_modified' && c.verdict === 'removed')).length;
     const unverifiable = claims.filter((c) => c.kind === 'commit' && c.verdict === 'unverifiable').length;
     const sources = o.provenance.tool_events.map((e) => e.tool_name).join(', ') || `queue ${o.provenance.queue_ids.join(',')}`;
-    const by = o.provenance.subagent ? ` (subagent ${subagentLabel(o.provenance.subagent)})` : '';
+    const by = `${o.provenance.subagent ? ` (subagent ${subagentLabel(o.provenance.subagent)})` : ''}${o.provenance.origin ? ` (from ${o.provenance.origin})` : ''}`;
     lines.push(
       `  ${String(o.id).padStart(5)}  ${o.type.padEnd(9)} ${o.title}${by}  ← ${sources}${removed ? ` · ${removed} claim(s) removed` : ''}${unverifiable ? ` · ${unverifiable} unverifiable` : ''}`,
     );

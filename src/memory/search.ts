@@ -15,6 +15,8 @@ export interface SearchHit {
   project: string | null;
   created_at: string;
   score: number;
+  /** Who made it, when a member of a shared project did (docs/sharing.md); null: made on this machine. */
+  origin: string | null;
 }
 
 export interface SearchFilters {
@@ -80,9 +82,9 @@ export function createMemorySearch(db: Database.Database) {
   const filteredSummaries = db.prepare(`
     SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} CROSS JOIN summaries s ON s.id = -${T}.rowid
     WHERE ${T} MATCH @match AND ${T}.rowid < 0 AND ${where('s')} ORDER BY rank, rowid DESC LIMIT @limit`);
-  const observation = db.prepare('SELECT id, session_id, project, type, title, subtitle, narrative, facts, created_at FROM observations WHERE id = ?');
+  const observation = db.prepare('SELECT id, session_id, project, type, title, subtitle, narrative, facts, created_at, origin FROM observations WHERE id = ?');
   const summary = db.prepare(
-    'SELECT id, session_id, project, request, investigated, learned, completed, next_steps, notes, created_at FROM summaries WHERE id = ?',
+    'SELECT id, session_id, project, request, investigated, learned, completed, next_steps, notes, created_at, origin FROM summaries WHERE id = ?',
   );
 
   return {
@@ -141,5 +143,6 @@ function hit(r: Row, rank: number, kind: SearchHit['kind'], type: SearchHit['typ
     created_at: new Date(Number(r.created_at)).toISOString(),
     // Significant digits, not decimals: in a small store bm25 scores are tiny but still ordered.
     score: Number((-rank).toPrecision(4)),
+    origin: (r.origin as string | null | undefined) ?? null,
   };
 }

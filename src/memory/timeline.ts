@@ -10,6 +10,8 @@ export interface TimelineItem {
   session_id: string;
   project: string | null;
   created_at: string;
+  /** Who made it in a shared project; null: this machine. */
+  origin: string | null;
 }
 
 export type TimelineAnchor = { observationId: number } | { sessionId: string } | { recent: true; project?: string | null };
@@ -34,9 +36,9 @@ export const MAX_NEIGHBOURS = 100;
 const MAX_SESSION_ITEMS = 200;
 
 const ITEMS = `
-  SELECT 'observation' AS kind, 0 AS kind_order, id, type, title, session_id, project, created_at FROM observations
+  SELECT 'observation' AS kind, 0 AS kind_order, id, type, title, session_id, project, created_at, origin FROM observations
   UNION ALL
-  SELECT 'summary', 1, id, 'summary', request, session_id, project, created_at FROM summaries`;
+  SELECT 'summary', 1, id, 'summary', request, session_id, project, created_at, origin FROM summaries`;
 
 /** Items order by (created_at, observations before summaries, id); cursors compare on that key. */
 const BEFORE = '(created_at < @at OR (created_at = @at AND (kind_order < @kindOrder OR (kind_order = @kindOrder AND id < @id))))';
@@ -51,12 +53,13 @@ type Row = {
   session_id: string;
   project: string | null;
   created_at: number;
+  origin: string | null;
 };
 type Key = { at: number; kindOrder: number; id: number };
 
 export function createTimeline(db: Database.Database) {
   const observation = db.prepare(
-    "SELECT 'observation' AS kind, 0 AS kind_order, id, type, title, session_id, project, created_at FROM observations WHERE id = ?",
+    "SELECT 'observation' AS kind, 0 AS kind_order, id, type, title, session_id, project, created_at, origin FROM observations WHERE id = ?",
   );
   const sessionItems = db.prepare(
     `SELECT * FROM (${ITEMS}) WHERE session_id = ? ORDER BY created_at DESC, kind_order DESC, id DESC LIMIT ${MAX_SESSION_ITEMS}`,
@@ -116,5 +119,6 @@ function toItem(r: Row): TimelineItem {
     session_id: r.session_id,
     project: r.project,
     created_at: new Date(r.created_at).toISOString(),
+    origin: r.origin ?? null,
   };
 }

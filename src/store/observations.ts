@@ -22,10 +22,14 @@ export interface Provenance {
    * events it came from, when every source event is that one subagent's.
    */
   agent?: { id: string; type: string | null } | null;
+  /** Who made it, when another member of a shared project did (docs/sharing.md); null or left out: this machine. */
+  origin?: string | null;
 }
 
-export interface StoredObservation extends ParsedObservation, Omit<Provenance, 'agent'> {
+export interface StoredObservation extends ParsedObservation, Omit<Provenance, 'agent' | 'origin'> {
   id: number;
+  /** The label of the member who made it in a shared project; null when made on this machine. */
+  origin: string | null;
   /** The subagent that made it (Claude Code's agent id and type); null for the main agent. */
   agentId: string | null;
   agentType: string | null;
@@ -38,10 +42,10 @@ export type Observations = ReturnType<typeof createObservations>;
 export function createObservations(db: Database.Database) {
   const insert = db.prepare(`
     INSERT INTO observations (id, session_id, project, type, title, subtitle, narrative, facts, concepts, files_read, files_modified,
-      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims, checkout, agent_id, agent_type)
+      source_message_ids, provider, model, prompt_version, discovery_tokens, created_at, claims, checkout, agent_id, agent_type, origin)
     VALUES (@id, @sessionId, @project, @type, @title, @subtitle, @narrative, @facts, @concepts, @filesRead, @filesModified,
       @sourceMessageIds, @provider, @model, @promptVersion, @discoveryTokens, @createdAt, @claims,
-      coalesce(@checkout, (SELECT checkout FROM sessions WHERE session_id = @sessionId)), @agentId, @agentType)`);
+      coalesce(@checkout, (SELECT checkout FROM sessions WHERE session_id = @sessionId)), @agentId, @agentType, @origin)`);
   // One subagent's events only: a turn that mixes the main agent's events with a subagent's is the main agent's.
   const agentOfSources = db.prepare(`
     SELECT CASE WHEN count(*) > 0 AND count(agent_id) = count(*) AND count(DISTINCT agent_id) = 1 THEN max(agent_id) END AS id, max(agent_type) AS type
@@ -75,6 +79,7 @@ export function createObservations(db: Database.Database) {
           id,
           ...rest,
           checkout: provenance.checkout ?? null,
+          origin: provenance.origin ?? null,
           agentId: agent?.id ?? null,
           agentType: agent?.type ?? null,
           claims: JSON.stringify(claims),
@@ -129,6 +134,7 @@ export function toStoredObservation(row: Record<string, unknown>): StoredObserva
     checkout: (row.checkout as string | null) ?? null,
     agentId: (row.agent_id as string | null) ?? null,
     agentType: (row.agent_type as string | null) ?? null,
+    origin: (row.origin as string | null | undefined) ?? null,
     claims: typeof row.claims === 'string' ? (JSON.parse(row.claims) as unknown[]) : [],
   };
 }

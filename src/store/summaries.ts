@@ -11,6 +11,8 @@ export interface StoredSummary extends ParsedSummary {
   createdAt: number;
   /** The checkout the session ran in (see StoredObservation.checkout). */
   checkout?: string | null;
+  /** The label of the member who made it in a shared project; null when made on this machine. */
+  origin?: string | null;
   provider?: string;
   model?: string | null;
   promptVersion?: string;
@@ -23,10 +25,10 @@ export type Summaries = ReturnType<typeof createSummaries>;
 export function createSummaries(db: Database.Database) {
   const insert = db.prepare(`
     INSERT INTO summaries (id, session_id, project, request, investigated, learned, completed, next_steps, notes,
-      source_message_ids, provider, model, prompt_version, created_at, claims, checkout)
+      source_message_ids, provider, model, prompt_version, created_at, claims, checkout, origin)
     VALUES (@id, @sessionId, @project, @request, @investigated, @learned, @completed, @next_steps, @notes,
       @sourceMessageIds, @provider, @model, @promptVersion, @createdAt, @claims,
-      coalesce(@checkout, (SELECT checkout FROM sessions WHERE session_id = @sessionId)))`);
+      coalesce(@checkout, (SELECT checkout FROM sessions WHERE session_id = @sessionId)), @origin)`);
   const latest = db.prepare('SELECT * FROM summaries WHERE project IS ? ORDER BY created_at DESC, id DESC LIMIT 1');
   const countStmt = db.prepare('SELECT count(*) AS n FROM summaries');
   const byId = db.prepare('SELECT * FROM summaries WHERE id = ?');
@@ -48,6 +50,7 @@ export function createSummaries(db: Database.Database) {
           notes,
           ...provenance,
           checkout: provenance.checkout ?? null,
+          origin: provenance.origin ?? null,
           claims: JSON.stringify(claims),
           sourceMessageIds: JSON.stringify(provenance.sourceMessageIds),
         }).lastInsertRowid,
@@ -82,6 +85,7 @@ export function toStoredSummary(row: Record<string, unknown>): StoredSummary {
     level: row.level as StoredSummary['level'],
     createdAt: row.created_at as number,
     checkout: (row.checkout as string | null) ?? null,
+    origin: (row.origin as string | null | undefined) ?? null,
     provider: row.provider as string,
     model: row.model as string | null,
     promptVersion: row.prompt_version as string,

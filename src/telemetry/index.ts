@@ -9,6 +9,7 @@ export { hookDurationBucket, HOOK_DURATION_BOUNDS_MS, HOOK_DURATION_BUCKETS, HOO
 export { agentShareBucket, AGENT_SHARE_BOUNDS_PCT, AGENT_SHARE_BUCKETS } from './events/agent-time-rollup.js';
 export { REDACTION_KINDS, redactionIncrements, type RedactionEdge } from './events/redaction-rollup.js';
 export { MEMORY_ACCESS_VIA, SEARCH_LATENCY_BUCKETS, searchLatencyBucket, type MemoryAccessVia } from './events/memory-access-rollup.js';
+export { SHARE_LAG_BOUNDS_MS, SHARE_LAG_BUCKETS, shareLagBucket } from './events/share-rollup.js';
 export { eventUuid } from './event-id.js';
 export { resolveConsent } from './consent.js';
 export { redactErrorText, errorFingerprint, createExceptionLimiter } from './redact.js';

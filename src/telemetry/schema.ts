@@ -9,6 +9,7 @@ import { MINING_ROLLUP } from './events/mining-rollup.js';
 import { AGENT_TIME_ROLLUP } from './events/agent-time-rollup.js';
 import { REDACTION_ROLLUP } from './events/redaction-rollup.js';
 import { MEMORY_ACCESS_ROLLUP } from './events/memory-access-rollup.js';
+import { SHARE_ROLLUP } from './events/share-rollup.js';
 
 export type { EventSpec, FieldSpec, FieldType } from './field-types.js';
 
@@ -167,6 +168,7 @@ export const TELEMETRY_EVENTS: readonly EventSpec[] = [
   MINING_ROLLUP,
   REDACTION_ROLLUP,
   MEMORY_ACCESS_ROLLUP,
+  SHARE_ROLLUP,
   WORKER_STARTED,
   WORKER_STOPPED,
   EXCEPTION,

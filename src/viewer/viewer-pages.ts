@@ -17,6 +17,8 @@ export interface SessionListItem {
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const day = (iso: string) => iso.slice(0, 16).replace('T', ' ');
+/** A shared project's member who made the item (docs/sharing.md); nothing for this machine's own. */
+const fromWhom = (origin: string | null | undefined) => (origin ? ` · <span class="origin">from ${esc(origin)}</span>` : '');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const STYLE = `
@@ -49,13 +51,13 @@ export function page(title: string, body: string, options: { nonce: string; quer
 function itemLine(i: TimelineItem): string {
   const link = i.kind === 'observation' ? `/observation/${i.id}` : `/session/${encodeURIComponent(i.session_id)}`;
   return `<li><span class="tag${i.kind === 'summary' ? ' summary' : ''}">${esc(i.kind === 'summary' ? 'session summary' : i.type)}</span><a href="${esc(link)}">${esc(i.title || '(untitled)')}</a>
-<div class="meta">${esc(day(i.created_at))} · ${i.kind === 'observation' ? `#${i.id}` : `summary ${i.id}`} · session <a href="/session/${esc(encodeURIComponent(i.session_id))}">${esc(i.session_id.slice(0, 12))}</a>${i.project ? ` · ${esc(i.project)}` : ''}</div></li>`;
+<div class="meta">${esc(day(i.created_at))} · ${i.kind === 'observation' ? `#${i.id}` : `summary ${i.id}`} · session <a href="/session/${esc(encodeURIComponent(i.session_id))}">${esc(i.session_id.slice(0, 12))}</a>${i.project ? ` · ${esc(i.project)}` : ''}${fromWhom(i.origin)}</div></li>`;
 }
 
 function hitLine(h: SearchHit): string {
   const link = h.kind === 'observation' ? `/observation/${h.id}` : `/session/${encodeURIComponent(h.session_id)}`;
   return `<li><span class="tag${h.kind === 'summary' ? ' summary' : ''}">${esc(h.kind === 'summary' ? 'session summary' : h.type)}</span><a href="${esc(link)}">${esc(h.title || '(untitled)')}</a>
-<div class="snippet">${esc(h.snippet)}</div><div class="meta">${esc(day(h.created_at))} · ${h.kind === 'observation' ? `#${h.id}` : `summary ${h.id}`}${h.project ? ` · ${esc(h.project)}` : ''} · score ${esc(h.score)}</div></li>`;
+<div class="snippet">${esc(h.snippet)}</div><div class="meta">${esc(day(h.created_at))} · ${h.kind === 'observation' ? `#${h.id}` : `summary ${h.id}`}${h.project ? ` · ${esc(h.project)}` : ''}${fromWhom(h.origin)} · score ${esc(h.score)}</div></li>`;
 }
 
 export function homeBody(sessions: readonly SessionListItem[], recent: readonly TimelineItem[]): string {
@@ -109,7 +111,7 @@ export function observationBody(v: ObservationView): string {
   return `<section class="card"><span class="tag">${esc(v.type)}</span><h1>${esc(v.title)}</h1>${v.subtitle ? `<p>${esc(v.subtitle)}</p>` : ''}<pre>${esc(v.narrative)}</pre>
 ${v.facts.length ? `<h2>Facts</h2>${list(v.facts)}` : ''}${v.concepts.length ? `<p class="meta">Concepts: ${esc(v.concepts.join(', '))}</p>` : ''}
 ${v.files_modified.length ? `<h2>Files modified</h2>${list(v.files_modified)}` : ''}${v.files_read.length ? `<h2>Files read</h2>${list(v.files_read)}` : ''}</section>
-<section class="card" id="provenance"><h2>Provenance</h2><p>Observation #${v.id} · session <a href="/session/${esc(encodeURIComponent(p.session_id))}">${esc(p.session_id)}</a>${p.project ? ` · ${esc(p.project)}` : ''} · ${esc(day(p.created_at))}</p>${p.checkout ? `<p class="meta" id="checkout">checkout ${esc(p.checkout)}${p.checkout === p.project ? ' (the main checkout)' : ''}</p>` : ''}${p.subagent ? `<p class="meta" id="subagent">made by subagent ${esc(subagentLabel(p.subagent))}</p>` : ''}
+<section class="card" id="provenance"><h2>Provenance</h2><p>Observation #${v.id} · session <a href="/session/${esc(encodeURIComponent(p.session_id))}">${esc(p.session_id)}</a>${p.project ? ` · ${esc(p.project)}` : ''} · ${esc(day(p.created_at))}</p>${p.checkout ? `<p class="meta" id="checkout">checkout ${esc(p.checkout)}${p.checkout === p.project ? ' (the main checkout)' : ''}</p>` : ''}${p.subagent ? `<p class="meta" id="subagent">made by subagent ${esc(subagentLabel(p.subagent))}</p>` : ''}${p.origin ? `<p class="meta" id="origin">from ${esc(p.origin)}, a member of this shared project</p>` : ''}
 <p class="meta">observer ${esc(p.provider)} · model ${esc(p.model ?? 'unknown')} · prompt ${esc(p.prompt_version)}</p><ul>${sources || '<li class="empty">No source messages recorded.</li>'}</ul></section>
 <section class="card" id="claims"><h2>Claim checks</h2><ul class="claims">${claims}</ul></section>`;
 }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { WorkerConfig } from '../config.js';
@@ -43,6 +44,7 @@ import { nodeTimers, type Timers } from '../timers.js';
 import { platformOf } from '../hosts/platforms.js';
 import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
+import { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop, type ShareLoopConfig } from '../share/index.js';
 
 export interface WorkerOptions {
   config: WorkerConfig;
@@ -72,6 +74,8 @@ export interface WorkerOptions {
   batch?: BatchLimits;
   /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
   redactBody?: <T>(value: T, counts: RedactionCounts) => T;
+  /** The shared-memory loop's intervals (tests); docs/sharing.md's defaults otherwise. */
+  share?: Partial<Pick<ShareLoopConfig, 'pollMs' | 'checkMs' | 'backoff' | 'timeouts'>>;
 }
 
 export interface RunningWorker {
@@ -83,6 +87,7 @@ export interface RunningWorker {
   previousShutdown: 'clean' | 'crash' | 'unknown';
   watcher: TranscriptWatcher;
   retention: RetentionTask;
+  share: ShareLoop;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
 }
@@ -141,7 +146,30 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const recordTurn = (turn: TurnRecord, nowMs: number) => {
     const platform = store.sessions.get(turn.sessionId)?.platform;
     telemetry.recordTurn(platform ? { ...turn, platform: platformOf(platform) } : turn, nowMs);
+    // The turn's memory is committed: a shared project's queue has it now.
+    share.wake();
   };
+  const poll = sharePollMs(options.env);
+  if (poll.problem) log.warn(poll.problem);
+  const share: ShareLoop = startShareLoop(
+    {
+      dataDir: config.dataDir,
+      env: options.env,
+      homeDir: options.env.HOME || os.homedir(),
+      pollMs: poll.pollMs,
+      checkMs: DEFAULT_SHARE_LOOP.checkMs,
+      backoff: DEFAULT_SHARE_LOOP.backoff,
+      ...options.share,
+    },
+    {
+      store,
+      clock,
+      timers: options.timers ?? nodeTimers,
+      log,
+      recordCounters: telemetry.recordCounters,
+      reportRedactions: (counts, nowMs) => reportRedactions('share', counts, nowMs),
+    },
+  );
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const observer = startObserver(
     {
@@ -316,6 +344,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     previousShutdown,
     watcher,
     retention,
+    share,
     stop() {
       stopped ??= (async () => {
         clearInterval(ticker);
@@ -325,6 +354,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         await hookSocket.close();
         await server.close();
         await follow.stop();
+        await share.stop();
         await loop.stop(SHUTDOWN_LOOP_MS);
         await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
         refreshContextFiles();

@@ -41,7 +41,9 @@ describe('memory search', () => {
   it('answers the result shape, best first, with a higher score for a better match and a snippet around the match', () => {
     const hits = search('discount');
     expect(hits.map((h) => h.kind)).toContain('summary');
-    for (const h of hits) expect(Object.keys(h)).toEqual(['id', 'kind', 'type', 'title', 'snippet', 'session_id', 'project', 'created_at', 'score']);
+    for (const h of hits) expect(Object.keys(h)).toEqual(['id', 'kind', 'type', 'title', 'snippet', 'session_id', 'project', 'created_at', 'score', 'origin']);
+    // Made on this machine: no origin (a shared project's pulled record names its member).
+    for (const h of hits) expect(h.origin).toBeNull();
     const scores = hits.map((h) => h.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     expect(hits.find((h) => h.kind === 'summary')).toMatchObject({

@@ -57,6 +57,7 @@ export async function startHarness(
     ...(options.redactBody ? { redactBody: options.redactBody } : {}),
     ...(options.retention ? { retention: options.retention } : {}),
     ...(options.timers ? { timers: options.timers } : {}),
+    ...(options.share ? { share: options.share } : {}),
   });
   const token = readAuthToken(dataDir)!;
   const auth = { authorization: `Bearer ${token}` };

@@ -10,6 +10,7 @@ import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
 import { describeObserver, readSpend } from '../observer-spend.js';
 import { observerEnvSet, unseenByWorker, unseenLine } from '../../providers/observer-env.js';
+import { readShareStatus, sharingStatus, type ShareStatus } from '../../share/index.js';
 
 export const WORKER_CONTROL_USAGE = `usage: memtrace worker start [--port N] [--wait-ms N]
        memtrace worker stop [--wait-ms N]
@@ -22,7 +23,8 @@ stop     asks the running worker to stop (SIGTERM: in-flight messages are releas
 status   whether a worker runs on this data dir, its port, health, queue, hook counters, which
          observer runs and why, its spend (calls, tokens in/out, cost per day and per session;
          --json: key observer) against MEMTRACE_OBSERVER_BUDGET_TOKENS, the store's size against
-         MEMTRACE_MAX_DB_MB and what retention last removed`;
+         MEMTRACE_MAX_DB_MB and what retention last removed, and how sharing stands (--json: key
+         share)`;
 
 const POLL_MS = 100;
 
@@ -46,9 +48,10 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     // A key in this shell (or a later agent's) that the worker, started earlier, never saw.
     const seen = observerHealth?.env_seen;
     const unseen = Array.isArray(seen) ? unseenByWorker(observerEnvSet(io.env), seen as string[]) : [];
+    const share = shareQuietly(dataDir, loaded.config.dbFile);
     if (values.json) {
       const observer = { ...(observerHealth ?? {}), ...(spend ?? { days: [], sessions: [] }), env_unseen: unseen };
-      say(JSON.stringify({ data_dir: dataDir, ...health, observer }, null, 2));
+      say(JSON.stringify({ data_dir: dataDir, ...health, observer, ...(share ? { share } : {}) }, null, 2));
       return health.running ? EXIT_OK : EXIT_FAILURE;
     }
     if (!health.running) {
@@ -70,6 +73,7 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
       const store = full.store as StoreStatus | undefined;
       if (store) for (const line of describeStore(store)) say(line);
     }
+    if (share) say(`  sharing      ${share.status === 'ok' ? '' : `${share.status.toUpperCase()}: `}${share.line}`);
     return EXIT_OK;
   }
   const { values } = parseCommandArgs(
@@ -119,6 +123,16 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
   }
   say(`memtrace worker: stopped (pid ${running.pid})`);
   return EXIT_OK;
+}
+
+/** How sharing stands in one line (null when nothing is shared or the store cannot be read). */
+function shareQuietly(dataDir: string, dbFile: string): (ShareStatus & { projects: number }) | null {
+  try {
+    const states = readShareStatus(dataDir, dbFile);
+    return states.length === 0 ? null : { ...sharingStatus(states, Date.now()), projects: states.length };
+  } catch {
+    return null;
+  }
 }
 
 /** The ledger, when the store can be read; `worker status` still answers without it. */

@@ -8,6 +8,8 @@ import {
   MEMORY_ACCESS_VIA,
   OBSERVATION_TYPES,
   REDACTION_KINDS,
+  SHARE_LAG_BOUNDS_MS,
+  SHARE_LAG_BUCKETS,
 } from '../../telemetry/index.js';
 import {
   add,
@@ -50,6 +52,8 @@ export const REDACTION_ROLLUP = 'redaction_rollup';
 export { REDACTION_KINDS };
 /** Searches and other uses of the memory per window and face (docs/memory.md#telemetry-memory_access_rollup). */
 export const MEMORY_ROLLUP = 'memory_access_rollup';
+/** Shared memory through Postgres per window and trigger (docs/sharing.md#telemetry). */
+const SHARE_ROLLUP = 'share_rollup';
 /** The faces a memory search comes through. */
 const MEMORY_VIA = MEMORY_ACCESS_VIA;
 /** Installs a per-install tile keeps at each end of its ranking (plus the median): 101 bars, PostHog's default 100 rows and one. */
@@ -96,6 +100,12 @@ const hookBuckets = () => HOOK_BUCKETS.map((b) => ({ upTo: b.upTo, count: sum(po
 /** agent_time_rollup's exclusive share buckets, as fractions (the schema's bounds are percent). */
 const agentShareBuckets = () =>
   AGENT_SHARE_BUCKETS.map((key, i) => ({ upTo: i < AGENT_SHARE_BOUNDS_PCT.length ? AGENT_SHARE_BOUNDS_PCT[i]! / 100 : null, count: sum(num(key)) }));
+/** Records of share_rollup's delivery-lag buckets up to a bound (ms), and in all of them. */
+const deliveredWithin = (ms: number) =>
+  add(...SHARE_LAG_BUCKETS.filter((_, i) => (SHARE_LAG_BOUNDS_MS[i] ?? Number.POSITIVE_INFINITY) <= ms).map((key) => num(key)));
+/** Records in the buckets above a bound (ms): delivered later than it. */
+const deliveredAfter = (ms: number) => add(...SHARE_LAG_BUCKETS.filter((_, i) => i > 0 && (SHARE_LAG_BOUNDS_MS[i - 1] ?? 0) >= ms).map((key) => num(key)));
+const delivered = add(...SHARE_LAG_BUCKETS.map((key) => num(key)));
 /** The agent host a rollup came from; releases before rollups named it ran on Claude Code only. */
 const host: Dimension = { expr: firstOf(str('platform'), text('claude-code')), label: 'host' };
 const memorySearches: Expr = byEvent({ [MEMORY_ROLLUP]: num('searches') });
@@ -317,6 +327,26 @@ export const TILES: readonly Tile[] = [
     having: { nonZero: activeInstall },
     order: { by: 'searches', desc: true },
     keep: { ends: RANKED_ENDS },
+  },
+  {
+    id: 'shared-memory',
+    name: 'Shared memory: records delivered and delivery lag',
+    description:
+      'Weekly, from share_rollup: records pushed to and pulled from shared Postgres databases, and failed syncs; tables add the share of records delivered within 5 s and after 5 min.',
+    healthy: 'pulled grows with pushed; failures a thin band; nearly all delivered within 5 s.',
+    chart: 'lines',
+    unit: 'count',
+    events: [SHARE_ROLLUP],
+    x: 'week',
+    measures: [
+      { name: 'records_pushed', agg: sum(num('records_pushed')) },
+      { name: 'records_pulled', agg: sum(num('records_pulled')) },
+      { name: 'failures', agg: sum(num('failures')) },
+      { name: 'delivered_within_5s', agg: ratio(sum(deliveredWithin(5_000)), sum(delivered)) },
+      { name: 'delivered_after_5min', agg: ratio(sum(deliveredAfter(300_000)), sum(delivered)) },
+    ],
+    plot: ['records_pushed', 'records_pulled', 'failures'],
+    having: { nonZero: add(num('syncs'), num('failures')) },
   },
 ];
 

@@ -9,7 +9,7 @@ import { count, windowStart, type EventSpec } from '../field-types.js';
 /** The kinds the rollup counts, one counter each: the redactor's closed list. */
 export const REDACTION_KINDS = SECRET_KINDS;
 
-export const REDACTION_EDGES = ['hook_api', 'transcript', 'import', 'observer_guard'] as const;
+export const REDACTION_EDGES = ['hook_api', 'transcript', 'import', 'observer_guard', 'share'] as const;
 export type RedactionEdge = (typeof REDACTION_EDGES)[number];
 
 export const REDACTION_ROLLUP: EventSpec = {
@@ -21,7 +21,8 @@ export const REDACTION_ROLLUP: EventSpec = {
     {
       key: 'edge',
       type: { kind: 'enum', values: REDACTION_EDGES },
-      description: 'where the secret was caught: hook API, transcript, import, or the final guard before the observer LLM',
+      description:
+        'where the secret was caught: hook API, transcript, import, the final guard before the observer LLM, or a record crossing to or from a shared database',
     },
     count('total', 'redactions of every kind'),
     ...SECRET_KINDS.map((k) => count(k, k === 'private' ? '<private>…</private> spans replaced by [PRIVATE]' : `${k.replace(/_/g, ' ')}s replaced`)),

@@ -8,7 +8,7 @@ const NOW = Date.UTC(2026, 7, 19, 12);
 const ranked = (position: number, of: number, aboveZero: number) => ({ ranked_position: position, ranked_of: of, ranked_above_zero: aboveZero });
 
 describe('the tiles', () => {
-  it('are the seven of SPEC §4.7, then the hook cost, agent time, secrets, hosts and memory search tiles', () => {
+  it('are the seven of SPEC §4.7, then the hook cost, agent time, secrets, hosts, memory search and shared memory tiles', () => {
     expect(TILES.map((t) => t.name)).toEqual([
       'Session abort reasons',
       'Compression invalid-output classes',
@@ -22,6 +22,7 @@ describe('the tiles', () => {
       'Secrets kept out of storage, by kind',
       'Active installs and observer turns by host',
       'Memory searches per active install',
+      'Shared memory: records delivered and delivery lag',
     ]);
   });
 });

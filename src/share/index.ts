@@ -1,0 +1,12 @@
+export { displayUrl } from './connection-url.js';
+export { classifyShareFailure, ShareConfigError } from './failure.js';
+export { projectIdentity } from './project-identity.js';
+export { openShareDatabase, targetOf, type ShareEnvironment, type OpenShareDatabase } from './share-database.js';
+export { createShareLedger, type ShareProjectState } from './share-ledger.js';
+export { readShareUrls, setShareUrl } from './share-urls.js';
+export { syncProject } from './sync.js';
+export { failureIncrements, syncIncrements } from './share-rollup.js';
+export { pushBatch, withdrawMachine } from './remote-log.js';
+export { projectShareStatus, sharingStatus, type ShareStatus } from './status-line.js';
+export { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop, type ShareLoopConfig } from './share-loop.js';
+export { readShareStatus } from './share-status.js';
