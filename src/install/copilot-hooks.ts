@@ -6,11 +6,10 @@
  * the commands memtrace wrote are replaced or removed, in place; everything else stays. Pure.
  */
 import { forwarderCommand, type Forwarder } from './hook-definitions.js';
-import { ownsHostHookCommand } from './host-hooks.js';
+import { hostHookEvents, ownsHostHookCommand } from './host-hooks.js';
 import { isJsonObject, type HookChange, type JsonObject, type MergeResult } from './settings-merge.js';
 
-/** The camelCase events (their payloads are the camelCase dialect the adapter reads), in the order written. */
-const COPILOT_HOOK_EVENTS = ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd'] as const;
+const COPILOT_HOOK_EVENTS = hostHookEvents('copilot');
 
 /**
  * Copilot waits for every hook (default limit 30 s); its own limit is a safety net above the

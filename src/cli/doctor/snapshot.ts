@@ -1,3 +1,5 @@
+import type { InstallHost } from '../../install/host-hooks.js';
+
 /**
  * Everything `memtrace doctor` looks at, gathered once at the edge (gather.ts) so that every check
  * is a pure function of it. A part that could not be read says why instead of throwing: a bad or
@@ -55,9 +57,10 @@ export interface ForwarderSnapshot {
 }
 
 export interface HostHooksSnapshot {
-  host: 'claude-code' | 'gemini-cli' | 'codex';
+  host: 'claude-code' | InstallHost;
   file: string;
-  /** Whether the host's CLI is on PATH (an absent host with no hooks is fine). */
+  /** The host's CLI (`claude`, `gemini`, `codex`, `copilot`), and whether it is on PATH (an absent host with no hooks is fine). */
+  cli: string;
   cliOnPath: boolean;
   state: 'missing' | 'invalid' | 'unreadable' | 'read';
   error: string | null;
