@@ -45,4 +45,9 @@ describe('what the worker did not see', () => {
     expect(here).toEqual(['ANTHROPIC_API_KEY', 'MEMTRACE_MODEL']);
     expect(unseenByWorker(here, ['MEMTRACE_MODEL'])).toEqual(['ANTHROPIC_API_KEY']);
   });
+
+  it('names a Copilot CLI login set after the worker started (it decides whether Copilot observes), not the GitHub tokens shells keep for other tools', () => {
+    const here = observerEnvSet({ COPILOT_GITHUB_TOKEN: 'gho_1', GITHUB_TOKEN: 'ghp_2', GH_TOKEN: 'ghp_3' });
+    expect(unseenByWorker(here, [])).toEqual(['COPILOT_GITHUB_TOKEN']);
+  });
 });
