@@ -115,6 +115,8 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
     },
   );
+  /** Gemini chat files' session ids (their first line's), read once per file rather than every pass. */
+  const sessionIds = new Map<string, string>();
   let timer: { cancel(): void } | null = null;
   let running: Promise<PassReport | null> | null = null;
   let stopped = false;
@@ -127,7 +129,7 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
             config.dirs,
             [...reported].map(([path, sessionId]) => ({ path, sessionId })),
           );
-      if (!only) for (const { host, dir } of config.hostDirs ?? []) addHostFolder(found, await discoverHostTranscripts(host, dir), dir);
+      if (!only) for (const { host, dir } of config.hostDirs ?? []) addHostFolder(found, await discoverHostTranscripts(host, dir, sessionIds), dir);
       const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal, onFile });
       const nowMs = clock.now();
       if (passHasActivity(report)) {
