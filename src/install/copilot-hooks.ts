@@ -6,11 +6,10 @@
  * the commands memtrace wrote are replaced or removed, in place; everything else stays. Pure.
  */
 import { forwarderCommand, type Forwarder } from './hook-definitions.js';
-import { ownsHostHookCommand } from './host-hooks.js';
+import { hostHookEvents, ownsHostHookCommand } from './host-hooks.js';
 import { isJsonObject, type HookChange, type JsonObject, type MergeResult } from './settings-merge.js';
 
-/** The camelCase events (their payloads are the camelCase dialect the adapter reads), in the order written. */
-const COPILOT_HOOK_EVENTS = ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd'] as const;
+const COPILOT_HOOK_EVENTS = hostHookEvents('copilot');
 
 /**
  * Copilot waits for every hook (default limit 30 s); its own limit is a safety net above the
@@ -43,21 +42,26 @@ function withHooks(file: JsonObject, hooks: JsonObject): JsonObject {
   return { version: 1, ...file, hooks };
 }
 
-export function installCopilotHooks(file: JsonObject, forwarder: Forwarder): MergeResult {
-  const read = readHooks(file);
-  if (!read.ok) return read;
-  const hooks: JsonObject = { ...read.hooks };
+/** Removes memtrace's commands from every event but `keep`'s (in place); an event list goes only when that emptied it. */
+function removeOurs(hooks: JsonObject, keep: ReadonlySet<string>): HookChange[] {
   const changes: HookChange[] = [];
-  const wanted = new Set<string>(COPILOT_HOOK_EVENTS);
-  // Events memtrace no longer hooks (an older install): its commands there go.
   for (const [event, list] of Object.entries(hooks)) {
-    if (wanted.has(event)) continue;
+    if (keep.has(event)) continue;
     const kept = (list as unknown[]).filter((entry) => !ours(entry));
     if (kept.length === (list as unknown[]).length) continue;
     if (kept.length > 0) hooks[event] = kept;
     else delete hooks[event];
     changes.push({ event, action: 'removed' });
   }
+  return changes;
+}
+
+export function installCopilotHooks(file: JsonObject, forwarder: Forwarder): MergeResult {
+  const read = readHooks(file);
+  if (!read.ok) return read;
+  const hooks: JsonObject = { ...read.hooks };
+  // Events memtrace no longer hooks (an older install): its commands there go.
+  const changes = removeOurs(hooks, new Set(COPILOT_HOOK_EVENTS));
   for (const event of COPILOT_HOOK_EVENTS) {
     const entry = copilotHookEntry(forwarder, event);
     const list = (hooks[event] as unknown[] | undefined) ?? [];
@@ -79,14 +83,7 @@ export function uninstallCopilotHooks(file: JsonObject): MergeResult {
   const read = readHooks(file);
   if (!read.ok) return read;
   const hooks: JsonObject = { ...read.hooks };
-  const changes: HookChange[] = [];
-  for (const [event, list] of Object.entries(hooks)) {
-    const kept = (list as unknown[]).filter((entry) => !ours(entry));
-    if (kept.length === (list as unknown[]).length) continue;
-    if (kept.length > 0) hooks[event] = kept;
-    else delete hooks[event];
-    changes.push({ event, action: 'removed' });
-  }
+  const changes = removeOurs(hooks, new Set());
   if (changes.length === 0) return { ok: true, settings: file, changes, notices: [] };
   return { ok: true, settings: { ...file, hooks }, changes, notices: [] };
 }

@@ -4,6 +4,7 @@
  * come in as snapshots read by the caller; what comes out is the text each file would hold.
  * `--project DIR` writes the project's host config, else the user's.
  */
+import path from 'node:path';
 import { parseJsonText, renderJson, DEFAULT_JSON_FORMAT } from './json-text.js';
 import type { Forwarder } from './hook-definitions.js';
 import { installGemini, uninstallGemini } from './gemini-settings.js';
@@ -25,9 +26,15 @@ export interface HostConfigPaths {
 
 const join = (...parts: string[]) => parts.join('/').replace(/\/+/g, '/');
 
+/** The hosts' own home variables ($CODEX_HOME, $COPILOT_HOME), a relative one taken from `cwd`; null when unset. */
+export function hostHomes(env: Record<string, string | undefined>, cwd: string): { codexHome: string | null; copilotHome: string | null } {
+  const homeOf = (value: string | undefined) => (value ? path.resolve(cwd, value) : null);
+  return { codexHome: homeOf(env.CODEX_HOME), copilotHome: homeOf(env.COPILOT_HOME) };
+}
+
 export function hostConfigPaths(
   host: InstallHost,
-  where: { projectDir: string | null; home: string; codexHome: string | null; copilotHome?: string | null },
+  where: { projectDir: string | null; home: string; codexHome: string | null; copilotHome: string | null },
 ): HostConfigPaths {
   if (host === 'gemini-cli') return { hooksFile: join(where.projectDir ?? where.home, '.gemini', 'settings.json'), mcpFile: null };
   if (host === 'copilot') {

@@ -12,11 +12,17 @@ export type InstallHost = (typeof INSTALL_HOSTS)[number];
 /** The hosts whose hooks sit in Claude-style matcher groups (Copilot's flat lists: copilot-hooks.ts). */
 type GroupedHost = Exclude<InstallHost, 'copilot'>;
 
-/** The host events memtrace hooks, in the order they are written. */
-const HOST_HOOK_EVENTS: Readonly<Record<GroupedHost, readonly string[]>> = {
+/** The host events memtrace hooks, in the order they are written (Copilot's camelCase ones get its camelCase payloads). */
+const HOST_HOOK_EVENTS: Readonly<Record<InstallHost, readonly string[]>> = {
   'gemini-cli': ['SessionStart', 'BeforeAgent', 'AfterTool', 'AfterAgent', 'SessionEnd'],
   codex: ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd'],
+  copilot: ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd'],
 };
+
+/** The events `memtrace install --host` hooks for a host (what `memtrace doctor` expects to find). */
+export function hostHookEvents(host: InstallHost): readonly string[] {
+  return HOST_HOOK_EVENTS[host];
+}
 
 /** The one command a host runs for one of its events: the forwarder, as for Claude Code. */
 function hostHookCommand(forwarder: Forwarder, host: GroupedHost, event: string): string {

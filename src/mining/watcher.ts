@@ -15,7 +15,7 @@ import { redactionIncrements } from '../telemetry/index.js';
 export interface TranscriptWatchConfig {
   /** Folders to list (default: the Claude Code projects folder). */
   dirs: string[];
-  /** Other hosts' transcript folders to list too (Copilot CLI's session-state); a missing one is skipped. */
+  /** Other hosts' transcript folders to list too (Gemini CLI's, Codex's, Copilot CLI's); a missing one is skipped. */
   hostDirs?: ReadonlyArray<{ host: TranscriptHost; dir: string }>;
   /** Time between passes. */
   intervalMs: number;
@@ -76,11 +76,6 @@ const QUIET_OUTCOMES: ReadonlySet<FileOutcome> = new Set(['mined', 'migrated', '
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * `memtrace worker --watch`: every interval, lists the transcripts, and mines those that changed
- * and have been idle long enough. Runs on the worker's event loop between hook requests: it
- * awaits each file chunk and yields between files, its timers are unref'd, and it never throws.
- */
 /** A host folder's transcripts, those the hooks reported already listed once; a folder not there (the host not installed) is no problem. */
 function addHostFolder(into: Discovery, listed: Discovery, dir: string): void {
   const known = new Set(into.targets.map((t) => t.path));
@@ -88,6 +83,11 @@ function addHostFolder(into: Discovery, listed: Discovery, dir: string): void {
   into.problems.push(...listed.problems.filter((p) => !(p.path === dir && p.error === 'no such directory')));
 }
 
+/**
+ * `memtrace worker --watch`: every interval, lists the transcripts, and mines those that changed
+ * and have been idle long enough. Runs on the worker's event loop between hook requests: it
+ * awaits each file chunk and yields between files, its timers are unref'd, and it never throws.
+ */
 export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: TranscriptWatcherDeps): TranscriptWatcher {
   const { clock, log } = deps;
   const timers = deps.timers ?? nodeTimers;
@@ -115,6 +115,8 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
     },
   );
+  /** Gemini chat files' session ids (their first line's), read once per file rather than every pass. */
+  const sessionIds = new Map<string, string>();
   let timer: { cancel(): void } | null = null;
   let running: Promise<PassReport | null> | null = null;
   let stopped = false;
@@ -127,7 +129,7 @@ export function startTranscriptWatcher(config: TranscriptWatchConfig, deps: Tran
             config.dirs,
             [...reported].map(([path, sessionId]) => ({ path, sessionId })),
           );
-      if (!only) for (const { host, dir } of config.hostDirs ?? []) addHostFolder(found, await discoverHostTranscripts(host, dir), dir);
+      if (!only) for (const { host, dir } of config.hostDirs ?? []) addHostFolder(found, await discoverHostTranscripts(host, dir, sessionIds), dir);
       const report = await miner.pass(found.targets, { idleMs: only ? 0 : config.idleMs, signal: abort.signal, onFile });
       const nowMs = clock.now();
       if (passHasActivity(report)) {

@@ -3,7 +3,17 @@
  * them once, when it starts; a key set later, in a new agent's or shell's environment, is not
  * seen by it. Only the names of the ones set are ever shown or compared, never a value.
  */
-const OBSERVER_ENV_NAMES = ['MEMTRACE_PROVIDER', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MEMTRACE_MODEL'] as const;
+const OBSERVER_ENV_NAMES = [
+  'MEMTRACE_PROVIDER',
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'MEMTRACE_MODEL',
+  // A Copilot CLI login in the environment (select.ts). GH_TOKEN and GITHUB_TOKEN log it in too,
+  // but shells set them for other tools: naming them here would mostly mislead.
+  'COPILOT_PROVIDER_BASE_URL',
+  'COPILOT_GITHUB_TOKEN',
+] as const;
 
 export function observerEnvSet(env: Record<string, string | undefined>): string[] {
   return OBSERVER_ENV_NAMES.filter((name) => (env[name] ?? '').trim() !== '');

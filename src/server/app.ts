@@ -11,7 +11,8 @@ export interface WorkerServices {
   clock: Clock;
   log: Logger;
   version: string;
-  providerName: string;
+  /** The primary observer's name now (an agent CLI may appear while the worker runs). */
+  providerName(): string;
   /** The bound port (known only after listen when 0 was asked for). */
   port(): number;
   /** The install's API token (DATA_DIR/auth-token). */
@@ -82,7 +83,7 @@ export function createApp(services: WorkerServices): Hono {
     return c.body(result.markdown, 200, { 'content-type': 'text/markdown; charset=utf-8' });
   });
 
-  app.get('/health', (c) => c.json({ version: services.version, provider: services.providerName, ...services.health() }));
+  app.get('/health', (c) => c.json({ version: services.version, provider: services.providerName(), ...services.health() }));
 
   app.get('/api/telemetry/status', (c) => c.json(services.telemetryStatus(services.clock.now()) as object));
 

@@ -41,6 +41,7 @@ export function completeDriverBuild(driverDir: string, deps: DriverBuildDeps): D
   if (previous && previous.node === process.versions.modules && !previous.ok) return { built: false, why: `an earlier attempt failed: ${previous.why}` };
   const lock = path.join(driverDir, LOCK);
   if (!takeLock(lock, deps.nowMs())) {
+    deps.progress("memtrace: another memtrace process is completing the SQLite driver's build; waiting for it…");
     waitForLock(lock, deps.nowMs);
     return fs.existsSync(path.join(buildDir, 'Release', 'better_sqlite3.node'))
       ? { built: true, how: 'compiled', ms: 0 }

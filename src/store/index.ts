@@ -70,7 +70,7 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
 
 export { openDatabase, enableIncrementalVacuum } from './database.js';
 export { sqliteDriver, SqliteDriverError } from './sqlite-driver.js';
-export { inspectStore } from './inspect.js';
+export { inspectStore, type StoreInspection } from './inspect.js';
 export { createRawData, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
 export { runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';

@@ -7,6 +7,7 @@ import { sqliteDriver, SqliteDriverError } from './sqlite-driver.js';
 /** What `memtrace doctor` learns of the store, read-only: never created, migrated or written. */
 export type StoreInspection =
   | { state: 'missing' }
+  /** The SQLite driver cannot load (a package manager skipped its build): the exact fix. */
   | { state: 'no_driver'; reason: string; fix: string }
   | { state: 'too_new'; writtenBy: string | null; unknownSteps: string[] }
   | { state: 'unreadable'; error: string }

@@ -87,8 +87,9 @@ export function createQueue(db: Database.Database) {
   const updateHeld = db.prepare(
     "UPDATE queue SET payload = ?, observer_bytes = ?, not_before = min(not_before, ?) WHERE id = ? AND status = 'pending' AND kind = 'summary'",
   );
+  // Never tried yet: a summary waiting out a failed call's retry backoff is not a held one.
   const heldSummaries = db.prepare(
-    "SELECT id, session_id, kind, tool_use_id, payload, attempts, created_at FROM queue WHERE status = 'pending' AND kind = 'summary' AND not_before > ?",
+    "SELECT id, session_id, kind, tool_use_id, payload, attempts, created_at FROM queue WHERE status = 'pending' AND kind = 'summary' AND attempts = 0 AND not_before > ?",
   );
   const head = db.prepare(
     "SELECT id, kind, not_before, created_at, attempts, coalesce(observer_bytes, length(CAST(payload AS BLOB))) AS bytes FROM queue WHERE session_id = ? AND status = 'pending' ORDER BY id LIMIT ?",

@@ -10,7 +10,9 @@ interface Stoppable {
  * Keeps the running worker on the observer the machine has now (docs/observer.md): an agent CLI
  * installed or removed since the start changes the choice (looked at on each session start and
  * tick), compaction moves to the new primary observer, and a session start gives a provider that
- * refused (logged out, CLI missing) its probe call at once.
+ * refused (logged out, CLI missing) its probe call at once. At a session start the looking is
+ * deferred past the hook's reply: it stats each agent CLI in each PATH folder (milliseconds on a
+ * loaded machine), and the agent waits for that one hook.
  */
 export function followObserver(deps: {
   choice: ObserverChoice;
@@ -18,6 +20,8 @@ export function followObserver(deps: {
   log: Logger;
   /** Compaction on the current primary observer; null when it cannot summarize. */
   startCompaction(): Stoppable | null;
+  /** Runs work after the current request's reply (setImmediate). */
+  defer(work: () => void): void;
 }) {
   let compaction: Stoppable | null = null;
   let stopped = false;
@@ -38,8 +42,14 @@ export function followObserver(deps: {
     },
     refresh,
     sessionStarted(nowMs: number) {
-      refresh(nowMs);
-      deps.loop.retryRefused();
+      deps.defer(() => {
+        try {
+          refresh(nowMs);
+          deps.loop.retryRefused();
+        } catch (error) {
+          deps.log.warn('could not look at the observer again at a session start', { error: String(error) });
+        }
+      });
     },
     async stop() {
       stopped = true;

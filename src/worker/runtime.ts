@@ -203,6 +203,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     choice: observers,
     loop,
     log,
+    defer: setImmediate,
     startCompaction: () => {
       const provider = observer.compactionProvider();
       // A provider that cannot summarize is not asked to, every pass, only to fail: compaction stays off.

@@ -128,9 +128,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     clock,
     log: deps.log,
     version: deps.version,
-    get providerName() {
-      return deps.providerName();
-    },
+    providerName: deps.providerName,
     port: deps.port,
     token: () => deps.token,
     accept,
@@ -171,13 +169,13 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       if (call.kind === 'session_end') agentTime.finish(call.sessionId, call.nowMs);
     },
   });
-  // Object.assign, not a spread: a spread would freeze providerName's getter at its first value.
-  return Object.assign(api, {
+  return {
+    ...api,
     hostIntake,
     stopTexts,
-    sessionQuiet: (sessionId: string, nowMs: number) => {
+    sessionQuiet: (sessionId, nowMs) => {
       intake.queueMissingSummary(sessionId, nowMs);
       agentTime.finish(sessionId, nowMs);
     },
-  });
+  };
 }

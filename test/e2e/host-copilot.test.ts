@@ -32,11 +32,16 @@ describe.skipIf(unavailable !== null)('memtrace installed into the real Copilot 
   hostSessionTests('copilot', { shellTool: 'bash', failingInput: 'cat does-not-exist.txt', toolCalls: 6 });
 });
 
-/** A session killed while its third call (a long sleep) runs, once Copilot has flushed the two before it. */
+/**
+ * A session killed while its third call (a long sleep) runs, once Copilot has flushed the two before
+ * it. Copilot flushes its log after a few idle seconds (about 4 s in the reference run), later on a
+ * loaded machine: the sleep is the window for that, as long as it can be while Copilot still waits
+ * for the command (its bash tool's initial_wait, 30 s by default, moves a command still running to the background).
+ */
 const KILLED_SCRIPT = [
   { call: 'bash', args: { command: 'echo hello > out.txt && echo hi', description: 'write out.txt' } },
   { call: 'view', args: { path: '${PROJECT}/out.txt' } },
-  { call: 'bash', args: { command: 'sleep 13', description: 'wait' } },
+  { call: 'bash', args: { command: 'sleep 25', description: 'wait' } },
   { text: 'never reached' },
 ];
 

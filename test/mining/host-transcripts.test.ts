@@ -155,4 +155,21 @@ describe('mining Gemini CLI and Codex transcripts', () => {
       { path: path.join(temp.dir, 'nope'), error: 'no such directory' },
     ]);
   });
+
+  it('reads a Gemini chat file’s session id once for the watcher, not at every pass, and forgets a file that is gone', async () => {
+    const root = path.join(temp.dir, 'gemini-tmp');
+    const chats = path.join(root, 'proj', 'chats');
+    fs.mkdirSync(chats, { recursive: true });
+    const file = path.join(chats, 'session-2026-11-25T14-14-bbb48c99.jsonl');
+    fs.copyFileSync(hostTranscript('gemini-cli', 'chat.jsonl'), file);
+    const known = new Map<string, string>();
+    expect((await discoverHostTranscripts('gemini-cli', root, known)).targets.map((t) => t.sessionId)).toEqual([GEMINI_ID]);
+    // Its first line is not read again: a pass that did would find no session id here.
+    fs.writeFileSync(file, `not the metadata line\n${fs.readFileSync(hostTranscript('gemini-cli', 'chat.jsonl'), 'utf8')}`);
+    expect((await discoverHostTranscripts('gemini-cli', root, known)).targets.map((t) => t.sessionId)).toEqual([GEMINI_ID]);
+    expect((await discoverHostTranscripts('gemini-cli', root)).targets).toEqual([]);
+    fs.rmSync(file);
+    await discoverHostTranscripts('gemini-cli', root, known);
+    expect(known.size).toBe(0);
+  });
 });

@@ -15,7 +15,7 @@ describe('the observer choice, looked at again', () => {
     onPath.add('gemini');
     const line = choice.refresh(Date.UTC(2026, 10, 29, 8));
     expect(line).toBe(
-      'observer: each session’s own agent CLI, with your own login (claude-code not found, gemini-cli found, codex not found) — no API key is set (noticed at 2026-11-29T08:00:00.000Z, without a restart)',
+      'observer: each session’s own agent CLI, with your own login (claude-code not found, gemini-cli found, codex not found, copilot not found) — no API key is set (noticed at 2026-11-29T08:00:00.000Z, without a restart)',
     );
     expect(choice.forPlatform('gemini-cli')?.name).toBe('gemini-cli');
     expect(choice.forPlatform('claude-code')).toBeNull();
@@ -44,5 +44,10 @@ describe('what the worker did not see', () => {
     const here = observerEnvSet({ ANTHROPIC_API_KEY: 'sk-1', OPENAI_BASE_URL: ' ', MEMTRACE_MODEL: 'haiku', HOME: '/h' });
     expect(here).toEqual(['ANTHROPIC_API_KEY', 'MEMTRACE_MODEL']);
     expect(unseenByWorker(here, ['MEMTRACE_MODEL'])).toEqual(['ANTHROPIC_API_KEY']);
+  });
+
+  it('names a Copilot CLI login set after the worker started (it decides whether Copilot observes), not the GitHub tokens shells keep for other tools', () => {
+    const here = observerEnvSet({ COPILOT_GITHUB_TOKEN: 'gho_1', GITHUB_TOKEN: 'ghp_2', GH_TOKEN: 'ghp_3' });
+    expect(unseenByWorker(here, [])).toEqual(['COPILOT_GITHUB_TOKEN']);
   });
 });

@@ -135,6 +135,22 @@ describe('a Copilot Stop waits for its final text', () => {
     expect(resolver.holdMsFor({ kind: 'stop', session_id: 's', transcript_path: '/t.jsonl', prompt_id: 'p', platform: 'claude-code', at: T0 })).toBeNull();
   });
 
+  it('after a restart, leaves a Stop the observer already tried to its retry backoff', async () => {
+    const first = start();
+    first.intake.accept(hook('31-agentStop', 'agentStop', { transcriptPath: eventsFile }), T0);
+    await time.runUntil(T0 + HOLD_MS + 1_000);
+    // The hold ran out; the observer took the summary and its call failed: retried in a minute.
+    const claimed = store.queue.claimBatch(SESSION, 10, T0 + HOLD_MS + 1_000, (rows) => rows.map((r) => r.id));
+    expect(claimed).toHaveLength(1);
+    store.queue.releaseMany([claimed[0]!.id], T0 + HOLD_MS + 61_000, true);
+    first.resolver.stop();
+    const second = start();
+    expect(second.resolver.resume(T0 + HOLD_MS + 2_000)).toBe(0);
+    fs.writeFileSync(eventsFile, lines.join('\n'));
+    await time.runUntil(T0 + HOLD_MS + 3_000);
+    expect(summary().not_before).toBe(T0 + HOLD_MS + 61_000);
+  });
+
   it('resumes waiting after a restart: the held row is the durable part', async () => {
     const first = start();
     first.intake.accept(hook('31-agentStop', 'agentStop', { transcriptPath: eventsFile }), T0);

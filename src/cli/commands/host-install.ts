@@ -13,7 +13,7 @@ import {
   settingsForwarder,
   writeSettingsFile,
 } from '../../install/index.js';
-import { hostConfigEdits, hostConfigPaths, trustStep, type FileEdit, type HostAction } from '../../install/host-config-files.js';
+import { hostConfigEdits, hostConfigPaths, hostHomes, trustStep, type FileEdit, type HostAction } from '../../install/host-config-files.js';
 import { hostMcpEntry, type InstallHost } from '../../install/host-hooks.js';
 import type { FileSnapshot } from '../../install/settings-file.js';
 
@@ -36,8 +36,7 @@ export async function runHostInstall(
   };
   const out = (line: string) => io.stdout.write(`${line}\n`);
   const home = io.env.HOME || io.env.USERPROFILE || os.homedir();
-  const homeOf = (value: string | undefined) => (value ? path.resolve(io.cwd, value) : null);
-  const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, codexHome: homeOf(io.env.CODEX_HOME), copilotHome: homeOf(io.env.COPILOT_HOME) });
+  const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, ...hostHomes(io.env, io.cwd) });
 
   let files: { hooks: FileSnapshot; mcp: FileSnapshot | null };
   try {

@@ -60,6 +60,14 @@ options:
 
 environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME.`;
 
+/** How a file given with --file names its session, by host (a Gemini chat file's id is its first line's, read later). */
+const NAMED_FILE: Readonly<Record<HostName, { sessionId(file: string): string | null; form: string }>> = {
+  'claude-code': { sessionId: (file) => sessionIdOfNamedFile(path.basename(file)), form: 'a transcript <session-id>.jsonl' },
+  'gemini-cli': { sessionId: () => 'pending', form: 'a Gemini CLI chat file' },
+  codex: { sessionId: codexSessionIdOfPath, form: 'a Codex rollout-<time>-<session id>.jsonl' },
+  copilot: { sessionId: copilotSessionIdOfPath, form: 'a Copilot CLI session log session-state/<session id>/events.jsonl' },
+};
+
 export const mineCommand: Command = {
   name: 'mine',
   summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex, Copilot CLI; --host, --dir)',
@@ -77,22 +85,9 @@ export const mineCommand: Command = {
     if (values.file !== undefined) {
       const file = path.resolve(io.cwd, values.file);
       const host = chosen ?? hostOfTranscriptPath(file);
-      const sessionId =
-        host === 'codex'
-          ? codexSessionIdOfPath(file)
-          : host === 'copilot'
-            ? copilotSessionIdOfPath(file)
-            : host === 'gemini-cli'
-              ? 'pending'
-              : sessionIdOfNamedFile(path.basename(values.file));
-      if (sessionId === null)
-        throw new UsageError(
-          host === 'codex'
-            ? `--file must name a Codex rollout-<time>-<session id>.jsonl, got '${values.file}'`
-            : host === 'copilot'
-              ? `--file must name a Copilot CLI session log session-state/<session id>/events.jsonl, got '${values.file}'`
-              : `--file must name a transcript <session-id>.jsonl, got '${values.file}'`,
-        );
+      const naming = NAMED_FILE[host];
+      const sessionId = naming.sessionId(file);
+      if (sessionId === null) throw new UsageError(`--file must name ${naming.form}, got '${values.file}'`);
       named = { path: file, sessionId, host };
     }
     const loaded = loadWorkerConfig(io.env, os.homedir());

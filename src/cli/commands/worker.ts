@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_WATCH_CONFIG, defaultHostTranscriptRoot, defaultProjectsDir } from '../../mining/index.js';
+import { DEFAULT_WATCH_CONFIG, defaultHostTranscriptRoots, defaultProjectsDir } from '../../mining/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
 import { chooseLiveObserver } from '../../providers/index.js';
@@ -21,11 +21,13 @@ rollups flushed and telemetry drained within a few seconds.
 options:
   --port N          port to listen on (default MEMTRACE_PORT or 37877; 0 picks a free port)
   --concurrency N   observer calls at once across sessions (default 2)
-  --watch           also mine Claude Code transcripts (and Copilot CLI's session logs,
-                    $COPILOT_HOME/session-state): every 60 s, files idle for 2 min, into the
-                    same queue (calls the hooks delivered are not observed twice)
-  --watch-dir DIR   transcripts folder to watch (implies --watch; default $CLAUDE_CONFIG_DIR/projects,
-                    else ~/.claude/projects)
+  --watch           also mine every agent's transcripts in their default folders, as
+                    'memtrace mine' does: Claude Code's, Gemini CLI's (~/.gemini/tmp), Codex's
+                    ($CODEX_HOME/sessions) and Copilot CLI's ($COPILOT_HOME/session-state); every
+                    60 s, files idle for 2 min, into the same queue (calls the hooks delivered are
+                    not observed twice)
+  --watch-dir DIR   Claude Code's transcripts folder to watch instead of its default (implies
+                    --watch; default $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)
   -h, --help        show this help
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER (anthropic|openai|claude-code|
@@ -59,8 +61,9 @@ export const workerCommand: Command = {
       'watch-dir': { type: 'string' },
     });
     if (values['watch-dir'] === '') throw new UsageError('--watch-dir needs a folder');
-    const watchDir =
-      values['watch-dir'] !== undefined ? path.resolve(io.cwd, values['watch-dir']) : values.watch ? defaultProjectsDir(io.env, os.homedir()) : null;
+    const home = io.env.HOME || os.homedir();
+    const watchDir = values['watch-dir'] !== undefined ? path.resolve(io.cwd, values['watch-dir']) : values.watch ? defaultProjectsDir(io.env, home) : null;
+    const hostDirs = defaultHostTranscriptRoots(io.env, home);
     const port = parseIntegerFlag('port', values.port, { min: 0, max: 65535 });
     const concurrency = parseIntegerFlag('concurrency', values.concurrency, { min: 1, max: 64 }) ?? 2;
 
@@ -88,10 +91,7 @@ export const workerCommand: Command = {
         log,
         stderr: io.stderr,
         loop: { concurrency },
-        watch:
-          watchDir === null
-            ? null
-            : { ...DEFAULT_WATCH_CONFIG, dirs: [watchDir], hostDirs: [{ host: 'copilot', dir: defaultHostTranscriptRoot('copilot', io.env, os.homedir()) }] },
+        watch: watchDir === null ? null : { ...DEFAULT_WATCH_CONFIG, dirs: [watchDir], hostDirs },
       });
     } catch (error) {
       io.stderr.write(`memtrace worker: ${startFailure(error, config.port)}\n`);
@@ -100,7 +100,7 @@ export const workerCommand: Command = {
     io.stdout.write(`memtrace worker listening on ${worker.url} (data: ${config.dataDir})\n${observers.describe()}\n`);
     if (watchDir !== null)
       io.stdout.write(
-        `watching transcripts in ${watchDir} (every ${DEFAULT_WATCH_CONFIG.intervalMs / 1000} s, files idle for ${DEFAULT_WATCH_CONFIG.idleMs / 60_000} min)\n`,
+        `watching transcripts in ${[watchDir, ...hostDirs.map((h) => h.dir)].join(', ')} (every ${DEFAULT_WATCH_CONFIG.intervalMs / 1000} s, files idle for ${DEFAULT_WATCH_CONFIG.idleMs / 60_000} min; a folder not there is skipped)\n`,
       );
     if (worker.recoveredClaimed > 0) io.stdout.write(`recovered ${worker.recoveredClaimed} message(s) left in flight by an unclean stop\n`);
 

@@ -2,29 +2,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findOnPath } from '../../providers/cli/which.js';
 import { CLAUDE_HOOK_EVENTS, isMemtraceHookCommand } from '../../install/hook-definitions.js';
-import { hostHooks, ownsHostHookCommand } from '../../install/host-hooks.js';
+import { hostConfigPaths, hostHomes } from '../../install/host-config-files.js';
+import { hostHookEvents, ownsHostHookCommand } from '../../install/host-hooks.js';
 import { parseJsonText } from '../../install/json-text.js';
 import type { HostHooksSnapshot } from './snapshot.js';
 
-const HOSTS = [
-  { host: 'claude-code', binary: 'claude' },
-  { host: 'gemini-cli', binary: 'gemini' },
-  { host: 'codex', binary: 'codex' },
-] as const;
+const HOSTS: ReadonlyArray<{ host: HostHooksSnapshot['host']; cli: string }> = [
+  { host: 'claude-code', cli: 'claude' },
+  { host: 'gemini-cli', cli: 'gemini' },
+  { host: 'codex', cli: 'codex' },
+  { host: 'copilot', cli: 'copilot' },
+];
 
-/** The user's hook file of each host (where `memtrace install` writes without --project). */
+/** The user's hook file of each host: where `memtrace install` writes without --project. */
 function hookFile(host: HostHooksSnapshot['host'], env: Record<string, string | undefined>, home: string, cwd: string): string {
   if (host === 'claude-code') return path.join(env.CLAUDE_CONFIG_DIR ? path.resolve(cwd, env.CLAUDE_CONFIG_DIR) : path.join(home, '.claude'), 'settings.json');
-  if (host === 'gemini-cli') return path.join(home, '.gemini', 'settings.json');
-  return path.join(env.CODEX_HOME ? path.resolve(cwd, env.CODEX_HOME) : path.join(home, '.codex'), 'hooks.json');
+  return hostConfigPaths(host, { projectDir: null, home, ...hostHomes(env, cwd) }).hooksFile;
 }
 
 /** Each host's hook file read as it is: a file edited by hand, or not JSON, is reported, never fatal. */
 export function gatherHooks(env: Record<string, string | undefined>, home: string, cwd: string): HostHooksSnapshot[] {
-  return HOSTS.map(({ host, binary }) => {
+  return HOSTS.map(({ host, cli }) => {
     const file = hookFile(host, env, home, cwd);
-    const expected = host === 'claude-code' ? CLAUDE_HOOK_EVENTS.length : Object.keys(hostHooks(host, { script: 'x', node: 'node' })).length;
-    const base = { host, file, cliOnPath: findOnPath(binary, env.PATH) !== null, expected, events: [], scripts: [] };
+    const expected = host === 'claude-code' ? CLAUDE_HOOK_EVENTS.length : hostHookEvents(host).length;
+    const base = { host, file, cli, cliOnPath: findOnPath(cli, env.PATH) !== null, expected, events: [], scripts: [] };
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
@@ -52,11 +53,14 @@ export function gatherHooks(env: Record<string, string | undefined>, home: strin
   });
 }
 
-/** Every `command` string anywhere under a hook event's entry (each host nests them its own way). */
+/** A hook entry's command: `command` (Claude Code, Gemini CLI, Codex), or the shell line Copilot CLI runs (`bash`, `powershell`). */
+const COMMAND_KEYS = new Set(['command', 'bash', 'powershell']);
+
+/** Every command string anywhere under a hook event's entry (each host nests them its own way). */
 function commandsIn(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(commandsIn);
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => (key === 'command' && typeof v === 'string' ? [v] : commandsIn(v)));
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) => (COMMAND_KEYS.has(key) && typeof v === 'string' ? [v] : commandsIn(v)));
 }
 
 /** The file a memtrace hook command runs: `sh <forwarder> …`, or 0.2.0's `<node> <memtrace.cjs> hook …`. */

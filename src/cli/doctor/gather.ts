@@ -95,35 +95,44 @@ async function healthOf(dataDir: string): Promise<DoctorSnapshot['health']> {
 /** Connects to DATA_DIR/worker.sock (by its name inside the data dir when the full path is too long for a socket address). */
 async function socketOf(dataDir: string): Promise<DoctorSnapshot['socket']> {
   const full = path.join(dataDir, WORKER_SOCKET);
-  let exists = false;
+  let exists: boolean;
   try {
     exists = fs.statSync(full).isSocket();
   } catch {
     return { exists: false, accepts: false, error: null };
   }
-  const cwd = process.cwd();
-  const short = full.length > SOCKET_PATH_LIMIT;
-  if (short) process.chdir(dataDir);
-  try {
-    const result = await new Promise<{ accepts: boolean; error: string | null }>((resolve) => {
-      const socket = net.connect({ path: short ? WORKER_SOCKET : full });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        resolve({ accepts: false, error: 'no answer within 1 s' });
-      }, 1_000);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        socket.end();
-        resolve({ accepts: true, error: null });
-      });
-      socket.once('error', (error: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        resolve({ accepts: false, error: error.code ?? error.message });
-      });
+  const socket = connectTo(dataDir, full);
+  const result = await new Promise<{ accepts: boolean; error: string | null }>((resolve) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ accepts: false, error: 'no answer within 1 s' });
+    }, 1_000);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.end();
+      resolve({ accepts: true, error: null });
     });
-    return { exists, ...result };
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ accepts: false, error: error.code ?? error.message });
+    });
+  });
+  return { exists, ...result };
+}
+
+/**
+ * connect(2) resolves a relative name against the working directory at once, so a data dir whose
+ * socket path is too long (in bytes, as the worker bound it) is entered for that call only, never
+ * across an await.
+ */
+function connectTo(dataDir: string, full: string): net.Socket {
+  if (Buffer.byteLength(full) <= SOCKET_PATH_LIMIT) return net.connect({ path: full });
+  const cwd = process.cwd();
+  process.chdir(dataDir);
+  try {
+    return net.connect({ path: WORKER_SOCKET });
   } finally {
-    if (short) process.chdir(cwd);
+    process.chdir(cwd);
   }
 }
 

@@ -1,3 +1,6 @@
+import type { InstallHost } from '../../install/host-hooks.js';
+import type { StoreInspection } from '../../store/index.js';
+
 /**
  * Everything `memtrace doctor` looks at, gathered once at the edge (gather.ts) so that every check
  * is a pure function of it. A part that could not be read says why instead of throwing: a bad or
@@ -29,20 +32,8 @@ export interface DoctorSnapshot {
   telemetry: { enabled: boolean; decidedBy: string; reason: string; configError: string | null };
 }
 
-export type StoreSnapshot =
-  | { state: 'missing' }
-  /** The SQLite driver cannot load (a package manager skipped its build): the exact fix. */
-  | { state: 'no_driver'; reason: string; fix: string }
-  | { state: 'too_new'; writtenBy: string | null; unknownSteps: string[] }
-  | { state: 'unreadable'; error: string }
-  | { state: 'ok'; writtenBy: string | null; pendingSteps: number; quickCheck: string[]; bytes: number; spendToday: SpendToday | null };
-
-export interface SpendToday {
-  day: string;
-  calls: number;
-  tokens: number;
-  costUsd: number | null;
-}
+/** What the store's own read-only inspection found (src/store/inspect.ts). */
+export type StoreSnapshot = StoreInspection;
 
 export interface ForwarderSnapshot {
   /** bin/memtrace-hook in this package: what every installed hook runs. */
@@ -55,9 +46,10 @@ export interface ForwarderSnapshot {
 }
 
 export interface HostHooksSnapshot {
-  host: 'claude-code' | 'gemini-cli' | 'codex';
+  host: 'claude-code' | InstallHost;
   file: string;
-  /** Whether the host's CLI is on PATH (an absent host with no hooks is fine). */
+  /** The host's CLI (`claude`, `gemini`, `codex`, `copilot`), and whether it is on PATH (an absent host with no hooks is fine). */
+  cli: string;
   cliOnPath: boolean;
   state: 'missing' | 'invalid' | 'unreadable' | 'read';
   error: string | null;

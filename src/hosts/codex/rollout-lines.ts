@@ -6,31 +6,24 @@
  * `event_msg` `task_complete` (`last_agent_message`), and `response_item`s (what the model saw:
  * `function_call`, `custom_tool_call` and their outputs, `message`s).
  */
+import { isRecord, parseTypedLine } from '../json-line.js';
+
 export interface RolloutLine {
   timestamp: string | null;
   type: string;
   payload: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** One line, or null when it is not a rollout line (a tail cut mid-line, a blank). */
 export function parseRolloutLine(line: string): RolloutLine | null {
-  const trimmed = line.trim();
-  if (!trimmed.startsWith('{')) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(trimmed);
-  } catch {
-    return null;
-  }
-  if (!isObject(value) || typeof value.type !== 'string' || !isObject(value.payload)) return null;
+  const value = parseTypedLine(line);
+  if (!value || !isRecord(value.payload)) return null;
   return { timestamp: typeof value.timestamp === 'string' ? value.timestamp : null, type: value.type, payload: value.payload };
 }
 
 /** The item of an `item_completed` event, or null. */
 export function completedItem(line: RolloutLine): Record<string, unknown> | null {
-  if (line.type !== 'event_msg' || line.payload.type !== 'item_completed' || !isObject(line.payload.item)) return null;
+  if (line.type !== 'event_msg' || line.payload.type !== 'item_completed' || !isRecord(line.payload.item)) return null;
   return line.payload.item;
 }
 
@@ -58,7 +51,7 @@ export function exitCodeIn(lines: Iterable<RolloutLine>, callId: string): number
 
 function itemText(content: unknown): string {
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '')).join('');
+  return content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
 /** The agent's last message: the last `task_complete`, or `AgentMessage` item, with text. */

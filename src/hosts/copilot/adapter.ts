@@ -1,5 +1,6 @@
 import { HOOK_EVENT_KINDS, type HookEventKind } from '../hook-event.js';
 import { definedFields, eventNameTable, text, type AdaptResult, type EventNameRow, type HostAdapter } from '../host-adapter.js';
+import { isRecord } from '../json-line.js';
 import { copilotStopId, copilotToolUseId } from './call-ids.js';
 
 /**
@@ -28,15 +29,13 @@ const SHELL_EXIT = /\n?<shellId: [^>]*? completed with exit code (-?\d+)>\s*$/;
 /** The output quoted in a failure's error text; the whole output stays in tool_response. */
 const ERROR_OUTPUT_CHARS = 4_000;
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** A field in Copilot's camelCase dialect, else its snake_case twin. */
 const field = (input: Record<string, unknown>, camel: string, snake: string): unknown => input[camel] ?? input[snake];
 
 /** What the model was sent for a call: `textResultForLlm` (either dialect), or '' when absent. */
 function resultText(result: unknown): string {
   if (typeof result === 'string') return result;
-  if (!isObject(result)) return '';
+  if (!isRecord(result)) return '';
   const value = field(result, 'textResultForLlm', 'text_result_for_llm');
   return typeof value === 'string' ? value : '';
 }
@@ -47,7 +46,7 @@ function resultText(result: unknown): string {
  */
 export function copilotToolFailure(toolName: string, result: unknown, exitCode: number | null = null): { error: string; exitCode: number | null } | null {
   const output = resultText(result);
-  const type = isObject(result) ? field(result, 'resultType', 'result_type') : undefined;
+  const type = isRecord(result) ? field(result, 'resultType', 'result_type') : undefined;
   if (typeof type === 'string' && type !== 'success') return { error: `${type}${output ? `\n${output.slice(0, ERROR_OUTPUT_CHARS)}` : ''}`, exitCode: null };
   if (!SHELL_TOOLS.has(toolName)) return null;
   const trailer = SHELL_EXIT.exec(output);
@@ -86,7 +85,7 @@ export const copilotAdapter: HostAdapter = {
           tool_input: toolArgs,
         };
         if (kind === 'post_tool_use_failure') {
-          const error = text(input.error) ?? (isObject(input.error) ? text(input.error.message) : null) ?? 'the tool failed';
+          const error = text(input.error) ?? (isRecord(input.error) ? text(input.error.message) : null) ?? 'the tool failed';
           return { ok: true, event: definedFields({ kind, ...tool, error }) };
         }
         const result = field(input, 'toolResult', 'tool_result') ?? null;

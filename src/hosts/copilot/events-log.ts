@@ -1,4 +1,5 @@
 import { canonicalJson } from '../call-hash.js';
+import { isRecord, parseTypedLine } from '../json-line.js';
 import { copilotToolUseId } from './call-ids.js';
 
 /**
@@ -40,27 +41,18 @@ export interface CopilotEventsLog {
   shutdown: boolean;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /** One line as `{type, data, timestamp}`, or null. */
 function parseLine(line: string): { type: string; data: Record<string, unknown>; timestamp: string | null } | null {
-  const trimmed = line.trim();
-  if (!trimmed.startsWith('{')) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(trimmed);
-  } catch {
-    return null;
-  }
-  if (!isObject(value) || typeof value.type !== 'string') return null;
-  return { type: value.type, data: isObject(value.data) ? value.data : {}, timestamp: str(value.timestamp) };
+  const value = parseTypedLine(line);
+  return value && { type: value.type, data: isRecord(value.data) ? value.data : {}, timestamp: str(value.timestamp) };
 }
 
 function completion(data: Record<string, unknown>): NonNullable<CopilotCallRecord['complete']> {
-  const result = isObject(data.result) ? data.result : null;
-  const error = isObject(data.error) ? str(data.error.message) : str(data.error);
-  const shell = isObject(data.shellExecution) ? data.shellExecution : null;
+  const result = isRecord(data.result) ? data.result : null;
+  const error = isRecord(data.error) ? str(data.error.message) : str(data.error);
+  const shell = isRecord(data.shellExecution) ? data.shellExecution : null;
   return {
     success: data.success !== false,
     content: result ? str(result.content) : null,
@@ -86,7 +78,7 @@ export function readEventsLog(lines: Iterable<string>): CopilotEventsLog {
     switch (record.type) {
       case 'session.start':
         log.sessionId ??= str(data.sessionId);
-        log.cwd ??= isObject(data.context) ? str(data.context.cwd) : null;
+        log.cwd ??= isRecord(data.context) ? str(data.context.cwd) : null;
         break;
       case 'user.message': {
         const content = str(data.content);
@@ -139,7 +131,7 @@ export function readEventsLog(lines: Iterable<string>): CopilotEventsLog {
 
 /** A hook's input as Copilot logged it: a tool hook names its call (by its arguments), agentStop its turn. */
 function readHookStart(data: Record<string, unknown>, log: CopilotEventsLog, open: readonly CopilotCallRecord[], turnText: string | null | undefined): void {
-  const input = isObject(data.input) ? data.input : null;
+  const input = isRecord(data.input) ? data.input : null;
   if (!input) return;
   if (data.hookType === 'agentStop') {
     if (typeof input.timestamp === 'number' && turnText !== undefined) log.stopTexts.set(input.timestamp, turnText);

@@ -13,9 +13,10 @@ const FIRST_LINE_BYTES = 64 * 1024;
  * Lists Gemini CLI chat files (`<root>/<project>/chats/*.jsonl`; a project folder or a chats
  * folder works too), Codex rollouts (`<root>/YYYY/MM/DD/rollout-*.jsonl`) or Copilot CLI session
  * logs (`<root>/<session id>/events.jsonl`; one session's folder works too), one stat per file.
- * A Gemini file's session id is read from its first line (the name holds only 8 characters of it).
+ * A Gemini file's session id is read from its first line (the name holds only 8 characters of it);
+ * given `known` (the watcher's, kept across its passes), a file's id is read once, not every pass.
  */
-export async function discoverHostTranscripts(host: TranscriptHost, root: string): Promise<Discovery> {
+export async function discoverHostTranscripts(host: TranscriptHost, root: string, known?: Map<string, string>): Promise<Discovery> {
   const problems: Discovery['problems'] = [];
   const found: Array<{ path: string; sessionId: string | null }> = [];
   if (host === 'codex') await walkCodex(root, CODEX_DEPTH, found, problems, true);
@@ -35,17 +36,27 @@ export async function discoverHostTranscripts(host: TranscriptHost, root: string
       }
     }
   }
+  if (known) forgetGone(known, root, found);
   const targets: TranscriptTarget[] = [];
   for (const file of found) {
     try {
       const stat = await fs.stat(file.path);
-      const sessionId = file.sessionId ?? (await geminiSessionId(file.path));
-      if (stat.isFile() && sessionId) targets.push({ path: file.path, sessionId, size: stat.size, mtimeMs: stat.mtimeMs, host });
+      const sessionId = file.sessionId ?? known?.get(file.path) ?? (await geminiSessionId(file.path));
+      if (!stat.isFile() || !sessionId) continue;
+      if (file.sessionId === null) known?.set(file.path, sessionId);
+      targets.push({ path: file.path, sessionId, size: stat.size, mtimeMs: stat.mtimeMs, host });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push({ path: file.path, error: (error as Error).message });
     }
   }
   return { targets, problems };
+}
+
+/** A file under `root` no longer listed (deleted) leaves `known`, so a long-running watcher's map stays the size of the folder. */
+function forgetGone(known: Map<string, string>, root: string, found: ReadonlyArray<{ path: string }>): void {
+  const listed = new Set(found.map((f) => f.path));
+  const under = root.endsWith(path.sep) ? root : `${root}${path.sep}`;
+  for (const file of known.keys()) if (file.startsWith(under) && !listed.has(file)) known.delete(file);
 }
 
 async function listCopilot(root: string, found: Array<{ path: string; sessionId: string | null }>, problems: Discovery['problems']): Promise<void> {

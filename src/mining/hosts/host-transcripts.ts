@@ -1,5 +1,5 @@
 /**
- * Where Gemini CLI and Codex keep their transcripts (AGENT-HOSTS.md §2.6, §3.6), and which host
+ * Where Gemini CLI, Codex and Copilot CLI keep their transcripts (AGENT-HOSTS.md §2.6, §3.6), and which host
  * wrote a transcript, from its path. Pure.
  * - Gemini: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (the full session id is
  *   in the file's first line; `<project>/.project_root` holds the project's path).
@@ -13,7 +13,8 @@ const GEMINI_CHAT = /(?:^|\/)chats\/session-[^/]+\.jsonl$/;
 const COPILOT_EVENTS = /(?:^|\/)session-state\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\/events\.jsonl$/;
 
 /** The hosts whose transcripts mining/hosts/ reads (Claude Code's are mined segment by segment). */
-export type TranscriptHost = 'gemini-cli' | 'codex' | 'copilot';
+export const TRANSCRIPT_HOSTS = ['gemini-cli', 'codex', 'copilot'] as const satisfies readonly HostName[];
+export type TranscriptHost = (typeof TRANSCRIPT_HOSTS)[number];
 
 export function hostOfTranscriptPath(path: string): HostName {
   if (CODEX_ROLLOUT.test(path)) return 'codex';
@@ -43,4 +44,13 @@ export function defaultHostTranscriptRoot(host: TranscriptHost, env: Record<stri
   }
   const codexHome = env.CODEX_HOME?.trim();
   return join(codexHome ? codexHome : join(homeDir, '.codex'), 'sessions');
+}
+
+/**
+ * Every one of those hosts' default folders, as `memtrace mine` lists them without --host: what
+ * `memtrace worker --watch` lists beside Claude Code's projects folder (a host not installed here
+ * has no folder, which is no problem).
+ */
+export function defaultHostTranscriptRoots(env: Record<string, string | undefined>, homeDir: string): Array<{ host: TranscriptHost; dir: string }> {
+  return TRANSCRIPT_HOSTS.map((host) => ({ host, dir: defaultHostTranscriptRoot(host, env, homeDir) }));
 }

@@ -55,6 +55,7 @@ function healthy(): DoctorSnapshot {
       {
         host: 'claude-code',
         file: '/home/u/.claude/settings.json',
+        cli: 'claude',
         cliOnPath: true,
         state: 'read',
         error: null,
@@ -62,7 +63,7 @@ function healthy(): DoctorSnapshot {
         expected: 6,
         scripts: [{ path: '/usr/lib/node_modules/memtrace/bin/memtrace-hook', exists: true }],
       },
-      { host: 'codex', file: '/home/u/.codex/hooks.json', cliOnPath: false, state: 'missing', error: null, events: [], expected: 5, scripts: [] },
+      { host: 'codex', file: '/home/u/.codex/hooks.json', cli: 'codex', cliOnPath: false, state: 'missing', error: null, events: [], expected: 5, scripts: [] },
     ],
     observer: { here: { line: 'observer: claude-code (haiku) — …' }, envHere: [] },
     telemetry: { enabled: false, decidedBy: 'MEMTRACE_TELEMETRY', reason: 'MEMTRACE_TELEMETRY=0', configError: null },
@@ -162,6 +163,7 @@ describe('memtrace doctor’s checks', () => {
       {
         host: 'gemini-cli',
         file: '/home/u/.gemini/settings.json',
+        cli: 'gemini',
         cliOnPath: true,
         state: 'invalid',
         error: 'is not valid JSON (line 3, column 1: x)',
@@ -169,7 +171,7 @@ describe('memtrace doctor’s checks', () => {
         expected: 5,
         scripts: [],
       },
-      { host: 'codex', file: '/home/u/.codex/hooks.json', cliOnPath: true, state: 'missing', error: null, events: [], expected: 5, scripts: [] },
+      { host: 'codex', file: '/home/u/.codex/hooks.json', cli: 'codex', cliOnPath: true, state: 'missing', error: null, events: [], expected: 5, scripts: [] },
     ];
     expect(checkHooks(s)).toEqual([
       {

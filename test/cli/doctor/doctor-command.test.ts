@@ -126,6 +126,48 @@ describe('memtrace doctor', () => {
     expect(findings.length).toBeGreaterThan(10);
   });
 
+  it('checks Copilot CLI’s hooks where install writes them ($COPILOT_HOME/hooks/memtrace.json, else ~/.copilot): missing, complete, edited, or running a forwarder that is gone', async () => {
+    const { home, env } = setUp();
+    fs.writeFileSync(path.join(temp!.dir, 'bin', 'copilot'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    expect((await doctor(env)).byCheck('hooks:copilot')).toEqual({
+      check: 'hooks:copilot',
+      status: 'warn',
+      detail: `copilot is on PATH but memtrace's hooks are not in ${path.join(home, '.copilot', 'hooks', 'memtrace.json')}: its sessions are not remembered`,
+      fix: 'memtrace install --host copilot',
+    });
+
+    const copilotHome = path.join(temp!.dir, 'copilot-home');
+    const withHome = { ...env, COPILOT_HOME: copilotHome };
+    const install = captureIO({ env: withHome, cwd: home });
+    expect(await main(['install', '--host', 'copilot'], install.io), install.stderr()).toBe(0);
+    const hooksFile = path.join(copilotHome, 'hooks', 'memtrace.json');
+    expect(fs.existsSync(path.join(home, '.copilot'))).toBe(false);
+    const forwarder = path.resolve(import.meta.dirname, '../../../bin/memtrace-hook');
+    expect((await doctor(withHome)).byCheck('hooks:copilot')).toMatchObject({ status: 'ok', detail: `6 hooks in ${hooksFile}, running ${forwarder}` });
+
+    // One hook removed by hand.
+    const installed = JSON.parse(fs.readFileSync(hooksFile, 'utf8')) as { hooks: Record<string, Array<{ bash: string }>> };
+    const { agentStop: _removed, ...fewer } = installed.hooks;
+    fs.writeFileSync(hooksFile, JSON.stringify({ ...installed, hooks: fewer }));
+    expect((await doctor(withHome)).byCheck('hooks:copilot')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining(`${hooksFile}: 5 of memtrace's 6 hooks`),
+      fix: 'memtrace install --host copilot',
+    });
+
+    // An install from a folder since removed: every hook runs a forwarder that is not there.
+    const gone = path.join(temp!.dir, 'old-install', 'bin', 'memtrace-hook');
+    fs.writeFileSync(hooksFile, fs.readFileSync(hooksFile, 'utf8').split(forwarder).join(gone));
+    const { code, byCheck } = await doctor(withHome);
+    expect(code).toBe(1);
+    expect(byCheck('hooks:copilot')).toEqual({
+      check: 'hooks:copilot',
+      status: 'fail',
+      detail: `${hooksFile}: hooks run ${gone}, which does not exist (memtrace moved or was removed)`,
+      fix: 'memtrace install --host copilot',
+    });
+  });
+
   it('has --help, and a wrong flag is a usage error', async () => {
     const help = captureIO();
     expect(await main(['doctor', '--help'], help.io)).toBe(0);

@@ -1,8 +1,6 @@
 import { fail, ok, warn, type Finding } from '../finding.js';
 import type { DoctorSnapshot, HostHooksSnapshot } from '../snapshot.js';
 
-const CLI_NAMES = { 'claude-code': 'claude', 'gemini-cli': 'gemini', codex: 'codex' } as const;
-
 /** memtrace's hooks in each host's user configuration: present, complete, and running a forwarder that exists. */
 export function checkHooks(s: DoctorSnapshot): Finding[] {
   return s.hooks.map((h) => hostFinding(h, s.forwarder.script.path));
@@ -18,8 +16,8 @@ function hostFinding(h: HostHooksSnapshot, forwarder: string): Finding {
       `fix the file by hand (or move it aside), then ${install}`,
     );
   if (h.events.length === 0) {
-    if (!h.cliOnPath) return ok(check, `no hooks in ${h.file}; ${CLI_NAMES[h.host]} is not on PATH`);
-    return warn(check, `${CLI_NAMES[h.host]} is on PATH but memtrace's hooks are not in ${h.file}: its sessions are not remembered`, install);
+    if (!h.cliOnPath) return ok(check, `no hooks in ${h.file}; ${h.cli} is not on PATH`);
+    return warn(check, `${h.cli} is on PATH but memtrace's hooks are not in ${h.file}: its sessions are not remembered`, install);
   }
   const gone = h.scripts.filter((script) => !script.exists).map((script) => script.path);
   if (gone.length > 0) return fail(check, `${h.file}: hooks run ${gone.join(', ')}, which does not exist (memtrace moved or was removed)`, install);
