@@ -17,6 +17,7 @@ import { sessionAgentTime } from './agent-time-model.js';
 import { sessionHookWindows } from './hook-model.js';
 import { memoryProfile, sessionMemoryWindows } from './memory-model.js';
 import { sessionRedactionWindows } from './redaction-model.js';
+import { sessionShareWindows, shareProfile } from './share-model.js';
 import { seededRandom, type Random } from './prng.js';
 import {
   ABORT_REASONS,
@@ -29,6 +30,7 @@ import {
   OBSERVATION_TYPES,
   REDACTION_ROLLUP,
   ROLLUP,
+  SHARE_ROLLUP,
 } from './tiles.js';
 
 /**
@@ -38,7 +40,7 @@ import {
  * second curve once it is released. On memtrace an install sends per session one
  * `observer_turn_rollup`, one `context_injected_rollup`, its `hook_rollup` windows and, from 0.2.0
  * on, its `agent_time_rollup`, a `redaction_rollup` when its tool calls held secrets and its
- * `memory_access_rollup` windows (0.2.0 stands for the release with memory search; later releases
+ * `memory_access_rollup` windows and, on a quarter of installs, its `share_rollup` (0.2.0 stands for the release with memory search and sharing; later releases
  * keep all of these), the new ones drawn from random streams of their own so every other event
  * stays as it was. What the legacy classifier killed, memtrace drops as prose and carries on: no
  * poisoned slice.
@@ -123,6 +125,8 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
   const hostRandom = seededRandom(o.seed ^ HOST_STREAM);
   const uuid = () => uuidFrom(random);
   const memoryRandom = seededRandom(o.seed * 7919 + 17);
+  // Sharing draws from a stream of its own too: the fleets made before it stay as they were.
+  const shareRandom = seededRandom((o.seed * 65_537 + 101) >>> 0);
   const firstWeekMs = mondayOf(o.nowMs) - (o.weeks - 1) * WEEK_MS;
   const curves = fleetCurves(o.weeks);
   const releases = o.releases ?? MEMTRACE_VERSIONS;
@@ -160,6 +164,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
     // Some installs inject little memory per session, so injection can cost more than it saves.
     const injectedMean = random() < 0.08 ? 1.5 : 4 + 10 * random();
     const memory = memoryProfile(memoryRandom);
+    const sharing = shareProfile(shareRandom);
     for (let week = 0; week < o.weeks; week += 1) {
       const sessions = Math.round(o.sessionsPerWeek * activity * (0.5 + random()));
       for (let s = 0; s < sessions; s += 1) {
@@ -271,6 +276,11 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
             const id = uuidFrom(memoryRandom);
             if (builds(MEMORY_ROLLUP))
               events.push({ uuid: id, event: MEMORY_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
+          }
+          for (const w of sessionShareWindows(shareRandom, sharing, end)) {
+            const id = uuidFrom(shareRandom);
+            if (builds(SHARE_ROLLUP))
+              events.push({ uuid: id, event: SHARE_ROLLUP, distinctId, timestamp: w.timestamp, properties: { ...base, ...versionProps, ...w.properties } });
           }
         }
         // A session its host could not have run yet is drawn all the same, so the rest of the fleet stays as the seed made it.

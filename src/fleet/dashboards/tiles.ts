@@ -53,7 +53,7 @@ export { REDACTION_KINDS };
 /** Searches and other uses of the memory per window and face (docs/memory.md#telemetry-memory_access_rollup). */
 export const MEMORY_ROLLUP = 'memory_access_rollup';
 /** Shared memory through Postgres per window and trigger (docs/sharing.md#telemetry). */
-const SHARE_ROLLUP = 'share_rollup';
+export const SHARE_ROLLUP = 'share_rollup';
 /** The faces a memory search comes through. */
 const MEMORY_VIA = MEMORY_ACCESS_VIA;
 /** Installs a per-install tile keeps at each end of its ranking (plus the median): 101 bars, PostHog's default 100 rows and one. */
