@@ -2,6 +2,7 @@ import { readLastAssistantText } from './claude-code/transcript-tail.js';
 import { readExitCode, readLastAgentMessage } from './codex/rollout-tail.js';
 import { readLastModelText, readLastModelTurn } from './gemini-cli/chat-tail.js';
 import type { AdapterDeps } from './host-adapter.js';
+import { readLastPiAssistantText } from './pi/session-entries.js';
 import type { Platform } from './platforms.js';
 
 /** What each host's adapter reads from that host's transcript files (node:fs, tails only). */
@@ -9,6 +10,9 @@ const DEPS: Readonly<Record<Platform, AdapterDeps>> = {
   'claude-code': { lastAssistantText: readLastAssistantText },
   'gemini-cli': { lastAssistantText: readLastModelText, lastModelTurn: readLastModelTurn },
   codex: { lastAssistantText: readLastAgentMessage, exitCodeOf: readExitCode },
+  // The plugin joins the final text itself; the session's store is SQLite (mining reads it).
+  opencode: {},
+  pi: { lastAssistantText: readLastPiAssistantText },
   other: {},
 };
 

@@ -37,6 +37,8 @@ export interface FileEdit {
   notices: string[];
   /** The file is laid out by hand and is rewritten as plain indented JSON (JSON files only). */
   relaidOut: boolean;
+  /** Uninstall removes the whole file (a plugin or extension memtrace wrote). */
+  remove?: boolean;
 }
 
 export type HostEditResult = { ok: true; edits: FileEdit[] } | { ok: false; file: string; error: string };

@@ -132,6 +132,27 @@ export function writeSettingsFile(snapshot: FileSnapshot, nextText: string, now:
   return { backupPath };
 }
 
+/** Backs up the file, then removes it (an uninstalled plugin); refuses when it changed since `snapshot` was read. */
+export function removeSettingsFile(snapshot: FileSnapshot, now: Date): { backupPath: string | null } {
+  const { file } = snapshot;
+  let current: Buffer | null = null;
+  try {
+    current = fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { backupPath: null };
+    throw new SettingsFileError(file, 'unreadable', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+  }
+  if (snapshot.bytes === null || !current.equals(snapshot.bytes))
+    throw new SettingsFileError(file, 'changed', `${file} changed while memtrace was reading it; nothing was removed. Run the command again.`);
+  const backupPath = writeBackup(file, snapshot.bytes, snapshot.mode, now);
+  try {
+    fs.rmSync(file);
+  } catch (error) {
+    throw new SettingsFileError(file, 'write-failed', `could not remove ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return { backupPath };
+}
+
 function writeBackup(file: string, bytes: Buffer, mode: number | null, now: Date): string {
   const base = backupName(file, now);
   for (let n = 1; ; n++) {

@@ -12,20 +12,23 @@ import {
   settingsForwarder,
   writeSettingsFile,
 } from '../../install/index.js';
-import { hostConfigEdits, hostConfigPaths, trustStep, type FileEdit, type HostAction } from '../../install/host-config-files.js';
+import { hostConfigEdits, hostConfigPaths, trustStep, type FileEdit, type HostAction, type HostEditResult } from '../../install/host-config-files.js';
 import { hostMcpEntry, type InstallHost } from '../../install/host-hooks.js';
-import type { FileSnapshot } from '../../install/settings-file.js';
+import { removeSettingsFile, type FileSnapshot } from '../../install/settings-file.js';
+import { isInProcessHost, type InProcessHost } from '../../install/in-process-file.js';
+import { inProcessEdits, inProcessNextStep } from './in-process-install.js';
 
-const HOST_NAMES: Readonly<Record<InstallHost, string>> = { 'gemini-cli': 'Gemini CLI', codex: 'Codex' };
+const HOST_NAMES: Readonly<Record<InstallHost | InProcessHost, string>> = { 'gemini-cli': 'Gemini CLI', codex: 'Codex', opencode: 'OpenCode', pi: 'pi' };
 
 /**
- * `memtrace install|uninstall --host gemini-cli|codex [--project DIR] [--dry-run]`: every file is
- * read and its edit checked before any is written; each changed file is backed up, then replaced
- * atomically. A file that cannot be parsed is left untouched and named with the reason.
+ * `memtrace install|uninstall --host gemini-cli|codex|opencode|pi [--project DIR] [--dry-run]`:
+ * every file is read and its edit checked before any is written; each changed file is backed up,
+ * then replaced atomically (or removed: an uninstalled plugin). A file that cannot be parsed is
+ * left untouched and named with the reason.
  */
 export async function runHostInstall(
   action: HostAction,
-  host: InstallHost,
+  host: InstallHost | InProcessHost,
   options: { projectDir: string | null; dryRun: boolean },
   io: CliIO,
 ): Promise<number> {
@@ -35,19 +38,31 @@ export async function runHostInstall(
   };
   const out = (line: string) => io.stdout.write(`${line}\n`);
   const home = io.env.HOME || io.env.USERPROFILE || os.homedir();
-  const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, codexHome: io.env.CODEX_HOME ? path.resolve(io.cwd, io.env.CODEX_HOME) : null });
-
-  let files: { hooks: FileSnapshot; mcp: FileSnapshot | null };
-  try {
-    files = { hooks: readFileSnapshot(paths.hooksFile), mcp: paths.mcpFile ? readFileSnapshot(paths.mcpFile) : null };
-  } catch (error) {
-    if (error instanceof SettingsFileError) return fail(error.message);
-    throw error;
-  }
   const packageRoot = findPackageRoot();
   const forwarder = path.join(packageRoot, HOOK_FORWARDER);
   if (action === 'install' && !fs.existsSync(forwarder)) return fail(`memtrace's hook forwarder ${forwarder} is missing; reinstall memtrace.`);
-  const result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, forwarder, io.env));
+  let result: HostEditResult;
+  let what: string;
+  if (isInProcessHost(host)) {
+    const planned = await inProcessEdits(action, host, { projectDir: options.projectDir, home, packageRoot, forwarder, env: io.env });
+    if ('error' in planned) return fail(planned.error);
+    ({ result, what } = planned);
+  } else {
+    const paths = hostConfigPaths(host, {
+      projectDir: options.projectDir,
+      home,
+      codexHome: io.env.CODEX_HOME ? path.resolve(io.cwd, io.env.CODEX_HOME) : null,
+    });
+    let files: { hooks: FileSnapshot; mcp: FileSnapshot | null };
+    try {
+      files = { hooks: readFileSnapshot(paths.hooksFile), mcp: paths.mcpFile ? readFileSnapshot(paths.mcpFile) : null };
+    } catch (error) {
+      if (error instanceof SettingsFileError) return fail(error.message);
+      throw error;
+    }
+    result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, forwarder, io.env));
+    what = `memtrace's hooks${host === 'gemini-cli' || paths.mcpFile ? ' and MCP server' : ''}`;
+  }
   if (!result.ok) return fail(`${result.file} ${result.error}. Nothing was changed; fix the file (or move it aside) and run the command again.`);
   for (const edit of result.edits) for (const notice of edit.notices) io.stderr.write(`memtrace ${action}: warning: ${edit.snapshot.file}: ${notice}\n`);
   if (action === 'install' && isEphemeralInstall(packageRoot)) {
@@ -57,14 +72,14 @@ export async function runHostInstall(
   }
 
   const changed = result.edits.filter((e) => e.changes.length > 0);
-  const what = `memtrace's hooks${host === 'gemini-cli' || paths.mcpFile ? ' and MCP server' : ''}`;
+  const nextStep = () => (isInProcessHost(host) ? inProcessNextStep(host, options.projectDir) : trustStep(host, options.projectDir));
   if (changed.length === 0) {
     out(
       action === 'install'
         ? `${what} are already in ${HOST_NAMES[host]}'s config (${result.edits.map((e) => e.snapshot.file).join(', ')}); nothing changed.`
         : `nothing written by memtrace install in ${result.edits.map((e) => e.snapshot.file).join(', ')}; nothing changed.`,
     );
-    if (action === 'install') out(trustStep(host, options.projectDir));
+    if (action === 'install') out(nextStep());
     return EXIT_OK;
   }
   for (const edit of changed)
@@ -74,7 +89,7 @@ export async function runHostInstall(
       );
   if (options.dryRun) {
     for (const edit of changed) {
-      out(`dry run: would change ${edit.snapshot.file} (${describe(edit)}); nothing written.`);
+      out(`dry run: would ${edit.remove ? 'remove' : 'change'} ${edit.snapshot.file} (${describe(edit)}); nothing written.`);
       io.stdout.write(settingsDiff(edit.snapshot, edit.nextText));
     }
     return EXIT_OK;
@@ -83,7 +98,7 @@ export async function runHostInstall(
   for (const edit of changed) {
     let backupPath: string | null;
     try {
-      ({ backupPath } = writeSettingsFile(edit.snapshot, edit.nextText, now));
+      ({ backupPath } = edit.remove ? removeSettingsFile(edit.snapshot, now) : writeSettingsFile(edit.snapshot, edit.nextText, now));
     } catch (error) {
       if (error instanceof SettingsFileError) return fail(error.message);
       throw error;
@@ -92,7 +107,7 @@ export async function runHostInstall(
     out(backupPath === null ? 'backup: none (there was no previous file).' : `backup of the previous file: ${backupPath}`);
   }
   if (action === 'install') {
-    out(trustStep(host, options.projectDir));
+    out(nextStep());
     out(`undo: memtrace uninstall --host ${host}${options.projectDir !== null ? ` --project ${options.projectDir}` : ''}`);
   } else {
     out('every other setting, hook and server in these files is unchanged.');

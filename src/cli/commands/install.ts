@@ -26,6 +26,7 @@ import {
   type SettingsSnapshot,
 } from '../../install/index.js';
 import { runHostInstall } from './host-install.js';
+import { IN_PROCESS_HOSTS, type InProcessHost } from '../../install/in-process-file.js';
 import { buildForwarderStep } from './native-forwarder-step.js';
 import { loadWorkerConfig } from '../../config.js';
 import { chooseObserver } from '../../providers/index.js';
@@ -33,13 +34,14 @@ import { chooseObserver } from '../../providers/index.js';
 type Action = 'install' | 'uninstall';
 
 const OPTIONS = `options:
-  --host H        the agent: claude-code (default), gemini-cli or codex
+  --host H        the agent: claude-code (default), gemini-cli, codex, opencode or pi
   --project DIR   the project's config (DIR/.claude/settings.json and DIR/.mcp.json,
-                  DIR/.gemini/settings.json, DIR/.codex/) instead of the user's
+                  DIR/.gemini/settings.json, DIR/.codex/, DIR/.opencode/plugins/ and
+                  DIR/opencode.json, DIR/.pi/extensions/) instead of the user's
   --dry-run       print the change as a unified diff; write nothing
   -h, --help      show this help`;
 
-const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
+const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex|opencode|pi] [--project DIR] [--dry-run]
 
 Writes memtrace's Claude Code hooks into the user settings, ~/.claude/settings.json
 ($CLAUDE_CONFIG_DIR/settings.json when that is set), and registers memtrace's MCP server (the
@@ -56,12 +58,19 @@ into ~/.codex/hooks.json and [mcp_servers.memtrace] into ~/.codex/config.toml ($
 DIR/.codex/ with --project), leaving every other line of config.toml as it is. Neither host runs
 new project hooks until you trust them; install never does that for you and prints the one step.
 
+OpenCode and pi have no command hooks: --host opencode writes memtrace's plugin, one file that
+imports nothing, to ~/.config/opencode/plugins/memtrace.js ($XDG_CONFIG_HOME/opencode) and the
+MCP server (mcp.memtrace) into opencode.json beside it; --host pi writes memtrace's extension to
+~/.pi/agent/extensions/memtrace.ts ($PI_CODING_AGENT_DIR), with memtrace's memory tools (pi has
+no MCP). Both talk to the worker over its socket in the data dir, in the background.
+
 ${OPTIONS}`;
 
-const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex] [--project DIR] [--dry-run]
+const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex|opencode|pi] [--project DIR] [--dry-run]
 
-Removes exactly the hooks and the MCP server memtrace install wrote from the same files; every
-other setting, hook and server stays as it is. The previous files are backed up the same way.
+Removes exactly the hooks and the MCP server memtrace install wrote from the same files (and the
+plugin or extension file it wrote for OpenCode or pi); every other setting, hook and server stays
+as it is. The previous files are backed up the same way.
 
 ${OPTIONS}`;
 
@@ -72,7 +81,7 @@ function settingsCommand(action: Action): Command {
     name: action,
     summary:
       action === 'install'
-        ? "write memtrace's hooks and MCP server into Claude Code's, Gemini CLI's or Codex's config (backup, idempotent)"
+        ? "write memtrace's hooks (a plugin for OpenCode and pi) and MCP server into an agent's config (backup, idempotent)"
         : 'remove exactly the hooks and MCP server memtrace install wrote',
     usage: action === 'install' ? INSTALL_USAGE : UNINSTALL_USAGE,
     run: (args, io) => runSettingsCommand(action, args, io),
@@ -96,10 +105,10 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   const { values } = parseCommandArgs(args, { host: { type: 'string' }, project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
   let code: number;
   if (values.host !== undefined && values.host !== 'claude-code') {
-    if (!(INSTALL_HOSTS as readonly string[]).includes(values.host))
-      throw new UsageError(`--host takes claude-code, gemini-cli or codex, got '${values.host}'`);
+    if (![...INSTALL_HOSTS, ...IN_PROCESS_HOSTS].includes(values.host as InstallHost))
+      throw new UsageError(`--host takes claude-code, ${[...INSTALL_HOSTS, ...IN_PROCESS_HOSTS].join(', ')}, got '${values.host}'`);
     const projectDir = values.project === undefined ? null : projectPath(values.project, io);
-    code = await runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
+    code = await runHostInstall(action, values.host as InstallHost | InProcessHost, { projectDir, dryRun: values['dry-run'] === true }, io);
   } else {
     code = await runClaudeCodeSettings(action, values, io);
   }

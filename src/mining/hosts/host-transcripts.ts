@@ -1,18 +1,26 @@
 /**
- * Where Gemini CLI and Codex keep their transcripts (AGENT-HOSTS.md §2.6, §3.6), and which host
- * wrote a transcript, from its path. Pure.
+ * Where Gemini CLI, Codex, OpenCode and pi keep their transcripts (AGENT-HOSTS.md §2.6, §3.6;
+ * AGENT-HOSTS-2.md §2.6, §4.5), and which host wrote a transcript, from its path. Pure.
  * - Gemini: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (the full session id is
  *   in the file's first line; `<project>/.project_root` holds the project's path).
  * - Codex: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session uuid>.jsonl`.
+ * - OpenCode: one SQLite store, `$XDG_DATA_HOME/opencode/opencode.db` (`~/.local/share/…`); a
+ *   session in it is named `<store>#<session id>` (opencode-store.ts).
+ * - pi: `~/.pi/agent/sessions/--<cwd>--/<time>_<session uuid>.jsonl`.
  */
 import type { HostName } from '../../hosts/platforms.js';
 
-const CODEX_ROLLOUT = /(?:^|\/)rollout-[^/]*-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$/;
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const CODEX_ROLLOUT = new RegExp(`(?:^|/)rollout-[^/]*-(${UUID})\\.jsonl$`);
 const GEMINI_CHAT = /(?:^|\/)chats\/session-[^/]+\.jsonl$/;
+const PI_SESSION = new RegExp(`(?:^|/)\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z_(${UUID})\\.jsonl$`);
+const OPENCODE_SESSION = /^(.+)#(ses_[A-Za-z0-9]{1,128})$/;
 
 export function hostOfTranscriptPath(path: string): HostName {
+  if (OPENCODE_SESSION.test(path)) return 'opencode';
   if (CODEX_ROLLOUT.test(path)) return 'codex';
   if (GEMINI_CHAT.test(path)) return 'gemini-cli';
+  if (PI_SESSION.test(path)) return 'pi';
   return 'claude-code';
 }
 
@@ -21,11 +29,47 @@ export function codexSessionIdOfPath(path: string): string | null {
   return CODEX_ROLLOUT.exec(path)?.[1] ?? null;
 }
 
+/** A pi session file's session id, from its name. */
+export function piSessionIdOfPath(path: string): string | null {
+  return PI_SESSION.exec(path)?.[1] ?? null;
+}
+
+/** The name of one session in an OpenCode store. */
+export function openCodeSessionRef(store: string, sessionId: string): string {
+  return `${store}#${sessionId}`;
+}
+
+export function parseOpenCodeSessionRef(ref: string): { store: string; sessionId: string } | null {
+  const match = OPENCODE_SESSION.exec(ref);
+  return match ? { store: match[1]!, sessionId: match[2]! } : null;
+}
+
 const join = (a: string, b: string) => (a.endsWith('/') ? `${a}${b}` : `${a}/${b}`);
 
-/** Each host's transcript root: Gemini's tmp folder, Codex's sessions folder. */
-export function defaultHostTranscriptRoot(host: 'gemini-cli' | 'codex', env: Record<string, string | undefined>, homeDir: string): string {
-  if (host === 'gemini-cli') return join(join(homeDir, '.gemini'), 'tmp');
-  const codexHome = env.CODEX_HOME?.trim();
-  return join(codexHome ? codexHome : join(homeDir, '.codex'), 'sessions');
+/**
+ * Each host's transcript root: Gemini's tmp folder, Codex's sessions folder, OpenCode's data
+ * folder (its stores; `OPENCODE_DB` names one store), pi's sessions folder.
+ */
+export function defaultHostTranscriptRoot(host: Exclude<HostName, 'claude-code'>, env: Record<string, string | undefined>, homeDir: string): string {
+  switch (host) {
+    case 'gemini-cli':
+      return join(join(homeDir, '.gemini'), 'tmp');
+    case 'codex': {
+      const codexHome = env.CODEX_HOME?.trim();
+      return join(codexHome ? codexHome : join(homeDir, '.codex'), 'sessions');
+    }
+    case 'opencode': {
+      const dataHome = env.XDG_DATA_HOME?.trim();
+      const dataDir = join(dataHome?.startsWith('/') ? dataHome : join(homeDir, '.local/share'), 'opencode');
+      const db = env.OPENCODE_DB?.trim();
+      if (db && db !== ':memory:') return db.startsWith('/') ? db : join(dataDir, db);
+      return dataDir;
+    }
+    case 'pi': {
+      const sessions = env.PI_CODING_AGENT_SESSION_DIR?.trim();
+      if (sessions) return sessions;
+      const agentDir = env.PI_CODING_AGENT_DIR?.trim();
+      return join(agentDir ? agentDir : join(homeDir, '.pi/agent'), 'sessions');
+    }
+  }
 }
