@@ -86,7 +86,7 @@ function overSocket(settings: LinkSettings, node: Builtins): Promise<LineStream 
 function overStdio(settings: LinkSettings, node: Builtins): LineStream {
   const child = node.childProcess.spawn(settings.node, [settings.memtraceBin, 'mcp'], {
     stdio: ['pipe', 'pipe', 'ignore'],
-    env: { ...process.env, MEMTRACE_DATA_DIR: settings.dataDir, NODE_EXTRA_CA_CERTS: '' },
+    env: { ...settings.env, MEMTRACE_DATA_DIR: settings.dataDir, NODE_EXTRA_CA_CERTS: '' },
   });
   const stream = lineStream(
     (data) => child.stdin?.write(data),

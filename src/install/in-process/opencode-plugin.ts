@@ -34,12 +34,17 @@ const MAX_SESSIONS = 1_000;
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-export function openCodePlugin(installed: InstalledSettings, input: OpenCodeInput, node: Builtins = builtins()): Hooks {
-  const settings = linkSettings('opencode', installed, process.env);
+export function openCodePlugin(
+  installed: InstalledSettings,
+  input: OpenCodeInput,
+  node: Builtins = builtins(),
+  env: Record<string, string | undefined> = process.env,
+): Hooks {
+  const settings = linkSettings('opencode', installed, env);
   if (settings.disabled) return {};
   const link = createWorkerLink(settings, node);
   const directory = str(input.directory);
-  const store = openCodeStore(node, process.env);
+  const store = openCodeStore(node, env);
   const sessions = new Map<string, SessionState>();
   /** A subagent's child session → its parent (from `session.created`'s `info.parentID`). */
   const parents = new Map<string, string>();

@@ -69,8 +69,14 @@ function lastAssistantText(messages: unknown): string | null {
   return null;
 }
 
-export function piExtension(installed: InstalledSettings, tools: readonly MemoryToolSpec[], pi: PiApi, node: Builtins = builtins()): void {
-  const settings = linkSettings('pi', installed, process.env);
+export function piExtension(
+  installed: InstalledSettings,
+  tools: readonly MemoryToolSpec[],
+  pi: PiApi,
+  node: Builtins = builtins(),
+  env: Record<string, string | undefined> = process.env,
+): void {
+  const settings = linkSettings('pi', installed, env);
   if (settings.disabled) return;
   const link = createWorkerLink(settings, node);
   const started = new Map<string, { reply: Promise<string>; contextGiven: boolean }>();

@@ -22,6 +22,8 @@ export interface LinkSettings {
   budgetMs: number;
   /** The observer's own CLI session (memtrace running the host headless): nothing is captured. */
   disabled: boolean;
+  /** The host's environment, passed on to the Node hook and the MCP server when they run. */
+  env: Record<string, string | undefined>;
 }
 
 const DEFAULT_BUDGET_MS = 2_000;
@@ -39,5 +41,6 @@ export function linkSettings(host: LinkSettings['host'], installed: InstalledSet
     node: installed.node,
     budgetMs: Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_BUDGET_MS,
     disabled: Boolean(env.MEMTRACE_OBSERVER_SESSION),
+    env,
   };
 }

@@ -61,7 +61,7 @@ export function createWorkerLink(settings: LinkSettings, node: Builtins): Worker
     String(Math.round(item.firedAtMs)),
     ...(contextPrinted ? ['--context-printed'] : []),
   ];
-  const hookEnv = () => ({ ...process.env, MEMTRACE_DATA_DIR: settings.dataDir });
+  const hookEnv = () => ({ ...settings.env, MEMTRACE_DATA_DIR: settings.dataDir });
 
   /** The Node hook with the event on its stdin; resolves with what it printed (a session start's context). */
   function handOff(item: Queued, contextPrinted: boolean): Promise<string> {
