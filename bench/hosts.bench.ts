@@ -11,6 +11,7 @@ import { offersMemtraceTools } from '../test/support/mcp-tools.js';
 import { pairedRatio } from './stats.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
+import { benchInProcessHost } from './in-process-hosts.js';
 
 export const name = 'hosts';
 
@@ -30,7 +31,9 @@ const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS
 const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15 };
 const TOOL_HOOK: Readonly<Record<AgentHost, string>> = { 'gemini-cli': 'AfterTool', codex: 'PostToolUse' };
 
-const E2E_FILES = ['test/e2e/host-gemini-cli.test.ts', 'test/e2e/host-codex.test.ts'];
+const E2E_FILES = ['test/e2e/host-gemini-cli.test.ts', 'test/e2e/host-codex.test.ts', 'test/e2e/host-opencode.test.ts', 'test/e2e/host-pi.test.ts'];
+/** HOSTS_BENCH_HOSTS=opencode,pi: only these hosts (default: every one). */
+const ONLY = process.env.HOSTS_BENCH_HOSTS?.split(',').map((h) => h.trim()) ?? null;
 
 /**
  * Wall time of each host's real CLI running its scripted session offline (the fake API's default
@@ -42,9 +45,12 @@ const E2E_FILES = ['test/e2e/host-gemini-cli.test.ts', 'test/e2e/host-codex.test
 export async function run(): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const host of HOSTS) {
+    if (ONLY && !ONLY.includes(host)) continue;
     const unavailable = hostUnavailableReason(host);
     out[host] = unavailable ? { skipped: unavailable } : await benchHost(host);
   }
+  // OpenCode and pi: an in-process plugin (extension) instead of hooks (bench/in-process-hosts.ts).
+  for (const host of ['opencode', 'pi'] as const) if (!ONLY || ONLY.includes(host)) out[host] = await benchInProcessHost(host);
   if (process.env.HOSTS_BENCH_E2E !== '0') out.ci_real_cli_tests = await e2eWallTime();
   return out;
 }

@@ -4,7 +4,7 @@
  * - OpenCode: the plugin `plugins/memtrace.js` in its config folder (`$XDG_CONFIG_HOME/opencode`,
  *   `~/.config/opencode`; `DIR/.opencode/` with `--project`), and the MCP server `mcp.memtrace`
  *   in `opencode.json` there (`DIR/opencode.json`).
- * - pi: the extension `extensions/memtrace.ts` in its agent folder (`$PI_CODING_AGENT_DIR`,
+ * - pi: the extension `extensions/memtrace.js` in its agent folder (`$PI_CODING_AGENT_DIR`,
  *   `~/.pi/agent`; `DIR/.pi/` with `--project`). pi has no MCP.
  */
 import { isMemtraceInProcessFile, type InProcessHost } from './in-process-file.js';
@@ -29,7 +29,7 @@ export function inProcessConfigPaths(
 ): InProcessPaths {
   if (host === 'pi') {
     const agentDir = where.projectDir !== null ? join(where.projectDir, '.pi') : where.env.PI_CODING_AGENT_DIR?.trim() || join(where.home, '.pi', 'agent');
-    return { pluginFile: join(agentDir, 'extensions', 'memtrace.ts'), mcpFile: null };
+    return { pluginFile: join(agentDir, 'extensions', 'memtrace.js'), mcpFile: null };
   }
   const xdg = where.env.XDG_CONFIG_HOME?.trim();
   const configDir = where.projectDir !== null ? where.projectDir : join(xdg?.startsWith('/') ? xdg : join(where.home, '.config'), 'opencode');

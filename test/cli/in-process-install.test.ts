@@ -115,14 +115,18 @@ describe('memtrace install / uninstall --host opencode|pi', () => {
 
   it('writes pi’s extension with memtrace’s memory tools as the MCP server lists them, where PI_CODING_AGENT_DIR says, and removes it', async () => {
     const agentDir = path.join(temp.dir, 'pi-agent');
-    const file = path.join(agentDir, 'extensions', 'memtrace.ts');
+    const file = path.join(agentDir, 'extensions', 'memtrace.js');
     const { code, out, err } = await run(['install', '--host', 'pi'], { PI_CODING_AGENT_DIR: agentDir });
     expect(code, err).toBe(0);
     expect(out).toContain(`installed memtrace's extension (with its memory tools) in ${file} (added extension)`);
     expect(out).toMatch(/^next: start pi; .*memtrace_search/m);
     const text = fs.readFileSync(file, 'utf8');
     expect(text).not.toMatch(/^\s*import\s|\bimport\(|require\(['"]/m);
-    expect(text).toMatch(/^export default function memtrace\(pi\)/m);
+    expect(text).toMatch(/^module\.exports = function memtrace\(pi\)/m);
+    // pi loads it with jiti, as it is: CommonJS, so jiti evaluates it without compiling it first.
+    const { createJiti } = await import('jiti');
+    const loaded = await createJiti(import.meta.url, { moduleCache: false, fsCache: false }).import(file, { default: true });
+    expect(typeof loaded).toBe('function');
     const tools = JSON.parse(/^const MEMTRACE_TOOLS = (.*);$/m.exec(text)![1]!) as Array<{ name: string; inputSchema: { required?: string[] } }>;
     expect(tools.map((t) => t.name)).toEqual(['search', 'timeline', 'get_observations']);
     expect(tools[0]!.inputSchema.required).toEqual(['query']);
@@ -133,7 +137,7 @@ describe('memtrace install / uninstall --host opencode|pi', () => {
     const project = path.join(temp.dir, 'shop');
     fs.mkdirSync(project);
     expect((await run(['install', '--host', 'pi', '--project', project])).code).toBe(0);
-    expect(fs.existsSync(path.join(project, '.pi', 'extensions', 'memtrace.ts'))).toBe(true);
+    expect(fs.existsSync(path.join(project, '.pi', 'extensions', 'memtrace.js'))).toBe(true);
   });
 
   it('refuses an unknown host in one line with the list', async () => {

@@ -61,7 +61,7 @@ new project hooks until you trust them; install never does that for you and prin
 OpenCode and pi have no command hooks: --host opencode writes memtrace's plugin, one file that
 imports nothing, to ~/.config/opencode/plugins/memtrace.js ($XDG_CONFIG_HOME/opencode) and the
 MCP server (mcp.memtrace) into opencode.json beside it; --host pi writes memtrace's extension to
-~/.pi/agent/extensions/memtrace.ts ($PI_CODING_AGENT_DIR), with memtrace's memory tools (pi has
+~/.pi/agent/extensions/memtrace.js ($PI_CODING_AGENT_DIR), with memtrace's memory tools (pi has
 no MCP). Both talk to the worker over its socket in the data dir, in the background.
 
 ${OPTIONS}`;
