@@ -44,7 +44,10 @@ export function readPiOutput(stdout: string, exitCode: number | null, nowMs: num
   const cost = isObject(usage.cost) && typeof usage.cost.total === 'number' && Number.isFinite(usage.cost.total) ? usage.cost.total : 0;
   return {
     text,
-    usage: input === null || output === null ? null : { inputTokens: input + (nonNegativeInt(usage.cacheRead) ?? 0) + (nonNegativeInt(usage.cacheWrite) ?? 0), outputTokens: output },
+    usage:
+      input === null || output === null
+        ? null
+        : { inputTokens: input + (nonNegativeInt(usage.cacheRead) ?? 0) + (nonNegativeInt(usage.cacheWrite) ?? 0), outputTokens: output },
     // pi prices from its model registry; a model it has no price for costs "0", which is unknown, not free.
     costUsd: cost > 0 ? cost : null,
     model: typeof message.model === 'string' ? message.model : null,
