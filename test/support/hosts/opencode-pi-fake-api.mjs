@@ -54,7 +54,7 @@ const subst = (v) =>
 let seq = 0;
 function log(entry) {
   if (!logFile) return;
-  fs.appendFileSync(logFile, JSON.stringify({ seq: seq++, ts: new Date().toISOString(), ...entry }) + '\n');
+  fs.appendFileSync(logFile, `${JSON.stringify({ seq: seq++, ts: new Date().toISOString(), ...entry })}\n`);
 }
 const rid = (p) => `${p}_${crypto.randomBytes(8).toString('hex')}`;
 
@@ -81,17 +81,15 @@ function countCalls(proto, body) {
   }
   return 0;
 }
-function toolNames(proto, body) {
-  return (body.tools || []).map((t) => t.name || (t.function && t.function.name) || t.type);
+function toolNames(_proto, body) {
+  return (body.tools || []).map((t) => t.name || t.function?.name || t.type);
 }
 // Returns {step, calls:[{name,args}]|null, text|null}
 function decide(proto, body) {
   const names = toolNames(proto, body);
   const isTitle = /title generator|generate a (short |brief )?title/i.test(JSON.stringify(body.system ?? body.messages?.[0] ?? body.instructions ?? ''));
   if (!names.length && (!toollessMain || isTitle)) {
-    const fmt =
-      (body.response_format && body.response_format.json_schema && body.response_format.json_schema.schema) ||
-      (body.text && body.text.format && body.text.format.schema);
+    const fmt = body.response_format?.json_schema?.schema || body.text?.format?.schema;
     return { kind: 'side', text: fmt ? JSON.stringify(fromSchema(fmt)) : 'Fake title' };
   }
   const step = countCalls(proto, body);
@@ -104,7 +102,7 @@ function decide(proto, body) {
 }
 function fromSchema(s) {
   if (!s || typeof s !== 'object') return {};
-  if (s.enum && s.enum.length) return s.enum[0];
+  if (s.enum?.length) return s.enum[0];
   const t = Array.isArray(s.type) ? s.type[0] : s.type || (s.properties ? 'object' : 'string');
   if (t === 'object') return Object.fromEntries(Object.entries(s.properties || {}).map(([k, v]) => [k, fromSchema(v)]));
   if (t === 'array') return [];
@@ -241,7 +239,7 @@ function pickHeaders(h) {
   // secrets: keep only the scheme and the last 4 characters, to tell which credential was sent
   const tail = (v) => `<redacted …${String(v).slice(-4)}>`;
   for (const k of HDRS) if (h[k]) out[k] = k === 'x-api-key' ? tail(h[k]) : h[k];
-  if (h.authorization) out.authorization = h.authorization.replace(/^(\S+\s+)(.*)$/, (m, a, b) => a + tail(b));
+  if (h.authorization) out.authorization = h.authorization.replace(/^(\S+\s+)(.*)$/, (_m, a, b) => a + tail(b));
   return out;
 }
 function json(res, status, obj) {
