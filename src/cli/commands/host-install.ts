@@ -72,7 +72,8 @@ export async function runHostInstall(
   }
 
   const changed = result.edits.filter((e) => e.changes.length > 0);
-  const nextStep = () => (isInProcessHost(host) ? inProcessNextStep(host, options.projectDir) : trustStep(host, options.projectDir));
+  const nextStep = () =>
+    isInProcessHost(host) ? inProcessNextStep(host, { projectDir: options.projectDir, home, env: io.env }) : trustStep(host, options.projectDir);
   if (changed.length === 0) {
     out(
       action === 'install'

@@ -54,12 +54,20 @@ export async function inProcessEdits(
   };
 }
 
-/** The one step the user takes after install: none but starting the host (neither has a trust gate for these files). */
-export function inProcessNextStep(host: InProcessHost, projectDir: string | null): string {
+/**
+ * The one step the user takes after install: starting the host (neither asks to trust these
+ * files). OpenCode waits at every start with any plugin until its plugin package
+ * (@opencode-ai/plugin) is installed in each of its config folders: once, with the network; with
+ * none, about 75 s at every start (measured offline). Said when a folder does not have it yet.
+ */
+export function inProcessNextStep(host: InProcessHost, where: { projectDir: string | null; home: string; env: Record<string, string | undefined> }): string {
   if (host === 'pi')
     return "next: start pi; it loads the extension at startup (pi asks nothing first), records the session, and offers the model memtrace_search, memtrace_timeline and memtrace_get_observations. memtrace's worker starts with the first session.";
   const start = "next: start OpenCode (opencode, or opencode run); it loads the plugin at startup, and memtrace's worker starts with the first session.";
-  return projectDir === null
-    ? start
-    : `${start} note: OpenCode installs its plugin package into ${projectDir}/.opencode/ at its next start (this needs the network once; offline that start waits about 70 s), and writes a .gitignore there; the user install (without --project) avoids both.`;
+  const { pluginFile } = inProcessConfigPaths('opencode', { ...where, exists: fs.existsSync });
+  const userDir = path.dirname(path.dirname(inProcessConfigPaths('opencode', { ...where, projectDir: null, exists: fs.existsSync }).pluginFile));
+  const dirs = [...new Set([userDir, path.dirname(path.dirname(pluginFile))])];
+  const missing = dirs.filter((dir) => !fs.existsSync(path.join(dir, 'node_modules', '@opencode-ai', 'plugin', 'package.json')));
+  if (missing.length === 0) return start;
+  return `${start} note: with a plugin, OpenCode first installs its plugin package (@opencode-ai/plugin) into ${missing.join(' and ')} and waits for it: this needs the network once (an npm install); with no network, every OpenCode start waits about 75 s for it.${where.projectDir !== null ? ' The user install (without --project) needs only the one folder.' : ''}`;
 }
