@@ -140,7 +140,7 @@ describe('memtrace hook --host', () => {
     expect(await hook(['--host', 'codex', 'Stop'], 'not json', env)).toMatchObject({ code: 0, stderr: expect.stringContaining('not valid JSON') });
     expect(await hook(['--host', 'cursor', 'Stop'], {}, env)).toMatchObject({
       code: 0,
-      stderr: expect.stringContaining('--host takes claude-code, gemini-cli or codex'),
+      stderr: expect.stringContaining('--host takes claude-code, gemini-cli, codex, opencode or pi'),
     });
     expect(await hook(['--host', 'gemini-cli'], {}, env)).toMatchObject({ code: 0, stderr: '' });
     // Claude Code too: a wrong hook line is reported, never a blocking exit code; its own event names are accepted.
