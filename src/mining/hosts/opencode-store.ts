@@ -25,7 +25,7 @@ function openReadOnly(file: string): Database.Database {
 }
 
 /** The OpenCode stores in a folder (its data folder), or the file itself when given one. */
-export function openCodeStoresIn(root: string): { stores: string[] } | { error: string } {
+function openCodeStoresIn(root: string): { stores: string[] } | { error: string } {
   try {
     const stat = fs.statSync(root);
     if (stat.isFile()) return { stores: [root] };

@@ -27,7 +27,7 @@ export function openCodeMcpNames(debugConfig: string): string[] {
   }
 }
 
-export function openCodeObserverConfig(systemFile: string, mcpNames: readonly string[]): string {
+function openCodeObserverConfig(systemFile: string, mcpNames: readonly string[]): string {
   const off = { type: 'local', command: ['true'], enabled: false };
   return JSON.stringify({
     agent: { [AGENT]: { mode: 'primary', description: 'memtrace observer', prompt: `{file:${systemFile}}`, permission: { '*': 'deny' } } },
