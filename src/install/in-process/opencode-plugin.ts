@@ -39,8 +39,9 @@ export function openCodePlugin(
   input: OpenCodeInput,
   node: Builtins = builtins(),
   env: Record<string, string | undefined> = process.env,
+  overrides: Parameters<typeof linkSettings>[3] = {},
 ): Hooks {
-  const settings = linkSettings('opencode', installed, env);
+  const settings = linkSettings('opencode', installed, env, overrides);
   if (settings.disabled) return {};
   const link = createWorkerLink(settings, node);
   const directory = str(input.directory);

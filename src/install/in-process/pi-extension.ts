@@ -75,8 +75,9 @@ export function piExtension(
   pi: PiApi,
   node: Builtins = builtins(),
   env: Record<string, string | undefined> = process.env,
+  overrides: Parameters<typeof linkSettings>[3] = {},
 ): void {
-  const settings = linkSettings('pi', installed, env);
+  const settings = linkSettings('pi', installed, env, overrides);
   if (settings.disabled) return;
   const link = createWorkerLink(settings, node);
   const started = new Map<string, { reply: Promise<string>; contextGiven: boolean }>();

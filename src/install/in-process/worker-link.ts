@@ -110,7 +110,7 @@ export function createWorkerLink(settings: LinkSettings, node: Builtins): Worker
   async function deliver(item: Queued): Promise<void> {
     const route = `/hook/${settings.host}/${encodeURIComponent(item.event)}`;
     const startedMs = item.event === startEvent(settings.host) ? item.firedAtMs : Date.now();
-    const result = socketUsable ? await postHookEvent(node.net, socketPath, route, item.body, { timeoutMs: settings.budgetMs, startedMs }) : null;
+    const result = socketUsable ? await postHookEvent(node.net, socketPath, route, item.body, { timeoutMs: settings.deliveryTimeoutMs, startedMs }) : null;
     if (result?.ok && (result.status < 300 || result.status === 400)) {
       // 400: the worker could not read it and kept it aside itself; nothing to spool.
       item.resolve(result.status < 300 ? result.body : '');

@@ -59,11 +59,12 @@ async function shown(dataDir: string, sessionId: string) {
   return JSON.parse(c.stdout());
 }
 
-/** The session's stored tool events, or none while it is not stored yet (for waiting on). */
-async function toolEventsOf(dataDir: string, sessionId: string): Promise<number> {
+/** Whether the session is stored, ended, with this many tool events (for waiting on: it asserts nothing). */
+async function storedEnded(dataDir: string, sessionId: string, tools: number): Promise<boolean> {
   const c = captureIO({ env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
-  if ((await main(['show', '--session', sessionId, '--json'], c.io)) !== 0) return 0;
-  return (JSON.parse(c.stdout()).tool_events as unknown[]).length;
+  if ((await main(['show', '--session', sessionId, '--json'], c.io)) !== 0) return false;
+  const shown = JSON.parse(c.stdout());
+  return shown.session.status === 'ended' && shown.tool_events.length === tools;
 }
 
 describe('memtrace’s OpenCode plugin', () => {
@@ -118,6 +119,8 @@ describe('memtrace’s OpenCode plugin', () => {
     const again = structuredClone(stream.find((c) => c.name === 'chat.message')!.data);
     await hooks['chat.message']!(again.input as never, again.output as never);
     expect(again.output.parts).toHaveLength(1);
+    // OpenCode's end: what the plugin queued is delivered before the worker goes.
+    await hooks.dispose!();
   });
 
   it('reads what it understands from a newer OpenCode and never throws on anything else', async () => {
@@ -158,7 +161,7 @@ describe('memtrace’s OpenCode plugin', () => {
       await replayOpenCode(hooks, stream);
       // dispose waited for the budget; the rest are handed over in the background.
       await waitFor(() => fs.existsSync(path.join(dataDir, 'worker.json')), 60_000);
-      await waitFor(async () => (await toolEventsOf(dataDir, SESSION)) === 5, 60_000);
+      await waitFor(() => storedEnded(dataDir, SESSION, 5), 60_000);
       const shownSession = await shown(dataDir, SESSION);
       expect(shownSession.session).toMatchObject({ platform: 'opencode', status: 'ended' });
       expect(JSON.stringify(shownSession)).not.toContain(secret);
@@ -182,7 +185,8 @@ describe('memtrace’s OpenCode plugin', () => {
       MEMTRACE_TELEMETRY: '0',
     };
     try {
-      const hooks = openCodePlugin(installed, { directory: project }, undefined, env);
+      // The worker's answer is waited for 1 s before the event goes to the spool (15 s by default).
+      const hooks = openCodePlugin(installed, { directory: project }, undefined, env, { deliveryTimeoutMs: 1_000 });
       const stream = capturedStream('opencode');
       const after = stream.find((c) => c.name === 'tool.execute.after')!.data;
       // A tool result is queued and the hook returns while the worker still holds its connection unanswered.

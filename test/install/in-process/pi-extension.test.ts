@@ -51,11 +51,12 @@ async function shown(dataDir: string, sessionId: string) {
   return JSON.parse(c.stdout());
 }
 
-/** The session's stored tool events, or none while it is not stored yet (for waiting on). */
-async function toolEventsOf(dataDir: string, sessionId: string): Promise<number> {
+/** Whether the session is stored, ended, with this many tool events (for waiting on: it asserts nothing). */
+async function storedEnded(dataDir: string, sessionId: string, tools: number): Promise<boolean> {
   const c = captureIO({ env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
-  if ((await main(['show', '--session', sessionId, '--json'], c.io)) !== 0) return 0;
-  return (JSON.parse(c.stdout()).tool_events as unknown[]).length;
+  if ((await main(['show', '--session', sessionId, '--json'], c.io)) !== 0) return false;
+  const shown = JSON.parse(c.stdout());
+  return shown.session.status === 'ended' && shown.tool_events.length === tools;
 }
 
 describe('memtrace’s pi extension', () => {
@@ -99,6 +100,7 @@ describe('memtrace’s pi extension', () => {
     expect(first).toMatchObject({ message: { customType: 'memtrace', display: false, content: expect.stringContaining('The shop API answers in cents') } });
     const [second] = await pi.fire({ type: 'before_agent_start', prompt: 'again', systemPrompt: 'You are pi.' }, facts);
     expect(second).toBeUndefined();
+    await pi.fire({ type: 'session_shutdown', reason: 'quit' }, facts);
   });
 
   it('offers memtrace’s memory tools, answered by the worker’s MCP server, or by `memtrace mcp` when no worker runs', async () => {
@@ -128,7 +130,7 @@ describe('memtrace’s pi extension', () => {
     try {
       await replayPi(pi);
       await waitFor(() => fs.existsSync(path.join(dataDir, 'worker.json')), 60_000);
-      await waitFor(async () => (await toolEventsOf(dataDir, SESSION)) === 5, 60_000);
+      await waitFor(() => storedEnded(dataDir, SESSION, 5), 60_000);
       expect((await shown(dataDir, SESSION)).session).toMatchObject({ platform: 'pi', status: 'ended' });
     } finally {
       await main(['worker', 'stop'], captureIO({ env }).io);
@@ -146,5 +148,6 @@ describe('memtrace’s pi extension', () => {
     await pi.fire({ ...result.event, toolCallId: 'call_new', extra: { nested: true }, content: [{ type: 'image' }] }, result.ctx);
     await waitFor(() => (h!.worker.store.db.prepare('SELECT count(*) AS n FROM tool_events').get() as { n: number }).n === 1);
     expect(JSON.parse((await h.get('/health')).text).hooks).toMatchObject({ failed: 0 });
+    await pi.fire({ type: 'session_shutdown', reason: 'quit' }, result.ctx);
   });
 });
