@@ -30,6 +30,7 @@ import {
   type InProcessHost,
 } from '../test/support/in-process-hosts.js';
 import { sandboxedBin } from '../test/support/observer-cli.js';
+import { sqliteDriver } from '../src/store/sqlite-driver.js';
 import { observationXml } from '../test/support/replies.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { childrenCpuMs, processCpuMs } from './process-cpu.js';
@@ -93,7 +94,8 @@ export async function benchInProcessHost(host: InProcessHost): Promise<Record<st
     fs.mkdirSync(project);
     const wall = Object.fromEntries(VARIANTS.map((v) => [v, [] as number[]])) as Record<Variant, number[]>;
     const cpu = Object.fromEntries(VARIANTS.map((v) => [v, [] as number[]])) as Record<Variant, number[]>;
-    const stored: number[] = [];
+    const delivered: number[] = [];
+    const toolEventsStored: number[] = [];
     const workerCpuPerEvent: number[] = [];
     let n = 0;
     const once = async (variant: Variant, timed = true) => {
@@ -119,7 +121,8 @@ export async function benchInProcessHost(host: InProcessHost): Promise<Record<st
         if (variant === 'installed') {
           // The plugin delivers in the background: wait until the session's end has arrived.
           const after = await waitForEvents(worker.url, before, 1 + 1 + TOOL_CALLS + 1 + 1);
-          stored.push(after - before);
+          delivered.push(after - before);
+          toolEventsStored.push(latestSessionToolEvents(path.join(dataDir, 'memtrace.db')));
           const used = processCpuMs(worker.pid);
           if (used !== null && workerCpu !== null && after > before) workerCpuPerEvent.push((used - workerCpu) / (after - before));
         }
@@ -145,8 +148,9 @@ export async function benchInProcessHost(host: InProcessHost): Promise<Record<st
     );
     return {
       session: `${TOOL_CALLS} tool calls + final text`,
-      events_stored_per_installed_session: stored,
+      events_delivered_per_installed_session: delivered,
       events_expected: `${1 + 1 + TOOL_CALLS + 1 + 1} (start, prompt, ${TOOL_CALLS} tool calls, turn end, session end)`,
+      tool_events_stored_per_installed_session: toolEventsStored,
       worker_cpu_ms_per_event: workerCpuPerEvent.map((x) => Math.round(x * 100) / 100),
       ...figures,
       observer: await benchObserver(host, temp.dir),
@@ -154,6 +158,19 @@ export async function benchInProcessHost(host: InProcessHost): Promise<Record<st
   } finally {
     await worker.stop();
     temp.cleanup();
+  }
+}
+
+/** The tool events stored for the newest session (the one just run), read from the worker's database. */
+function latestSessionToolEvents(dbFile: string): number {
+  const db = new (sqliteDriver())(dbFile, { readonly: true });
+  try {
+    const row = db
+      .prepare('SELECT count(*) AS n FROM tool_events WHERE session_id = (SELECT session_id FROM sessions ORDER BY created_at DESC LIMIT 1)')
+      .get() as { n: number };
+    return row.n;
+  } finally {
+    db.close();
   }
 }
 
