@@ -62,6 +62,11 @@ export async function startHostFakeApi(
     fs.writeFileSync(scriptFile, JSON.stringify(options.script));
     args.push('--script', scriptFile);
   }
+  return startFakeApiProcess(args, options.logFile);
+}
+
+/** A fake model API script run as a child process (its arguments name the script and the log): its port and its request log. */
+export async function startFakeApiProcess(args: string[], logFile: string): Promise<FakeApi> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -75,9 +80,9 @@ export async function startHostFakeApi(
   return {
     port,
     requests: () =>
-      fs.existsSync(options.logFile)
+      fs.existsSync(logFile)
         ? fs
-            .readFileSync(options.logFile, 'utf8')
+            .readFileSync(logFile, 'utf8')
             .split('\n')
             .filter((l) => l.trim() !== '')
             .map((l) => JSON.parse(l))
@@ -150,11 +155,39 @@ function hostEnv(host: AgentHost, home: string, apiPort: number): Record<string,
 /** One scripted session of the host CLI inside the loopback-only namespace; stdin is /dev/null. */
 export async function runHostCli(host: AgentHost, options: HostRunOptions): Promise<HostRunResult> {
   fs.mkdirSync(path.join(options.home, 'tmp'), { recursive: true, mode: 0o700 });
+  const run = await runInLoopbackSandbox(HOST_BINS[host], hostArgs(host, options.prompt ?? HOST_PROMPT), {
+    cwd: options.projectDir,
+    env: { ...hostEnv(host, options.home, options.apiPort), ...options.env },
+    ports: [options.apiPort, ...(options.forwardPorts ?? [])],
+    timeoutMs: options.timeoutMs ?? 120_000,
+  });
+  return { exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr, wallMs: run.wallMs, timedOut: run.killedAt === 'timeout' };
+}
+
+export interface SandboxRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  /** Why its process group was killed (SIGKILL), if it was: the time ran out, or `killWhen` said so. */
+  killedAt: 'timeout' | 'asked' | null;
+}
+
+/**
+ * `bin args…` inside a loopback-only network namespace (`unshare -n` + loopback-sandbox.mjs), with
+ * each of `ports` on 127.0.0.1 forwarded to the server of that port outside; stdin is /dev/null,
+ * its own process group (a timeout or `killWhen` kills everything it started).
+ */
+export async function runInLoopbackSandbox(
+  bin: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; ports: number[]; timeoutMs: number; killWhen?: () => Promise<void> },
+): Promise<SandboxRun> {
   const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mt-hsock-'));
   const bridges: Array<{ close(): Promise<void> }> = [];
   const forwards: string[] = [];
   try {
-    for (const port of [options.apiPort, ...(options.forwardPorts ?? [])]) {
+    for (const port of options.ports) {
       const socketPath = path.join(socketDir, `${port}.sock`);
       bridges.push(await bridgeUnixToTcp(socketPath, port));
       forwards.push('--forward', `${port}=${socketPath}`);
@@ -166,25 +199,32 @@ export async function runHostCli(host: AgentHost, options: HostRunOptions): Prom
     const out = fs.openSync(outFile, 'w');
     const err = fs.openSync(errFile, 'w');
     const started = performance.now();
-    const child = spawn('unshare', ['-n', process.execPath, SANDBOX, ...forwards, '--', HOST_BINS[host], ...hostArgs(host, options.prompt ?? HOST_PROMPT)], {
-      cwd: options.projectDir,
-      env: { ...hostEnv(host, options.home, options.apiPort), ...options.env },
+    const child = spawn('unshare', ['-n', process.execPath, SANDBOX, ...forwards, '--', bin, ...args], {
+      cwd: options.cwd,
+      env: options.env,
       stdio: ['ignore', out, err],
       detached: true, // its own process group, so a timeout kills hooks too
     });
     fs.closeSync(out);
     fs.closeSync(err);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    }, options.timeoutMs ?? 120_000);
+    let killedAt: SandboxRun['killedAt'] = null;
+    const kill = (why: 'timeout' | 'asked') => {
+      if (!child.pid || child.exitCode !== null || killedAt) return;
+      killedAt = why;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => kill('timeout'), options.timeoutMs);
+    void options.killWhen?.().then(() => kill('asked'));
     const exitCode = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (code) => resolve(code));
     }).finally(() => clearTimeout(timer));
     const wallMs = performance.now() - started;
-    return { exitCode, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, timedOut };
+    return { exitCode, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, killedAt };
   } finally {
     await Promise.all(bridges.map((b) => b.close()));
     fs.rmSync(socketDir, { recursive: true, force: true });

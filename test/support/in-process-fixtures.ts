@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { main } from '../../src/cli/main.js';
+import { captureIO } from './cli-io.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/hosts');
 
@@ -85,4 +87,17 @@ export async function replayPi(pi: ReturnType<typeof fakePi>, stream: Captured[]
     results.push(...(await pi.fire({ ...data.event, type: data.event.type ?? name }, data.ctx)));
   }
   return results;
+}
+
+/** `memtrace show --session <id> --json` on a data dir, parsed; null when the session is not stored (yet). */
+export async function storedSession(dataDir: string, sessionId: string): Promise<any | null> {
+  const c = captureIO({ env: { MEMTRACE_DATA_DIR: dataDir, HOME: path.dirname(dataDir) } });
+  if ((await main(['show', '--session', sessionId, '--json'], c.io)) !== 0) return null;
+  return JSON.parse(c.stdout());
+}
+
+/** Whether the session is stored, ended, with this many tool events (for waiting on: it asserts nothing). */
+export async function storedAndEnded(dataDir: string, sessionId: string, tools: number): Promise<boolean> {
+  const shown = await storedSession(dataDir, sessionId);
+  return shown?.session.status === 'ended' && shown.tool_events.length === tools;
 }

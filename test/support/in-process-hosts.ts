@@ -8,11 +8,14 @@
  * its plugin dependencies pre-seeded (offline, OpenCode otherwise retries an npm install of its
  * plugin package for ~70 s at every start: AGENT-HOSTS-2.md §2.7; that is OpenCode's, not memtrace's).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bridgeUnixToTcp, loopbackSandboxAvailable } from './claude-code.js';
+import { loopbackSandboxAvailable } from './claude-code.js';
+import { runInLoopbackSandbox, startFakeApiProcess, type FakeApi } from './host-cli.js';
+
+export type { FakeApi } from './host-cli.js';
 
 export type InProcessHost = 'opencode' | 'pi';
 
@@ -24,7 +27,6 @@ export const IN_PROCESS_BINS: Readonly<Record<InProcessHost, string>> = {
   pi: path.join(ROOT, 'node_modules/.bin/pi'),
 };
 const FAKE_API = path.join(import.meta.dirname, 'hosts/opencode-pi-fake-api.mjs');
-const SANDBOX = path.join(import.meta.dirname, 'loopback-sandbox.mjs');
 export const HOST_PROMPT = 'Create out.txt, read it, edit it, then cat a missing file.';
 
 /** Why the host CLI cannot run here, or null when `--version` works. */
@@ -42,49 +44,13 @@ export function inProcessHostUnavailableReason(host: InProcessHost): string | nu
   return null;
 }
 
-export interface FakeApi {
-  port: number;
-  /** Every request logged so far (one JSON object each: path, kind, step, body, …). */
-  requests(): any[];
-  close(): Promise<void>;
-}
-
 /** The fake model API; `script` steps are `{call, args}`, `{calls}` or `{text}` (see the file's header). */
-export async function startFakeModelApi(options: { projectDir: string; logFile: string; script: unknown[]; toollessMain?: boolean }): Promise<FakeApi> {
+export function startFakeModelApi(options: { projectDir: string; logFile: string; script: unknown[]; toollessMain?: boolean }): Promise<FakeApi> {
   const scriptFile = `${options.logFile}.script.json`;
   fs.writeFileSync(scriptFile, JSON.stringify(options.script));
   const args = [FAKE_API, '--port', '0', '--log', options.logFile, '--project', options.projectDir, '--script', scriptFile];
   if (options.toollessMain) args.push('--toolless-main');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = /PORT=(\d+)/.exec(out);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`fake API exited ${code}`)));
-  });
-  return {
-    port,
-    requests: () =>
-      fs.existsSync(options.logFile)
-        ? fs
-            .readFileSync(options.logFile, 'utf8')
-            .split('\n')
-            .filter((l) => l.trim() !== '')
-            .map((l) => JSON.parse(l))
-        : [],
-    close: () => stopChild(child),
-  };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  return startFakeApiProcess(args, options.logFile);
 }
 
 /** The user's own setup in a scratch HOME: the fake provider (and for OpenCode its plugin dependencies in place). */
@@ -146,7 +112,6 @@ export interface InProcessRunOptions {
 
 export interface InProcessRunResult {
   exitCode: number | null;
-  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
   wallMs: number;
@@ -167,50 +132,12 @@ function hostEnv(host: InProcessHost, home: string): Record<string, string> {
 /** One scripted session of the host CLI inside the loopback-only namespace; stdin is /dev/null. */
 export async function runInProcessHost(host: InProcessHost, options: InProcessRunOptions): Promise<InProcessRunResult> {
   fs.mkdirSync(path.join(options.home, 'tmp'), { recursive: true, mode: 0o700 });
-  const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mt-isock-'));
-  const bridges: Array<{ close(): Promise<void> }> = [];
-  const forwards: string[] = [];
-  try {
-    for (const port of [options.apiPort, ...(options.forwardPorts ?? [])]) {
-      const socketPath = path.join(socketDir, `${port}.sock`);
-      bridges.push(await bridgeUnixToTcp(socketPath, port));
-      forwards.push('--forward', `${port}=${socketPath}`);
-    }
-    const outFile = path.join(socketDir, 'stdout');
-    const errFile = path.join(socketDir, 'stderr');
-    const out = fs.openSync(outFile, 'w');
-    const err = fs.openSync(errFile, 'w');
-    const started = performance.now();
-    const args = hostArgs(host, options.prompt ?? HOST_PROMPT);
-    const child = spawn('unshare', ['-n', process.execPath, SANDBOX, ...forwards, '--', IN_PROCESS_BINS[host], ...args], {
-      cwd: options.projectDir,
-      env: { ...hostEnv(host, options.home), ...options.env },
-      stdio: ['ignore', out, err],
-      detached: true, // its own process group, so a timeout or a kill reaches everything it started
-    });
-    fs.closeSync(out);
-    fs.closeSync(err);
-    let killed = false;
-    const kill = () => {
-      if (child.pid && child.exitCode === null) {
-        killed = true;
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    };
-    const timer = setTimeout(kill, options.timeoutMs ?? 180_000);
-    void options.killWhen?.().then(kill);
-    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (c, s) => resolve({ code: c, signal: s }));
-    }).finally(() => clearTimeout(timer));
-    const wallMs = performance.now() - started;
-    return { exitCode: code, signal, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, killed };
-  } finally {
-    await Promise.all(bridges.map((b) => b.close()));
-    fs.rmSync(socketDir, { recursive: true, force: true });
-  }
+  const run = await runInLoopbackSandbox(IN_PROCESS_BINS[host], hostArgs(host, options.prompt ?? HOST_PROMPT), {
+    cwd: options.projectDir,
+    env: { ...hostEnv(host, options.home), ...options.env },
+    ports: [options.apiPort, ...(options.forwardPorts ?? [])],
+    timeoutMs: options.timeoutMs ?? 180_000,
+    ...(options.killWhen ? { killWhen: options.killWhen } : {}),
+  });
+  return { exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr, wallMs: run.wallMs, killed: run.killedAt !== null };
 }

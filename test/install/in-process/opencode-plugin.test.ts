@@ -15,7 +15,7 @@ import { readSpooled } from '../../../src/data-dir/spool.js';
 import { openCodePlugin } from '../../../src/install/in-process/opencode-plugin.js';
 import { noProvider } from '../../../src/providers/index.js';
 import { captureIO } from '../../support/cli-io.js';
-import { capturedStream, replayOpenCode } from '../../support/in-process-fixtures.js';
+import { capturedStream, replayOpenCode, storedAndEnded, storedSession } from '../../support/in-process-fixtures.js';
 import { addObservation } from '../../support/memory-fixtures.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -54,17 +54,9 @@ function setUp() {
 }
 
 async function shown(dataDir: string, sessionId: string) {
-  const c = captureIO({ env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
-  expect(await main(['show', '--session', sessionId, '--json'], c.io), c.stderr()).toBe(0);
-  return JSON.parse(c.stdout());
-}
-
-/** Whether the session is stored, ended, with this many tool events (for waiting on: it asserts nothing). */
-async function storedEnded(dataDir: string, sessionId: string, tools: number): Promise<boolean> {
-  const c = captureIO({ env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
-  if ((await main(['show', '--session', sessionId, '--json'], c.io)) !== 0) return false;
-  const shown = JSON.parse(c.stdout());
-  return shown.session.status === 'ended' && shown.tool_events.length === tools;
+  const stored = await storedSession(dataDir, sessionId);
+  expect(stored, `no session ${sessionId}`).not.toBeNull();
+  return stored;
 }
 
 describe('memtrace’s OpenCode plugin', () => {
@@ -161,7 +153,7 @@ describe('memtrace’s OpenCode plugin', () => {
       await replayOpenCode(hooks, stream);
       // dispose waited for the budget; the rest are handed over in the background.
       await waitFor(() => fs.existsSync(path.join(dataDir, 'worker.json')), 60_000);
-      await waitFor(() => storedEnded(dataDir, SESSION, 5), 60_000);
+      await waitFor(() => storedAndEnded(dataDir, SESSION, 5), 60_000);
       const shownSession = await shown(dataDir, SESSION);
       expect(shownSession.session).toMatchObject({ platform: 'opencode', status: 'ended' });
       expect(JSON.stringify(shownSession)).not.toContain(secret);

@@ -12,7 +12,7 @@ import { piExtension } from '../../../src/install/in-process/pi-extension.js';
 import { memoryToolSpecs } from '../../../src/install/memory-tool-specs.js';
 import { noProvider } from '../../../src/providers/index.js';
 import { captureIO } from '../../support/cli-io.js';
-import { capturedStream, fakePi, replayPi } from '../../support/in-process-fixtures.js';
+import { capturedStream, fakePi, replayPi, storedAndEnded, storedSession } from '../../support/in-process-fixtures.js';
 import { addObservation } from '../../support/memory-fixtures.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -46,17 +46,9 @@ function setUp() {
 }
 
 async function shown(dataDir: string, sessionId: string) {
-  const c = captureIO({ env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
-  expect(await main(['show', '--session', sessionId, '--json'], c.io), c.stderr()).toBe(0);
-  return JSON.parse(c.stdout());
-}
-
-/** Whether the session is stored, ended, with this many tool events (for waiting on: it asserts nothing). */
-async function storedEnded(dataDir: string, sessionId: string, tools: number): Promise<boolean> {
-  const c = captureIO({ env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir } });
-  if ((await main(['show', '--session', sessionId, '--json'], c.io)) !== 0) return false;
-  const shown = JSON.parse(c.stdout());
-  return shown.session.status === 'ended' && shown.tool_events.length === tools;
+  const stored = await storedSession(dataDir, sessionId);
+  expect(stored, `no session ${sessionId}`).not.toBeNull();
+  return stored;
 }
 
 describe('memtrace’s pi extension', () => {
@@ -130,7 +122,7 @@ describe('memtrace’s pi extension', () => {
     try {
       await replayPi(pi);
       await waitFor(() => fs.existsSync(path.join(dataDir, 'worker.json')), 60_000);
-      await waitFor(() => storedEnded(dataDir, SESSION, 5), 60_000);
+      await waitFor(() => storedAndEnded(dataDir, SESSION, 5), 60_000);
       expect((await shown(dataDir, SESSION)).session).toMatchObject({ platform: 'pi', status: 'ended' });
     } finally {
       await main(['worker', 'stop'], captureIO({ env }).io);
