@@ -28,6 +28,11 @@ describe('the OpenCode adapter on captured plugin payloads', () => {
       platform: 'opencode',
       source: 'startup',
     });
+    // A session the plugin first saw at a message (continued in the TUI) is a resumed one.
+    expect(adapt('session.created', { event: { type: 'session.created', properties: { sessionID: SESSION } }, source: 'resume' })).toMatchObject({
+      kind: 'session_start',
+      source: 'resume',
+    });
   });
 
   it('takes the prompt from the message’s own text parts, without the quotes `opencode run` adds or memtrace’s synthetic part', () => {

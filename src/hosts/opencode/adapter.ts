@@ -8,7 +8,7 @@ import { isObject, openCodePrompt, openCodeToolFailure } from './tool-part.js';
  * event) plus `directory` (the instance's), `transcript_path` (the session in OpenCode's
  * SQLite store, mining/hosts/opencode-store.ts) and what the plugin joined from its per-session
  * state: `parent_session_id` for a subagent's child session, `last_assistant_message` at
- * `session.idle`. OpenCode has no failure, Stop or per-session end hook; the plugin forwards a
+ * `session.idle`, `source: resume` for a session it first saw at a message (continued in the TUI). OpenCode has no failure, Stop or per-session end hook; the plugin forwards a
  * tool part whose state is `error` (`message.part.updated`), `session.idle`, and `dispose` for
  * each open session, and a bash call's non-zero `metadata.exit` is a failure here.
  */
@@ -58,7 +58,7 @@ export const openCodeAdapter: HostAdapter = {
       case 'session_start': {
         const event = isObject(payload.event) ? payload.event : {};
         const info = isObject(event.properties) && isObject(event.properties.info) ? event.properties.info : {};
-        return { ok: true, event: definedFields({ kind, ...common, cwd: common.cwd ?? text(info.directory), source: 'startup' }) };
+        return { ok: true, event: definedFields({ kind, ...common, cwd: common.cwd ?? text(info.directory), source: text(payload.source) ?? 'startup' }) };
       }
       case 'user_prompt_submit': {
         const message = isObject(output.message) ? output.message : {};

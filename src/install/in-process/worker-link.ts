@@ -42,6 +42,10 @@ const HANDOFF_TIMEOUT_MS = 30_000;
 /** At exit: the most time spent handing leftovers to the Node hook. */
 const EXIT_BUDGET_MS = 3_000;
 
+/** Every link's exit flush, run by one handler for the process (a host may load the plugin more than once). */
+const exitFlushes = new Set<() => void>();
+let exitHandlerSet = false;
+
 export function createWorkerLink(settings: LinkSettings, node: Builtins): WorkerLink {
   const queue: Queued[] = [];
   const idle: Array<() => void> = [];
@@ -140,7 +144,7 @@ export function createWorkerLink(settings: LinkSettings, node: Builtins): Worker
   }
 
   // Leftovers at exit: the host is going, so only synchronous work runs; each is spooled by the Node hook.
-  process.once('exit', () => {
+  exitFlushes.add(() => {
     const deadline = Date.now() + EXIT_BUDGET_MS;
     for (let item = queue.shift(); item && Date.now() < deadline; item = queue.shift()) {
       try {
@@ -155,6 +159,12 @@ export function createWorkerLink(settings: LinkSettings, node: Builtins): Worker
       }
     }
   });
+  if (!exitHandlerSet) {
+    exitHandlerSet = true;
+    process.once('exit', () => {
+      for (const flush of exitFlushes) flush();
+    });
+  }
 
   return {
     send(event, payload, options = {}) {
