@@ -7,4 +7,4 @@ export { defaultProjectsDir, transcriptPathFor, sessionIdOfListedFile, sessionId
 export { miningRollupIncrements, passHasActivity, type PassReport } from './mining-report.js';
 export { startTranscriptWatcher, DEFAULT_WATCH_CONFIG, type TranscriptWatchConfig, type TranscriptWatcher } from './watcher.js';
 export { discoverHostTranscripts } from './hosts/discover-hosts.js';
-export { defaultHostTranscriptRoot, hostOfTranscriptPath, codexSessionIdOfPath, copilotSessionIdOfPath } from './hosts/host-transcripts.js';
+export { defaultHostTranscriptRoot, hostOfTranscriptPath, codexSessionIdOfPath, copilotSessionIdOfPath, piSessionIdOfPath } from './hosts/host-transcripts.js';
