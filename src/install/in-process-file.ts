@@ -40,6 +40,19 @@ export function isMemtraceInProcessFile(host: InProcessHost, text: string): bool
   return text.startsWith(`${FIRST_LINE[host]}\n`);
 }
 
+/** What install pinned in a file of memtrace's (`memtrace doctor` reads it); null when the line is not there or not whole. */
+export function installedSettingsOf(host: InProcessHost, text: string): InstalledSettings | null {
+  if (!isMemtraceInProcessFile(host, text)) return null;
+  const line = /^const MEMTRACE_SETTINGS = (.*);$/m.exec(text)?.[1];
+  if (line === undefined) return null;
+  try {
+    const value = JSON.parse(line) as Partial<InstalledSettings> | null;
+    return typeof value?.memtraceBin === 'string' && typeof value.version === 'string' ? (value as InstalledSettings) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function inProcessFileText(host: InProcessHost, bundle: string, settings: InstalledSettings, tools: readonly MemoryToolSpec[] = []): string {
   const exported =
     host === 'opencode'
