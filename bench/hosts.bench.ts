@@ -13,11 +13,17 @@ import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
 import { expectedFirings } from '../test/support/host-scenario.js';
 import { childrenCpuMs, processCpuMs } from './process-cpu.js';
+import { benchInProcessHost } from './in-process-hosts.js';
 
 export const name = 'hosts';
 
-/** HOSTS_BENCH_HOSTS=copilot (comma-separated) benches only those hosts. */
-const HOSTS: AgentHost[] = (process.env.HOSTS_BENCH_HOSTS?.split(',').filter(Boolean) as AgentHost[] | undefined) ?? ['gemini-cli', 'codex', 'copilot'];
+/** The hosts with command hooks; OpenCode and pi (an in-process plugin, extension) are bench/in-process-hosts.ts. */
+const HOSTS: AgentHost[] = ['gemini-cli', 'codex', 'copilot'];
+/** HOSTS_BENCH_HOSTS=copilot,pi (comma-separated): only these hosts (default: every one). */
+const ONLY =
+  process.env.HOSTS_BENCH_HOSTS?.split(',')
+    .map((h) => h.trim())
+    .filter(Boolean) ?? null;
 /**
  * unhooked: no memtrace; hooked: `memtrace install --host … --project` as written (the hooks, and
  * the bridge as the MCP server), a worker running; hooks_only: the same without the MCP server
@@ -35,21 +41,30 @@ const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS
 const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15, copilot: 1.1 };
 const TOOL_HOOK: Readonly<Record<AgentHost, string>> = { 'gemini-cli': 'AfterTool', codex: 'PostToolUse', copilot: 'postToolUse' };
 
-const E2E_FILES = ['test/e2e/host-gemini-cli.test.ts', 'test/e2e/host-codex.test.ts', 'test/e2e/host-copilot.test.ts'];
+const E2E_FILES = [
+  'test/e2e/host-gemini-cli.test.ts',
+  'test/e2e/host-codex.test.ts',
+  'test/e2e/host-opencode.test.ts',
+  'test/e2e/host-copilot.test.ts',
+  'test/e2e/host-pi.test.ts',
+];
 
 /**
  * Wall time of each host's real CLI running its scripted session offline (the fake API's default
  * steps: a write, a read, an edit, a failing command; Gemini also reads a missing file) in each
  * variant, against a memtrace worker in its own process, and whether memtrace's tools were in the
  * session's first model request. One discarded warm-up, then the variants interleaved so drift
- * hits each alike. Also: the CI time the two real-CLI test files add (set HOSTS_BENCH_E2E=0 to skip).
+ * hits each alike. Also: the CI time the real-CLI host test files add (set HOSTS_BENCH_E2E=0 to skip).
  */
 export async function run(): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const host of HOSTS) {
+    if (ONLY && !ONLY.includes(host)) continue;
     const unavailable = hostUnavailableReason(host);
     out[host] = unavailable ? { skipped: unavailable } : await benchHost(host);
   }
+  // OpenCode and pi: an in-process plugin (extension) instead of hooks (bench/in-process-hosts.ts).
+  for (const host of ['opencode', 'pi'] as const) if (!ONLY || ONLY.includes(host)) out[host] = await benchInProcessHost(host);
   if (process.env.HOSTS_BENCH_E2E !== '0') out.ci_real_cli_tests = await e2eWallTime();
   return out;
 }
@@ -207,7 +222,7 @@ async function accepted(worker: ChildWorker): Promise<number> {
   return ((await (await fetch(`${worker.url}/health`)).json()) as { hooks: { accepted: number } }).hooks.accepted;
 }
 
-/** The slow vitest project's run of the two real-CLI test files, as CI runs it. */
+/** The slow vitest project's run of the real-CLI host test files, as CI runs it. */
 function e2eWallTime(): Promise<Record<string, unknown>> {
   const started = performance.now();
   return new Promise((resolve) => {

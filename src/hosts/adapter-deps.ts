@@ -4,6 +4,7 @@ import { readLastCopilotText, readStopText } from './copilot/events-tail.js';
 import { stopTimestampOf } from './copilot/call-ids.js';
 import { readLastModelText, readLastModelTurn } from './gemini-cli/chat-tail.js';
 import type { AdapterDeps } from './host-adapter.js';
+import { readLastPiAssistantText } from './pi/session-entries.js';
 import type { Platform } from './platforms.js';
 
 /** What each host's adapter reads from that host's transcript files (node:fs, tails only). */
@@ -11,6 +12,8 @@ const DEPS: Readonly<Record<Platform, AdapterDeps>> = {
   'claude-code': { lastAssistantText: readLastAssistantText },
   'gemini-cli': { lastAssistantText: readLastModelText, lastModelTurn: readLastModelTurn },
   codex: { lastAssistantText: readLastAgentMessage, exitCodeOf: readExitCode },
+  // The plugin joins the final text itself; the session's store is SQLite (mining reads it).
+  opencode: {},
   copilot: {
     lastAssistantText: readLastCopilotText,
     turnFinalText: (eventsFile, promptId) => {
@@ -18,6 +21,7 @@ const DEPS: Readonly<Record<Platform, AdapterDeps>> = {
       return stoppedAt === null ? { text: null } : readStopText(eventsFile, stoppedAt);
     },
   },
+  pi: { lastAssistantText: readLastPiAssistantText },
   other: {},
 };
 

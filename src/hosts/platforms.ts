@@ -3,7 +3,7 @@
  * (a closed enum: anything else is `other`). A vocabulary with no imports, so telemetry, the store
  * and the fleet can all read it.
  */
-export const HOSTS = ['claude-code', 'gemini-cli', 'codex', 'copilot'] as const;
+export const HOSTS = ['claude-code', 'gemini-cli', 'codex', 'opencode', 'copilot', 'pi'] as const;
 export type HostName = (typeof HOSTS)[number];
 
 export const PLATFORMS = [...HOSTS, 'other'] as const;

@@ -56,7 +56,7 @@ export interface FileEdit {
   notices: string[];
   /** The file is laid out by hand and is rewritten as plain indented JSON (JSON files only). */
   relaidOut: boolean;
-  /** Uninstall left memtrace's own file (Copilot's hooks/memtrace.json) with nothing in it: it goes (backed up). */
+  /** Uninstall removes the whole file, backed up: a plugin or extension memtrace wrote, or memtrace's own file (Copilot's hooks/memtrace.json) left with nothing in it. */
   remove?: boolean;
 }
 

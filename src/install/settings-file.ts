@@ -132,7 +132,7 @@ export function writeSettingsFile(snapshot: FileSnapshot, nextText: string, now:
   return { backupPath };
 }
 
-/** Removes a file memtrace wrote that an uninstall emptied, after a backup of its bytes (checked unchanged first). */
+/** Backs up the file, then removes it (an uninstalled plugin, an emptied hooks file of memtrace's own); refuses when it changed since `snapshot` was read. */
 export function removeSettingsFile(snapshot: FileSnapshot, now: Date): { backupPath: string | null } {
   const { file } = snapshot;
   let current: Buffer | null = null;
@@ -143,7 +143,7 @@ export function removeSettingsFile(snapshot: FileSnapshot, now: Date): { backupP
     throw new SettingsFileError(file, 'unreadable', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
   }
   if (snapshot.bytes === null || !current.equals(snapshot.bytes))
-    throw new SettingsFileError(file, 'changed', `${file} changed while memtrace was reading it; nothing was written. Run the command again.`);
+    throw new SettingsFileError(file, 'changed', `${file} changed while memtrace was reading it; nothing was removed. Run the command again.`);
   const backupPath = writeBackup(file, snapshot.bytes, snapshot.mode, now);
   try {
     fs.rmSync(file);

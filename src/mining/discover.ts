@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { TranscriptTarget } from './mine-file.js';
 import { subagentIdOfListedFile, SUBAGENTS_DIR } from './subagent-transcript.js';
 import { sessionIdOfListedDir, sessionIdOfListedFile } from './transcript-path.js';
+import { parseOpenCodeSessionRef } from './hosts/host-transcripts.js';
+import { discoverOpenCodeSessions } from './hosts/opencode-store.js';
 
 const STAT_CONCURRENCY = 32;
 
@@ -53,12 +55,24 @@ export async function discoverTranscripts(dirs: readonly string[], extraFiles: R
     await listFolder(dir, subdirs);
     for (const sub of subdirs) await listFolder(sub, null);
   }
+  const openCode: Array<{ store: string; sessionId: string }> = [];
   for (const extra of extraFiles) {
+    // An OpenCode session is a query of its store, not a file of its own.
+    const ref = parseOpenCodeSessionRef(extra.path);
+    if (ref) {
+      openCode.push(ref);
+      continue;
+    }
     found.set(extra.path, { sessionId: extra.sessionId });
     // A reported transcript's subagents sit in the folder named after it.
     if (extra.path.endsWith('.jsonl')) await listSubagents(path.join(extra.path.slice(0, -'.jsonl'.length), SUBAGENTS_DIR), extra.sessionId);
   }
   const targets: TranscriptTarget[] = [];
+  if (openCode.length > 0) {
+    const sessions = await discoverOpenCodeSessions('', openCode);
+    targets.push(...sessions.targets);
+    problems.push(...sessions.problems);
+  }
   const all = [...found];
   for (let i = 0; i < all.length; i += STAT_CONCURRENCY) {
     const batch = await Promise.all(

@@ -10,8 +10,12 @@ import { readCodexRollout } from './hosts/codex-rollout.js';
 import { readGeminiChat } from './hosts/gemini-chat.js';
 import { readCopilotTranscript } from './hosts/copilot-events.js';
 import { readEventsLog } from '../hosts/copilot/events-log.js';
-import type { TranscriptHost } from './hosts/host-transcripts.js';
+import { parseOpenCodeSessionRef, type TranscriptHost } from './hosts/host-transcripts.js';
 import { minedEventOf, type HostTranscript } from './hosts/mined-call.js';
+import { readOpenCodeSession } from './hosts/opencode-session.js';
+import { readOpenCodeStoreSession } from './hosts/opencode-store.js';
+import { readPiSession } from './hosts/pi-session.js';
+import { parsePiLine, type PiEntry } from '../hosts/pi/session-entries.js';
 import { createLineSplitter } from './line-splitter.js';
 import type { MineFileConfig, MineFileDeps, MineFileOptions } from './mine-file-deps.js';
 import { emptyCounts, emptyReport, type FileReport } from './mining-report.js';
@@ -19,14 +23,15 @@ import type { MinedEvent } from './segment-miner.js';
 import type { TranscriptTarget } from './transcript-target.js';
 
 /**
- * Mines one Gemini CLI chat file, Codex rollout or Copilot CLI session log: the edge around the
- * pure readers in mining/hosts/. These files are one segment (no compaction boundary to track), so
- * a changed file is read whole — a Gemini record may be rewritten further down, so reading only
- * the new bytes would miss results — and the calls already queued (by the hooks or an earlier
- * pass) are recognised by id and not queued again. A call the hooks queued under another name
- * (Copilot's provisional id) is then named by the transcript's id too, so later passes and
- * `memtrace show` know it by its own id. Lines are read in bounded chunks; a line over the cap is
- * skipped and counted, as for Claude Code.
+ * Mines one Gemini CLI chat file, Codex rollout, Copilot CLI session log, pi session file or
+ * OpenCode session (a query of its store): the edge around the pure readers in mining/hosts/.
+ * These transcripts are one segment (no compaction boundary to track), so a changed one is read
+ * whole — a Gemini record may be rewritten further down, an OpenCode part goes from running to
+ * completed — and the calls already queued (by the hooks or an earlier pass) are recognised by id
+ * and not queued again. A call the hooks queued under another name (Copilot's provisional id) is
+ * then named by the transcript's id too, so later passes and `memtrace show` know it by its own
+ * id. Lines are read in bounded chunks; a line over the cap is skipped and counted, as for Claude
+ * Code.
  */
 export async function mineHostFile(
   config: MineFileConfig,
@@ -44,43 +49,65 @@ export async function mineHostFile(
     if (guard(() => deps.store.sessionFailing(target.sessionId))) {
       throw new MiningAttemptError('provider_failing', 'the session’s observer calls are failing at the provider; mining waits instead of adding to them');
     }
-    try {
-      reader = await (deps.openFile ?? openNodeFile)(target.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return report({ outcome: 'gone' });
-      throw new MiningAttemptError('read', `cannot open: ${(error as Error).message}`);
+    let transcript: HostTranscript;
+    let completedTo: number;
+    if (host === 'opencode') {
+      const ref = parseOpenCodeSessionRef(target.path);
+      if (!ref) throw new MiningAttemptError('read', 'not an OpenCode session (<store>#<session id>)');
+      let read: ReturnType<typeof readOpenCodeStoreSession>;
+      try {
+        read = readOpenCodeStoreSession(ref.store, ref.sessionId);
+      } catch (error) {
+        if (!(await exists(ref.store))) return report({ outcome: 'gone' });
+        throw new MiningAttemptError('read', `cannot read OpenCode's store: ${(error as Error).message}`);
+      }
+      if (!read) return report({ outcome: 'gone' });
+      transcript = readOpenCodeSession(read.session, read.parts);
+      counts.linesParsed = read.parts.length;
+      completedTo = target.size;
+    } else {
+      try {
+        reader = await (deps.openFile ?? openNodeFile)(target.path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return report({ outcome: 'gone' });
+        throw new MiningAttemptError('read', `cannot open: ${(error as Error).message}`);
+      }
+      const texts: string[] = [];
+      const rollout: RolloutLine[] = [];
+      const entries: PiEntry[] = [];
+      const splitter = createLineSplitter(0, config.maxLineBytes, {
+        line: (bytes) => {
+          const text = bytes.toString('utf8');
+          if (text.trim() === '') return;
+          if (host === 'gemini-cli' || host === 'copilot') texts.push(text);
+          else {
+            const parsed = host === 'pi' ? parsePiLine(text) : parseRolloutLine(text);
+            if (parsed === null) counts.corruptLines += 1;
+            else if (host === 'pi') entries.push(parsed as PiEntry);
+            else rollout.push(parsed as RolloutLine);
+          }
+        },
+        oversized: () => {
+          counts.oversizedLines += 1;
+        },
+      });
+      const read = await readChunks(reader, 0, config.chunkBytes, options.signal, (bytes) => {
+        splitter.push(bytes);
+        progress.bytesRead += bytes.length;
+        options.onBytes?.(bytes.length);
+      });
+      if (read === 'aborted') return report({ outcome: 'aborted' });
+      completedTo = splitter.completedTo();
+      counts.linesParsed = texts.length + rollout.length + entries.length;
+      transcript =
+        host === 'gemini-cli'
+          ? readGeminiChat(readChatLines(texts), target.sessionId, await geminiProjectRoot(target.path))
+          : host === 'copilot'
+            ? readCopilotTranscript(readEventsLog(texts), target.sessionId)
+            : host === 'pi'
+              ? readPiSession(entries, target.sessionId)
+              : readCodexRollout(rollout, target.sessionId);
     }
-    const texts: string[] = [];
-    const rollout: RolloutLine[] = [];
-    const splitter = createLineSplitter(0, config.maxLineBytes, {
-      line: (bytes) => {
-        const text = bytes.toString('utf8');
-        if (text.trim() === '') return;
-        if (host !== 'codex') texts.push(text);
-        else {
-          const parsed = parseRolloutLine(text);
-          if (parsed) rollout.push(parsed);
-          else counts.corruptLines += 1;
-        }
-      },
-      oversized: () => {
-        counts.oversizedLines += 1;
-      },
-    });
-    const read = await readChunks(reader, 0, config.chunkBytes, options.signal, (bytes) => {
-      splitter.push(bytes);
-      progress.bytesRead += bytes.length;
-      options.onBytes?.(bytes.length);
-    });
-    if (read === 'aborted') return report({ outcome: 'aborted' });
-    const completedTo = splitter.completedTo();
-    counts.linesParsed = host === 'codex' ? rollout.length : texts.length;
-    const transcript: HostTranscript =
-      host === 'gemini-cli'
-        ? readGeminiChat(readChatLines(texts), target.sessionId, await geminiProjectRoot(target.path))
-        : host === 'copilot'
-          ? readCopilotTranscript(readEventsLog(texts), target.sessionId)
-          : readCodexRollout(rollout, target.sessionId);
 
     const events: MinedEvent[] = [];
     for (const call of transcript.calls) {
@@ -146,3 +173,9 @@ async function geminiProjectRoot(chatFile: string): Promise<string | null> {
     return null;
   }
 }
+
+const exists = (file: string) =>
+  fs.access(file).then(
+    () => true,
+    () => false,
+  );

@@ -13,4 +13,5 @@ export {
   hostOfTranscriptPath,
   codexSessionIdOfPath,
   copilotSessionIdOfPath,
+  piSessionIdOfPath,
 } from './hosts/host-transcripts.js';

@@ -12,6 +12,8 @@ import { CLAUDE_CODE_CLI } from './cli/claude-code.js';
 import { GEMINI_CLI } from './cli/gemini-cli.js';
 import { CODEX_CLI } from './cli/codex.js';
 import { COPILOT_CLI } from './cli/copilot.js';
+import { OPENCODE_CLI } from './cli/opencode.js';
+import { PI_CLI } from './cli/pi.js';
 import { findOnPath } from './cli/which.js';
 import { observerScratchRoot } from '../data-dir/observer-scratch.js';
 
@@ -20,7 +22,9 @@ const HOST_CLI_SPECS: Readonly<Record<HostCliProviderName, HostCliSpec>> = {
   'claude-code': CLAUDE_CODE_CLI,
   'gemini-cli': GEMINI_CLI,
   codex: CODEX_CLI,
+  opencode: OPENCODE_CLI,
   copilot: COPILOT_CLI,
+  pi: PI_CLI,
 };
 
 /**
@@ -216,7 +220,9 @@ function makeNamed(name: (typeof SELECTABLE)[number], s: Settings): { provider: 
     case 'claude-code':
     case 'gemini-cli':
     case 'codex':
+    case 'opencode':
     case 'copilot':
+    case 'pi':
       return { provider: makeCli(name, s) };
     case 'replay':
       if (!env.MEMTRACE_REPLAY_FILE) return { error: 'MEMTRACE_PROVIDER=replay needs MEMTRACE_REPLAY_FILE' };

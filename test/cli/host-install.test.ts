@@ -191,6 +191,6 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
   it('refuses an unknown host with the usage', async () => {
     const r = await run(['install', '--host', 'cursor']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--host takes claude-code, gemini-cli, codex or copilot, got 'cursor'");
+    expect(r.stderr).toContain("--host takes claude-code, gemini-cli, codex, opencode, copilot or pi, got 'cursor'");
   });
 });

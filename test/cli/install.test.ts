@@ -170,7 +170,7 @@ describe('memtrace install / uninstall', () => {
     expect(withKey.stdout.trimEnd().split('\n').at(-1)).toBe('observer: anthropic (claude-haiku-4-5) — ANTHROPIC_API_KEY is set');
     const nothing = await run(['install', '--dry-run'], { CLAUDE_CONFIG_DIR: configDir, PATH: path.join(temp.dir, 'empty') });
     expect(nothing.stdout).toContain(
-      'observer: none — no API key is set and no agent CLI (claude, gemini, codex, copilot) is on PATH; events are stored, not observed',
+      'observer: none — no API key is set and no agent CLI (claude, gemini, codex, opencode, copilot, pi) is on PATH; events are stored, not observed',
     );
   });
 
@@ -215,7 +215,7 @@ describe('memtrace install / uninstall', () => {
     for (const command of ['install', 'uninstall']) {
       const r = await run([command, '--help']);
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain(`usage: memtrace ${command} [--host claude-code|gemini-cli|codex|copilot] [--project DIR] [--dry-run]`);
+      expect(r.stdout).toContain(`usage: memtrace ${command} [--host claude-code|gemini-cli|codex|opencode|copilot|pi] [--project DIR] [--dry-run]`);
     }
     expect((await run(['--help'])).stdout).toMatch(/install .*\n\s+uninstall /);
   });

@@ -95,7 +95,7 @@ describe('memtrace mine', () => {
     const c = captureIO({ env });
     expect(await main(['mine', '--dir', path.join(temp.dir, 'nope')], c.io)).toBe(1);
     expect(c.stderr()).toContain('no such directory');
-    const home = captureIO({ env: { ...env, CLAUDE_CONFIG_DIR: path.join(temp.dir, 'no-claude') } });
+    const home = captureIO({ env: { ...env, HOME: path.join(temp.dir, 'no-home'), CLAUDE_CONFIG_DIR: path.join(temp.dir, 'no-claude') } });
     expect(await main(['mine'], home.io)).toBe(1);
     expect(home.stderr()).toContain('give --dir');
     const f = captureIO({ env });

@@ -175,7 +175,7 @@ describe('memtrace hook --host', () => {
     expect(await hook(['--host', 'codex', 'Stop'], 'not json', env)).toMatchObject({ code: 0, stderr: expect.stringContaining('not valid JSON') });
     expect(await hook(['--host', 'cursor', 'Stop'], {}, env)).toMatchObject({
       code: 0,
-      stderr: expect.stringContaining('--host takes claude-code, gemini-cli, codex or copilot'),
+      stderr: expect.stringContaining('--host takes claude-code, gemini-cli, codex, opencode, copilot or pi'),
     });
     expect(await hook(['--host', 'gemini-cli'], {}, env)).toMatchObject({ code: 0, stderr: '' });
     // Claude Code too: a wrong hook line is reported, never a blocking exit code; its own event names are accepted.

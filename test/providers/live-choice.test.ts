@@ -15,7 +15,7 @@ describe('the observer choice, looked at again', () => {
     onPath.add('gemini');
     const line = choice.refresh(Date.UTC(2026, 10, 29, 8));
     expect(line).toBe(
-      'observer: each session’s own agent CLI, with your own login (claude-code not found, gemini-cli found, codex not found, copilot not found) — no API key is set (noticed at 2026-11-29T08:00:00.000Z, without a restart)',
+      'observer: each session’s own agent CLI, with your own login (claude-code not found, gemini-cli found, codex not found, opencode not found, copilot not found, pi not found) — no API key is set (noticed at 2026-11-29T08:00:00.000Z, without a restart)',
     );
     expect(choice.forPlatform('gemini-cli')?.name).toBe('gemini-cli');
     expect(choice.forPlatform('claude-code')).toBeNull();

@@ -38,7 +38,7 @@ describe('provider selection', () => {
     expect(choice.describe('claude-code')).toBe('observer: claude-code (haiku) — no API key is set; claude is on PATH and observes with your own login');
     expect(choice.describe('gemini-cli')).toMatch(/^observer: none for gemini-cli sessions — no API key is set and gemini is not on PATH/);
     expect(choice.describe()).toBe(
-      'observer: each session’s own agent CLI, with your own login (claude-code found, gemini-cli not found, codex found, copilot not found) — no API key is set',
+      'observer: each session’s own agent CLI, with your own login (claude-code found, gemini-cli not found, codex found, opencode not found, copilot not found, pi not found) — no API key is set',
     );
   });
 
@@ -70,7 +70,18 @@ describe('provider selection', () => {
     const none = choose({}, found());
     expect(none.forPlatform('claude-code')).toBeNull();
     expect(none.describe()).toBe(
-      'observer: none — no API key is set and no agent CLI (claude, gemini, codex, copilot) is on PATH; events are stored, not observed',
+      'observer: none — no API key is set and no agent CLI (claude, gemini, codex, opencode, copilot, pi) is on PATH; events are stored, not observed',
+    );
+  });
+
+  it('observes OpenCode and pi sessions with their own CLIs, and takes them by name', () => {
+    const choice = choose({}, found('opencode', 'pi'));
+    expect(choice.forPlatform('opencode')?.name).toBe('opencode');
+    expect(choice.forPlatform('pi')?.name).toBe('pi');
+    expect(choice.forPlatform('claude-code')).toBeNull();
+    expect(choice.describe('pi')).toBe('observer: pi (default) — no API key is set; pi is on PATH and observes with your own login');
+    expect(choose({ MEMTRACE_PROVIDER: 'opencode', MEMTRACE_MODEL: 'anthropic/claude-haiku-4-5' }, found('opencode')).describe()).toBe(
+      'observer: opencode (anthropic/claude-haiku-4-5) — MEMTRACE_PROVIDER=opencode, with your own login (opencode)',
     );
   });
 
@@ -84,7 +95,7 @@ describe('provider selection', () => {
   });
 
   it.each([
-    [{ MEMTRACE_PROVIDER: 'gemini' }, 'MEMTRACE_PROVIDER=gemini is not one of anthropic|openai|claude-code|gemini-cli|codex|copilot|replay|none'],
+    [{ MEMTRACE_PROVIDER: 'gemini' }, 'MEMTRACE_PROVIDER=gemini is not one of anthropic|openai|claude-code|gemini-cli|codex|opencode|copilot|pi|replay|none'],
     [{ MEMTRACE_PROVIDER: 'replay' }, 'needs MEMTRACE_REPLAY_FILE'],
     [{ MEMTRACE_PROVIDER: 'anthropic' }, 'needs ANTHROPIC_API_KEY'],
     [{ MEMTRACE_PRICES: '{' }, 'MEMTRACE_PRICES'],

@@ -34,7 +34,7 @@ describe('a user with no API key', () => {
     const dataDir = path.join(temp.dir, 'data');
     worker = await startChildWorker({ PATH: `${bin}:/usr/bin:/bin`, HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_TELEMETRY: '0' });
     expect(worker.output()).toContain(
-      'observer: each session’s own agent CLI, with your own login (claude-code found, gemini-cli not found, codex not found, copilot not found) — no API key is set',
+      'observer: each session’s own agent CLI, with your own login (claude-code found, gemini-cli not found, codex not found, opencode not found, copilot not found, pi not found) — no API key is set',
     );
     const post = (route: string, body: unknown) =>
       fetch(`${worker!.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...worker!.auth }, body: JSON.stringify(body) });

@@ -34,7 +34,7 @@ const COPILOT_FAKE_KEY = 'fake-copilot-key-0123456789';
 const FAKE_APIS: Readonly<Record<AgentHost, string>> = {
   'gemini-cli': path.join(import.meta.dirname, 'hosts/gemini-cli-fake-api.mjs'),
   codex: path.join(import.meta.dirname, 'hosts/codex-fake-api.mjs'),
-  copilot: path.join(import.meta.dirname, 'hosts/copilot-fake-api.mjs'),
+  copilot: path.join(import.meta.dirname, 'hosts/opencode-copilot-pi-fake-api.mjs'), // one file serves OpenCode, Copilot and pi
 };
 const SANDBOX = path.join(import.meta.dirname, 'loopback-sandbox.mjs');
 const HOST_PROMPT = 'Create out.txt, read it, edit it, then cat a missing file.';
@@ -60,12 +60,28 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
-/** Starts the host's fake model API; `script` replaces its default steps (see the file's header). */
-export async function startHostFakeApi(
-  host: AgentHost,
-  options: { projectDir: string; logFile: string; script?: unknown[]; sideText?: string; toollessMain?: boolean },
-): Promise<FakeApi> {
-  const args = [FAKE_APIS[host], '--port', '0', '--log', options.logFile, '--project', options.projectDir];
+/** What a fake model API run is given: its log, the project `${PROJECT}` names, and optionally its steps and side text. */
+export interface FakeApiOptions {
+  projectDir: string;
+  logFile: string;
+  /** Replaces the file's default steps (see its header). */
+  script?: unknown[];
+  sideText?: string;
+  /** Tool-less requests follow the script too (an observer call offers no tools). */
+  toollessMain?: boolean;
+}
+
+/** Starts the host's fake model API. */
+export function startHostFakeApi(host: AgentHost, options: FakeApiOptions): Promise<FakeApi> {
+  return startFakeApiFile(FAKE_APIS[host], options);
+}
+
+/**
+ * A fake model API file (test/support/hosts/*-fake-api.mjs) run as a child process: its port once
+ * it prints `PORT=<n>`, and its request log. One for every host, whichever harness drives it.
+ */
+export async function startFakeApiFile(file: string, options: FakeApiOptions): Promise<FakeApi> {
+  const args = [file, '--port', '0', '--log', options.logFile, '--project', options.projectDir];
   if (options.toollessMain) args.push('--toolless-main');
   if (options.sideText !== undefined) {
     const sideFile = `${options.logFile}.side.txt`;
@@ -77,6 +93,7 @@ export async function startHostFakeApi(
     fs.writeFileSync(scriptFile, JSON.stringify(options.script));
     args.push('--script', scriptFile);
   }
+  const { logFile } = options;
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -90,9 +107,9 @@ export async function startHostFakeApi(
   return {
     port,
     requests: () =>
-      fs.existsSync(options.logFile)
+      fs.existsSync(logFile)
         ? fs
-            .readFileSync(options.logFile, 'utf8')
+            .readFileSync(logFile, 'utf8')
             .split('\n')
             .filter((l) => l.trim() !== '')
             .map((l) => JSON.parse(l))
@@ -189,11 +206,47 @@ export function copilotFakeLogin(apiPort: number): Record<string, string> {
 /** One scripted session of the host CLI inside the loopback-only namespace; stdin is /dev/null. */
 export async function runHostCli(host: AgentHost, options: HostRunOptions): Promise<HostRunResult> {
   fs.mkdirSync(path.join(options.home, 'tmp'), { recursive: true, mode: 0o700 });
+  const run = await runInLoopbackSandbox(HOST_BINS[host], hostArgs(host, options.prompt ?? HOST_PROMPT), {
+    cwd: options.projectDir,
+    env: { ...hostEnv(host, options.home, options.apiPort), ...options.env },
+    ports: [options.apiPort, ...(options.forwardPorts ?? [])],
+    timeoutMs: options.timeoutMs ?? 120_000,
+    ...(options.killWhen ? { killWhen: options.killWhen } : {}),
+  });
+  return {
+    exitCode: run.exitCode,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    wallMs: run.wallMs,
+    timedOut: run.killedAt === 'timeout',
+    killed: run.killedAt === 'asked',
+  };
+}
+
+export interface SandboxRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  /** Why its process group was killed (SIGKILL), if it was: the time ran out, or `killWhen` came true. */
+  killedAt: 'timeout' | 'asked' | null;
+}
+
+/**
+ * `bin args…` inside a loopback-only network namespace (`unshare -n` + loopback-sandbox.mjs), with
+ * each of `ports` on 127.0.0.1 forwarded to the server of that port outside; stdin is /dev/null,
+ * its own process group (a timeout or `killWhen` kills everything it started).
+ */
+export async function runInLoopbackSandbox(
+  bin: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; ports: number[]; timeoutMs: number; killWhen?: () => boolean },
+): Promise<SandboxRun> {
   const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mt-hsock-'));
   const bridges: Array<{ close(): Promise<void> }> = [];
   const forwards: string[] = [];
   try {
-    for (const port of [options.apiPort, ...(options.forwardPorts ?? [])]) {
+    for (const port of options.ports) {
       const socketPath = path.join(socketDir, `${port}.sock`);
       bridges.push(await bridgeUnixToTcp(socketPath, port));
       forwards.push('--forward', `${port}=${socketPath}`);
@@ -205,25 +258,29 @@ export async function runHostCli(host: AgentHost, options: HostRunOptions): Prom
     const out = fs.openSync(outFile, 'w');
     const err = fs.openSync(errFile, 'w');
     const started = performance.now();
-    const child = spawn('unshare', ['-n', process.execPath, SANDBOX, ...forwards, '--', HOST_BINS[host], ...hostArgs(host, options.prompt ?? HOST_PROMPT)], {
-      cwd: options.projectDir,
-      env: { ...hostEnv(host, options.home, options.apiPort), ...options.env },
+    const child = spawn('unshare', ['-n', process.execPath, SANDBOX, ...forwards, '--', bin, ...args], {
+      cwd: options.cwd,
+      env: options.env,
       stdio: ['ignore', out, err],
       detached: true, // its own process group, so a timeout kills hooks too
     });
     fs.closeSync(out);
     fs.closeSync(err);
-    let timedOut = false;
-    let killed = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    }, options.timeoutMs ?? 120_000);
+    let killedAt: SandboxRun['killedAt'] = null;
+    const kill = (why: 'timeout' | 'asked') => {
+      if (!child.pid || child.exitCode !== null || killedAt) return;
+      killedAt = why;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => kill('timeout'), options.timeoutMs);
+    // A condition looked at while the run lasts, not a promise: nothing is left waiting after it ends.
     const watch = options.killWhen
       ? setInterval(() => {
-          if (killed || !options.killWhen!()) return;
-          killed = true;
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+          if (options.killWhen!()) kill('asked');
         }, 100)
       : null;
     const exitCode = await new Promise<number | null>((resolve, reject) => {
@@ -234,7 +291,7 @@ export async function runHostCli(host: AgentHost, options: HostRunOptions): Prom
       if (watch) clearInterval(watch);
     });
     const wallMs = performance.now() - started;
-    return { exitCode, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, timedOut, killed };
+    return { exitCode, stdout: fs.readFileSync(outFile, 'utf8'), stderr: fs.readFileSync(errFile, 'utf8'), wallMs, killedAt };
   } finally {
     await Promise.all(bridges.map((b) => b.close()));
     fs.rmSync(socketDir, { recursive: true, force: true });

@@ -66,7 +66,7 @@ describe('the observer, looked at again while the worker runs', () => {
 
   it('picks up an agent CLI installed after the start at the next session start, and worker status says which and why', async () => {
     const { bin, dataDir, env, post, health, turn } = await setUp();
-    expect(worker!.output()).toContain('no API key is set and no agent CLI (claude, gemini, codex, copilot) is on PATH');
+    expect(worker!.output()).toContain('no API key is set and no agent CLI (claude, gemini, codex, opencode, copilot, pi) is on PATH');
     await turn('before-install');
     expect(await health()).toMatchObject({ provider: 'none', observing: false, queue_depth: 3 });
 

@@ -13,20 +13,37 @@ import {
   settingsForwarder,
   writeSettingsFile,
 } from '../../install/index.js';
-import { hostConfigEdits, hostConfigPaths, hostHomes, trustStep, type FileEdit, type HostAction } from '../../install/host-config-files.js';
+import {
+  hostConfigEdits,
+  hostConfigPaths,
+  hostHomes,
+  trustStep,
+  type FileEdit,
+  type HostAction,
+  type HostEditResult,
+} from '../../install/host-config-files.js';
 import { hostMcpEntry, type InstallHost } from '../../install/host-hooks.js';
 import type { FileSnapshot } from '../../install/settings-file.js';
+import { isInProcessHost, type InProcessHost } from '../../install/in-process-file.js';
+import { inProcessEdits, inProcessNextStep } from './in-process-install.js';
 
-const HOST_NAMES: Readonly<Record<InstallHost, string>> = { 'gemini-cli': 'Gemini CLI', codex: 'Codex', copilot: 'Copilot CLI' };
+const HOST_NAMES: Readonly<Record<InstallHost | InProcessHost, string>> = {
+  'gemini-cli': 'Gemini CLI',
+  codex: 'Codex',
+  opencode: 'OpenCode',
+  copilot: 'Copilot CLI',
+  pi: 'pi',
+};
 
 /**
- * `memtrace install|uninstall --host gemini-cli|codex|copilot [--project DIR] [--dry-run]`: every file is
- * read and its edit checked before any is written; each changed file is backed up, then replaced
- * atomically. A file that cannot be parsed is left untouched and named with the reason.
+ * `memtrace install|uninstall --host gemini-cli|codex|opencode|copilot|pi [--project DIR] [--dry-run]`:
+ * every file is read and its edit checked before any is written; each changed file is backed up,
+ * then replaced atomically (or removed: an uninstalled plugin or extension, a Copilot hooks file
+ * left empty). A file that cannot be parsed is left untouched and named with the reason.
  */
 export async function runHostInstall(
   action: HostAction,
-  host: InstallHost,
+  host: InstallHost | InProcessHost,
   options: { projectDir: string | null; dryRun: boolean },
   io: CliIO,
 ): Promise<number> {
@@ -36,19 +53,27 @@ export async function runHostInstall(
   };
   const out = (line: string) => io.stdout.write(`${line}\n`);
   const home = io.env.HOME || io.env.USERPROFILE || os.homedir();
-  const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, ...hostHomes(io.env, io.cwd) });
-
-  let files: { hooks: FileSnapshot; mcp: FileSnapshot | null };
-  try {
-    files = { hooks: readFileSnapshot(paths.hooksFile), mcp: paths.mcpFile ? readFileSnapshot(paths.mcpFile) : null };
-  } catch (error) {
-    if (error instanceof SettingsFileError) return fail(error.message);
-    throw error;
-  }
   const packageRoot = findPackageRoot();
   const forwarder = path.join(packageRoot, HOOK_FORWARDER);
   if (action === 'install' && !fs.existsSync(forwarder)) return fail(`memtrace's hook forwarder ${forwarder} is missing; reinstall memtrace.`);
-  const result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, forwarder, io.env));
+  let result: HostEditResult;
+  let what: string;
+  if (isInProcessHost(host)) {
+    const planned = await inProcessEdits(action, host, { projectDir: options.projectDir, home, packageRoot, forwarder, env: io.env });
+    if ('error' in planned) return fail(planned.error);
+    ({ result, what } = planned);
+  } else {
+    const paths = hostConfigPaths(host, { projectDir: options.projectDir, home, ...hostHomes(io.env, io.cwd) });
+    let files: { hooks: FileSnapshot; mcp: FileSnapshot | null };
+    try {
+      files = { hooks: readFileSnapshot(paths.hooksFile), mcp: paths.mcpFile ? readFileSnapshot(paths.mcpFile) : null };
+    } catch (error) {
+      if (error instanceof SettingsFileError) return fail(error.message);
+      throw error;
+    }
+    result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, forwarder, io.env));
+    what = `memtrace's hooks${host === 'gemini-cli' || paths.mcpFile ? ' and MCP server' : ''}`;
+  }
   if (!result.ok) return fail(`${result.file} ${result.error}. Nothing was changed; fix the file (or move it aside) and run the command again.`);
   for (const edit of result.edits) for (const notice of edit.notices) io.stderr.write(`memtrace ${action}: warning: ${edit.snapshot.file}: ${notice}\n`);
   if (action === 'install' && isEphemeralInstall(packageRoot)) {
@@ -58,14 +83,15 @@ export async function runHostInstall(
   }
 
   const changed = result.edits.filter((e) => e.changes.length > 0);
-  const what = `memtrace's hooks${host === 'gemini-cli' || paths.mcpFile ? ' and MCP server' : ''}`;
+  const nextStep = () =>
+    isInProcessHost(host) ? inProcessNextStep(host, { projectDir: options.projectDir, home, env: io.env }) : trustStep(host, options.projectDir);
   if (changed.length === 0) {
     out(
       action === 'install'
         ? `${what} are already in ${HOST_NAMES[host]}'s config (${result.edits.map((e) => e.snapshot.file).join(', ')}); nothing changed.`
         : `nothing written by memtrace install in ${result.edits.map((e) => e.snapshot.file).join(', ')}; nothing changed.`,
     );
-    if (action === 'install') out(trustStep(host, options.projectDir));
+    if (action === 'install') out(nextStep());
     return EXIT_OK;
   }
   for (const edit of changed)
@@ -89,17 +115,22 @@ export async function runHostInstall(
       if (error instanceof SettingsFileError) return fail(error.message);
       throw error;
     }
-    if (edit.remove) out(`removed ${edit.snapshot.file}: it held only memtrace's hooks (${describe(edit)}).`);
+    if (edit.remove) out(`removed ${edit.snapshot.file}: it held only ${removedWhat(host)} (${describe(edit)}).`);
     else out(`${action === 'install' ? 'installed' : 'uninstalled'} ${what} in ${edit.snapshot.file} (${describe(edit)}).`);
     out(backupPath === null ? 'backup: none (there was no previous file).' : `backup of the previous file: ${backupPath}`);
   }
   if (action === 'install') {
-    out(trustStep(host, options.projectDir));
+    out(nextStep());
     out(`undo: memtrace uninstall --host ${host}${options.projectDir !== null ? ` --project ${options.projectDir}` : ''}`);
   } else {
     out('every other setting, hook and server in these files is unchanged.');
   }
   return EXIT_OK;
+}
+
+function removedWhat(host: InstallHost | InProcessHost): string {
+  if (!isInProcessHost(host)) return "memtrace's hooks";
+  return host === 'opencode' ? "memtrace's plugin" : "memtrace's extension";
 }
 
 function describe(edit: FileEdit): string {

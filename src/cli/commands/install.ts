@@ -26,21 +26,27 @@ import {
   type SettingsSnapshot,
 } from '../../install/index.js';
 import { runHostInstall } from './host-install.js';
+import { IN_PROCESS_HOSTS, type InProcessHost } from '../../install/in-process-file.js';
 import { buildForwarderStep } from './native-forwarder-step.js';
 import { loadWorkerConfig } from '../../config.js';
 import { chooseObserver } from '../../providers/index.js';
+import { HOSTS } from '../../hosts/index.js';
 
 type Action = 'install' | 'uninstall';
 
+/** The hosts besides Claude Code, in the hosts' own order: command hooks or an in-process plugin. */
+const OTHER_HOSTS = HOSTS.filter((host) => (INSTALL_HOSTS as readonly string[]).includes(host) || (IN_PROCESS_HOSTS as readonly string[]).includes(host));
+
 const OPTIONS = `options:
-  --host H        the agent: claude-code (default), gemini-cli, codex or copilot
+  --host H        the agent: claude-code (default), gemini-cli, codex, opencode, copilot or pi
   --project DIR   the project's config (DIR/.claude/settings.json and DIR/.mcp.json,
-                  DIR/.gemini/settings.json, DIR/.codex/, DIR/.github/hooks/memtrace.json and
-                  DIR/.github/mcp.json) instead of the user's
+                  DIR/.gemini/settings.json, DIR/.codex/, DIR/.opencode/plugins/ and
+                  DIR/opencode.json, DIR/.github/hooks/memtrace.json and DIR/.github/mcp.json,
+                  DIR/.pi/extensions/) instead of the user's
   --dry-run       print the change as a unified diff; write nothing
   -h, --help      show this help`;
 
-const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex|copilot] [--project DIR] [--dry-run]
+const INSTALL_USAGE = `usage: memtrace install [--host claude-code|gemini-cli|codex|opencode|copilot|pi] [--project DIR] [--dry-run]
 
 Writes memtrace's Claude Code hooks into the user settings, ~/.claude/settings.json
 ($CLAUDE_CONFIG_DIR/settings.json when that is set), and registers memtrace's MCP server (the
@@ -60,12 +66,19 @@ writes the hooks into ~/.copilot/hooks/memtrace.json and the server into ~/.copi
 host runs a project's new hooks until you trust them; install never does that for you and prints
 the one step.
 
+OpenCode and pi have no command hooks: --host opencode writes memtrace's plugin, one file that
+imports nothing, to ~/.config/opencode/plugins/memtrace.js ($XDG_CONFIG_HOME/opencode) and the
+MCP server (mcp.memtrace) into opencode.json beside it; --host pi writes memtrace's extension to
+~/.pi/agent/extensions/memtrace.js ($PI_CODING_AGENT_DIR), with memtrace's memory tools (pi has
+no MCP). Both talk to the worker over its socket in the data dir, in the background.
+
 ${OPTIONS}`;
 
-const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex|copilot] [--project DIR] [--dry-run]
+const UNINSTALL_USAGE = `usage: memtrace uninstall [--host claude-code|gemini-cli|codex|opencode|copilot|pi] [--project DIR] [--dry-run]
 
-Removes exactly the hooks and the MCP server memtrace install wrote from the same files; every
-other setting, hook and server stays as it is. The previous files are backed up the same way.
+Removes exactly the hooks and the MCP server memtrace install wrote from the same files (and the
+plugin or extension file it wrote for OpenCode or pi); every other setting, hook and server stays
+as it is. The previous files are backed up the same way.
 
 ${OPTIONS}`;
 
@@ -76,7 +89,7 @@ function settingsCommand(action: Action): Command {
     name: action,
     summary:
       action === 'install'
-        ? "write memtrace's hooks and MCP server into Claude Code's, Gemini CLI's, Codex's or Copilot CLI's config (backup, idempotent)"
+        ? "write memtrace's hooks (a plugin for OpenCode and pi) and MCP server into an agent's config (backup, idempotent)"
         : 'remove exactly the hooks and MCP server memtrace install wrote',
     usage: action === 'install' ? INSTALL_USAGE : UNINSTALL_USAGE,
     run: (args, io) => runSettingsCommand(action, args, io),
@@ -100,10 +113,10 @@ async function runSettingsCommand(action: Action, args: string[], io: CliIO): Pr
   const { values } = parseCommandArgs(args, { host: { type: 'string' }, project: { type: 'string' }, 'dry-run': { type: 'boolean' } });
   let code: number;
   if (values.host !== undefined && values.host !== 'claude-code') {
-    if (!(INSTALL_HOSTS as readonly string[]).includes(values.host))
-      throw new UsageError(`--host takes claude-code, ${INSTALL_HOSTS.slice(0, -1).join(', ')} or ${INSTALL_HOSTS.at(-1)}, got '${values.host}'`);
+    if (!(OTHER_HOSTS as readonly string[]).includes(values.host))
+      throw new UsageError(`--host takes claude-code, ${OTHER_HOSTS.slice(0, -1).join(', ')} or ${OTHER_HOSTS.at(-1)}, got '${values.host}'`);
     const projectDir = values.project === undefined ? null : projectPath(values.project, io);
-    code = await runHostInstall(action, values.host as InstallHost, { projectDir, dryRun: values['dry-run'] === true }, io);
+    code = await runHostInstall(action, values.host as InstallHost | InProcessHost, { projectDir, dryRun: values['dry-run'] === true }, io);
   } else {
     code = await runClaudeCodeSettings(action, values, io);
   }

@@ -24,6 +24,7 @@ import {
   discoverHostTranscripts,
   discoverTranscripts,
   hostOfTranscriptPath,
+  piSessionIdOfPath,
   miningRollupIncrements,
   passHasActivity,
   sessionIdOfNamedFile,
@@ -35,42 +36,51 @@ import { createProgressBar } from '../progress-bar.js';
 /** Projects by repository root, as the worker keys them. */
 const projectOf = createProjectResolver();
 
-const USAGE = `usage: memtrace mine [--host claude-code|gemini-cli|codex|copilot|all] [--dir DIR | --file FILE] [--json]
+const USAGE = `usage: memtrace mine [--host claude-code|gemini-cli|codex|opencode|copilot|pi|all] [--dir DIR | --file FILE] [--json]
 
 Mines agent transcripts once. Every tool call the hooks missed (the worker was down, a payload
-was too large, the session predates the install, it ran on another machine) is queued for
-observation; calls the hooks delivered are recognised by their tool id and not queued twice.
-Claude Code transcripts are mined segment by segment (segments mined before are not read
-again); Gemini CLI chat files, Codex rollouts and Copilot CLI session logs are read whole when
+was too large, the session predates the install, it was killed, it ran on another machine) is
+queued for observation; calls the hooks delivered are recognised by their tool id and not
+queued twice. Claude Code transcripts are mined segment by segment (segments mined before are
+not read again); Gemini CLI chat files, Codex rollouts, Copilot CLI session logs, pi session
+files and OpenCode sessions (read from OpenCode's SQLite store, read-only) are read whole when
 they changed (a Copilot call its hook delivered is also named by its own id then). An unchanged
-file costs one stat. Safe while a worker runs on the same data dir: this command only queues;
-the worker observes.
+file costs one stat (an OpenCode store, one query). Safe while a worker runs on the same data
+dir: this command only queues; the worker observes.
 
 options:
-  --host H     whose transcripts: claude-code, gemini-cli, codex, copilot, or all (default:
-               every host whose folder exists)
+  --host H     whose transcripts: claude-code, gemini-cli, codex, opencode, copilot, pi, or all
+               (default: every host whose folder exists)
   --dir DIR    transcripts folder of --host (default claude-code): Claude Code's projects folder
                ($CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects), Gemini CLI's ~/.gemini/tmp,
-               Codex's $CODEX_HOME/sessions (~/.codex/sessions), Copilot CLI's
-               $COPILOT_HOME/session-state (~/.copilot/session-state); one project's (or
-               session's) folder works too
-  --file FILE  one transcript (e.g. a hook's transcript_path); its host is read from its name
+               Codex's $CODEX_HOME/sessions (~/.codex/sessions), OpenCode's data folder holding
+               opencode.db ($XDG_DATA_HOME/opencode, else ~/.local/share/opencode; $OPENCODE_DB
+               names the store), Copilot CLI's $COPILOT_HOME/session-state
+               (~/.copilot/session-state), pi's sessions folder (~/.pi/agent/sessions); one
+               project's (or session's) folder works too
+  --file FILE  one transcript (e.g. a hook's transcript_path, or an OpenCode store: all its
+               sessions); its host is read from its name
   --json       print the summary as JSON
   -h, --help   show this help
 
-environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME.`;
+environment: MEMTRACE_DATA_DIR (where events are queued), CLAUDE_CONFIG_DIR, CODEX_HOME,
+XDG_DATA_HOME and OPENCODE_DB (OpenCode), COPILOT_HOME, PI_CODING_AGENT_DIR and
+PI_CODING_AGENT_SESSION_DIR (pi).`;
 
-/** How a file given with --file names its session, by host (a Gemini chat file's id is its first line's, read later). */
+/** How a file given with --file names its session, by host (a Gemini chat file's id is its first line's, an OpenCode store's sessions theirs, read later). */
 const NAMED_FILE: Readonly<Record<HostName, { sessionId(file: string): string | null; form: string }>> = {
   'claude-code': { sessionId: (file) => sessionIdOfNamedFile(path.basename(file)), form: 'a transcript <session-id>.jsonl' },
   'gemini-cli': { sessionId: () => 'pending', form: 'a Gemini CLI chat file' },
   codex: { sessionId: codexSessionIdOfPath, form: 'a Codex rollout-<time>-<session id>.jsonl' },
   copilot: { sessionId: copilotSessionIdOfPath, form: 'a Copilot CLI session log session-state/<session id>/events.jsonl' },
+  pi: { sessionId: piSessionIdOfPath, form: 'a pi session file <time>_<session id>.jsonl' },
+  // An OpenCode store holds many sessions: each is named as it is read.
+  opencode: { sessionId: () => 'pending', form: 'an OpenCode store opencode*.db' },
 };
 
 export const mineCommand: Command = {
   name: 'mine',
-  summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex, Copilot CLI; --host, --dir)',
+  summary: 'mine agent transcripts once (Claude Code, Gemini CLI, Codex, OpenCode, Copilot CLI, pi; --host, --dir)',
   usage: USAGE,
   async run(args, io) {
     const { values } = parseCommandArgs(args, { host: { type: 'string' }, dir: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' } });
@@ -84,7 +94,7 @@ export const mineCommand: Command = {
     let named: { path: string; sessionId: string; host: HostName } | null = null;
     if (values.file !== undefined) {
       const file = path.resolve(io.cwd, values.file);
-      const host = chosen ?? hostOfTranscriptPath(file);
+      const host = chosen ?? (/\.db$/.test(file) ? 'opencode' : hostOfTranscriptPath(file));
       const naming = NAMED_FILE[host];
       const sessionId = naming.sessionId(file);
       if (sessionId === null) throw new UsageError(`--file must name ${naming.form}, got '${values.file}'`);
@@ -121,6 +131,13 @@ export const mineCommand: Command = {
           return EXIT_FAILURE;
         }
         targets = [listed];
+      } else if (named.host === 'opencode') {
+        const listed = await discoverHostTranscripts('opencode', named.path);
+        if (listed.problems.length > 0) {
+          io.stderr.write(`memtrace mine: ${named.path} cannot be read as an OpenCode store: ${listed.problems[0]!.error}\n`);
+          return EXIT_FAILURE;
+        }
+        targets = listed.targets;
       } else targets = [{ ...named, size: stat.size, mtimeMs: stat.mtimeMs }];
     } else {
       // Without --host every host's folder is looked at, and a host not installed here is skipped.
@@ -146,7 +163,7 @@ export const mineCommand: Command = {
         targets.push(...found.targets);
       }
       if (missing.length === hosts.length) {
-        io.stderr.write(`memtrace mine: no transcripts folder found (${missing.join(', ')}); give --dir (with --host for Gemini CLI or Codex)\n`);
+        io.stderr.write(`memtrace mine: no transcripts folder found (${missing.join(', ')}); give --dir (with --host for a host other than Claude Code)\n`);
         return EXIT_FAILURE;
       }
     }

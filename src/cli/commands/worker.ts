@@ -31,7 +31,7 @@ options:
   -h, --help        show this help
 
 environment: MEMTRACE_DATA_DIR, MEMTRACE_PORT, MEMTRACE_PROVIDER (anthropic|openai|claude-code|
-gemini-cli|codex|copilot|replay|none; default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY or
+gemini-cli|codex|opencode|copilot|pi|replay|none; default: anthropic with ANTHROPIC_API_KEY, openai with OPENAI_API_KEY or
 OPENAI_BASE_URL, else the agent CLI of each session's host when it is on PATH, with your own login),
 ANTHROPIC_API_KEY, OPENAI_API_KEY, MEMTRACE_MODEL, MEMTRACE_REPLAY_FILE, MEMTRACE_OBSERVER_BUDGET_TOKENS
 (1000000: observer input + output tokens per UTC day, never exceeded; past it events wait),

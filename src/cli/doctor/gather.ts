@@ -15,6 +15,7 @@ import { APP_VERSION } from '../../version.js';
 import type { CliIO } from '../command.js';
 import { workerHealth } from '../worker-health.js';
 import { gatherHooks } from './gather-hooks.js';
+import { gatherInProcess } from './gather-in-process.js';
 import type { DoctorSnapshot, ForwarderSnapshot } from './snapshot.js';
 
 /** The edge of `memtrace doctor`: reads files, the lock, /health, the socket and the store, read-only. */
@@ -50,6 +51,7 @@ export async function gatherSnapshot(io: CliIO, nowMs: number): Promise<DoctorSn
     spool: spoolOf(dataDir),
     forwarder: forwarderOf(dataDir, packageRoot, io.env),
     hooks: gatherHooks(io.env, home, io.cwd),
+    inProcess: gatherInProcess(io.env, home),
     observer: { here: 'error' in chosen ? { error: chosen.error } : { line: chosen.choice.describe() }, envHere: observerEnvSet(io.env) },
     telemetry: consent,
   };

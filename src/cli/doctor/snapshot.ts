@@ -28,6 +28,8 @@ export interface DoctorSnapshot {
   spool: { events: number; unreadable: number; oldestMs: number | null } | { error: string };
   forwarder: ForwarderSnapshot;
   hooks: HostHooksSnapshot[];
+  /** OpenCode's plugin and pi's extension: they have no command hooks. */
+  inProcess: InProcessFileSnapshot[];
   observer: ObserverSnapshot;
   telemetry: { enabled: boolean; decidedBy: string; reason: string; configError: string | null };
 }
@@ -57,6 +59,20 @@ export interface HostHooksSnapshot {
   events: string[];
   expected: number;
   scripts: Array<{ path: string; exists: boolean }>;
+}
+
+export interface InProcessFileSnapshot {
+  host: 'opencode' | 'pi';
+  /** The user's plugin or extension file (where `memtrace install --host` writes without --project). */
+  file: string;
+  cliOnPath: boolean;
+  /** `foreign`: a file by that name that memtrace install did not write. */
+  state: 'missing' | 'unreadable' | 'foreign' | 'read';
+  error: string | null;
+  /** In a file of memtrace's: the Node hook it spools through when no worker answers (and starts the worker with), and whether it is there. */
+  memtraceBin: { path: string; exists: boolean } | null;
+  /** The memtrace version that wrote it. */
+  version: string | null;
 }
 
 export interface ObserverSnapshot {

@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Discovery } from '../discover.js';
 import type { TranscriptTarget } from '../transcript-target.js';
-import { codexSessionIdOfPath, copilotSessionIdOfPath, type TranscriptHost } from './host-transcripts.js';
+import { codexSessionIdOfPath, copilotSessionIdOfPath, piSessionIdOfPath, type TranscriptHost } from './host-transcripts.js';
+import { discoverOpenCodeSessions } from './opencode-store.js';
 
 /** How deep a Codex sessions folder nests its rollouts (YYYY/MM/DD), plus one for a parent folder given instead. */
 const CODEX_DEPTH = 4;
@@ -11,17 +12,29 @@ const FIRST_LINE_BYTES = 64 * 1024;
 
 /**
  * Lists Gemini CLI chat files (`<root>/<project>/chats/*.jsonl`; a project folder or a chats
- * folder works too), Codex rollouts (`<root>/YYYY/MM/DD/rollout-*.jsonl`) or Copilot CLI session
- * logs (`<root>/<session id>/events.jsonl`; one session's folder works too), one stat per file.
+ * folder works too), Codex rollouts (`<root>/YYYY/MM/DD/rollout-*.jsonl`), Copilot CLI session
+ * logs (`<root>/<session id>/events.jsonl`; one session's folder works too), pi session files
+ * (`<root>/--<cwd>--/<time>_<uuid>.jsonl`; one cwd's folder works too), one stat per file, or the
+ * sessions of OpenCode's stores (`<root>/opencode*.db`, or one store file).
  * A Gemini file's session id is read from its first line (the name holds only 8 characters of it);
  * given `known` (the watcher's, kept across its passes), a file's id is read once, not every pass.
  */
 export async function discoverHostTranscripts(host: TranscriptHost, root: string, known?: Map<string, string>): Promise<Discovery> {
+  if (host === 'opencode') return discoverOpenCodeSessions(root);
   const problems: Discovery['problems'] = [];
   const found: Array<{ path: string; sessionId: string | null }> = [];
   if (host === 'codex') await walkCodex(root, CODEX_DEPTH, found, problems, true);
   else if (host === 'copilot') await listCopilot(root, found, problems);
-  else {
+  else if (host === 'pi') {
+    for (const entry of await listDir(root, problems, true)) {
+      const full = path.join(root, entry.name);
+      const files = entry.isDirectory() ? (await listDir(full, problems, false)).filter((e) => e.isFile()).map((e) => path.join(full, e.name)) : [full];
+      for (const file of files) {
+        const sessionId = piSessionIdOfPath(file);
+        if (sessionId) found.push({ path: file, sessionId });
+      }
+    }
+  } else {
     const rootEntries = await listDir(root, problems, true);
     const names = new Set(rootEntries.map((e) => e.name));
     const chatDirs =

@@ -16,6 +16,8 @@ export interface HostCall {
   toolResponse: unknown;
   failure: { error: string; exitCode: number | null } | null;
   atMs: number | null;
+  /** A subagent made the call (OpenCode: its child session). */
+  agentId?: string | null;
 }
 
 /** What a host transcript holds for mining: its calls, the session's first prompt, cwd and last answer. */
@@ -42,6 +44,7 @@ export function minedEventOf(
     source: 'transcript' as const,
     transcript_path: context.transcriptPath,
     platform: host,
+    ...(call.agentId ? { agent_id: call.agentId } : {}),
   };
   const payload: MinedPayload = call.failure
     ? { kind: 'post_tool_use_failure', ...common, error: call.failure.error, ...(call.failure.exitCode === null ? {} : { exit_code: call.failure.exitCode }) }

@@ -21,6 +21,8 @@ export interface CliCall {
   tmpDir: string;
   /** A fresh UUID: the session id a CLI that takes one is given, so its traces can be found. */
   callId: string;
+  /** What `setupFacts` learned from the CLI (OpenCode: its MCP servers' names); empty without it. */
+  setup: readonly string[];
 }
 
 /** What a CLI's parser made of a finished run. */
@@ -49,6 +51,8 @@ export interface HostCliSpec {
    * off each MCP server it would start); cached for a minute.
    */
   setupArgs?(ask: (args: readonly string[]) => Promise<CliOutcome>): Promise<string[]>;
+  /** Facts asked of the CLI before the call for `args`/`env` to use (`call.setup`); cached for a minute like setupArgs. */
+  setupFacts?(ask: (args: readonly string[]) => Promise<CliOutcome>): Promise<string[]>;
   /** What the CLI reads on stdin: the prompt, unless the CLI takes the instructions there too (Copilot). */
   stdin?(call: CliCall): string;
   /** What the CLI needs in its environment on top of the user's (isolation, limits, TMPDIR). */
@@ -87,16 +91,17 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
   const model = config.model ?? spec.defaultModel;
   const scratchDir = path.join(config.scratchRoot, spec.name);
   const prices = config.prices ?? DEFAULT_PRICES;
-  let setup: { args: string[]; atMs: number } | null = null;
-  const setupArgs = async (env: Record<string, string>): Promise<string[]> => {
-    if (!spec.setupArgs) return [];
-    if (setup && now() - setup.atMs < SETUP_CACHE_MS) return setup.args;
-    const args = await spec.setupArgs((ask) =>
-      run({ file: spec.binary, args: ask, cwd: scratchDir, env, stdin: '', timeoutMs: SETUP_TIMEOUT_MS, niceness: 10 }),
-    );
-    setup = { args, atMs: now() };
-    return args;
+  const cached = new Map<'args' | 'facts', { values: string[]; atMs: number }>();
+  const askOnce = async (which: 'args' | 'facts', env: Record<string, string>): Promise<string[]> => {
+    const asker = which === 'args' ? spec.setupArgs : spec.setupFacts;
+    if (!asker) return [];
+    const hit = cached.get(which);
+    if (hit && now() - hit.atMs < SETUP_CACHE_MS) return hit.values;
+    const values = await asker((ask) => run({ file: spec.binary, args: ask, cwd: scratchDir, env, stdin: '', timeoutMs: SETUP_TIMEOUT_MS, niceness: 10 }));
+    cached.set(which, { values, atMs: now() });
+    return values;
   };
+  const setupArgs = (env: Record<string, string>) => askOnce('args', env);
   return {
     name: spec.name,
     model: model ?? 'default',
@@ -113,9 +118,11 @@ export function createHostCliProvider(spec: HostCliSpec, config: HostCliConfig, 
         scratchDir,
         tmpDir,
         callId: crypto.randomUUID(),
+        setup: [],
       };
       try {
         for (const file of spec.files?.(call) ?? []) writeIfChanged(path.join(scratchDir, file.name), file.content);
+        if (spec.setupFacts) call.setup = await askOnce('facts', observerEnv(config.env, spec.env(call)));
         const env = observerEnv(config.env, spec.env(call));
         const extra = await setupArgs(env);
         const args = spec.args(call);

@@ -26,7 +26,7 @@ export const HOOK_ROLLUP: EventSpec = {
   fields: [
     { key: 'hook_event', type: { kind: 'enum', values: HOOK_EVENTS }, description: 'which hook event (a host’s own events mapped to memtrace’s six)' },
     { key: 'install_mode', type: { kind: 'enum', values: HOOK_INSTALL_MODES }, description: 'plugin, settings (memtrace install) or unknown' },
-    { key: 'platform', type: PLATFORM, description: 'the agent host whose hook ran (claude-code, gemini-cli, codex, copilot; other for any other)' },
+    { key: 'platform', type: PLATFORM, description: 'the agent host whose hook, plugin or extension ran (other for a host memtrace has no adapter for)' },
     count('count', 'hook calls that reached the worker'),
     count('total_ms', 'sum of hook process durations, start to reply (ms)'),
     ...HOOK_DURATION_BUCKETS.map((b) =>

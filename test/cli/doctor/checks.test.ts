@@ -65,6 +65,18 @@ function healthy(): DoctorSnapshot {
       },
       { host: 'codex', file: '/home/u/.codex/hooks.json', cli: 'codex', cliOnPath: false, state: 'missing', error: null, events: [], expected: 5, scripts: [] },
     ],
+    inProcess: [
+      {
+        host: 'opencode',
+        file: '/home/u/.config/opencode/plugins/memtrace.js',
+        cliOnPath: true,
+        state: 'read',
+        error: null,
+        memtraceBin: { path: '/usr/lib/node_modules/memtrace/bin/memtrace.cjs', exists: true },
+        version: '0.3.0',
+      },
+      { host: 'pi', file: '/home/u/.pi/agent/extensions/memtrace.js', cliOnPath: false, state: 'missing', error: null, memtraceBin: null, version: null },
+    ],
     observer: { here: { line: 'observer: claude-code (haiku) — …' }, envHere: [] },
     telemetry: { enabled: false, decidedBy: 'MEMTRACE_TELEMETRY', reason: 'MEMTRACE_TELEMETRY=0', configError: null },
   };
@@ -85,6 +97,8 @@ describe('memtrace doctor’s checks', () => {
       'forwarder:ok',
       'hooks:claude-code:ok',
       'hooks:codex:ok',
+      'hooks:opencode:ok',
+      'hooks:pi:ok',
       'observer:ok',
       'budget:ok',
       'store:ok',
@@ -173,6 +187,7 @@ describe('memtrace doctor’s checks', () => {
       },
       { host: 'codex', file: '/home/u/.codex/hooks.json', cli: 'codex', cliOnPath: true, state: 'missing', error: null, events: [], expected: 5, scripts: [] },
     ];
+    s.inProcess = [];
     expect(checkHooks(s)).toEqual([
       {
         check: 'hooks:claude-code',
@@ -192,6 +207,45 @@ describe('memtrace doctor’s checks', () => {
         detail: "codex is on PATH but memtrace's hooks are not in /home/u/.codex/hooks.json: its sessions are not remembered",
         fix: 'memtrace install --host codex',
       },
+    ]);
+  });
+
+  it('check OpenCode’s plugin and pi’s extension: not memtrace’s, missing while the CLI is there, unreadable, spooling through a memtrace that is gone, of another install or version', () => {
+    const s = healthy();
+    const plugin = s.inProcess[0]!;
+    const extension = { ...s.inProcess[1]!, cliOnPath: true };
+    const findings = (list: DoctorSnapshot['inProcess']) => checkHooks({ ...s, hooks: [], inProcess: list }).map((f) => [f.status, f.detail, f.fix]);
+    expect(findings([{ ...plugin, state: 'foreign', memtraceBin: null, version: null }, extension])).toEqual([
+      [
+        'warn',
+        "/home/u/.config/opencode/plugins/memtrace.js is a plugin memtrace install did not write: memtrace's is not installed",
+        'move /home/u/.config/opencode/plugins/memtrace.js aside, then memtrace install --host opencode',
+      ],
+      [
+        'warn',
+        "pi is on PATH but memtrace's extension is not in /home/u/.pi/agent/extensions/memtrace.js: its sessions are not remembered",
+        'memtrace install --host pi',
+      ],
+    ]);
+    expect(findings([{ ...plugin, state: 'unreadable', error: 'cannot be read (EACCES)', memtraceBin: null, version: null }])).toEqual([
+      [
+        'fail',
+        '/home/u/.config/opencode/plugins/memtrace.js cannot be read (EACCES): opencode may not load it',
+        'fix the file (or remove it), then memtrace install --host opencode',
+      ],
+    ]);
+    const elsewhere = (bin: string, exists: boolean, version = '0.3.0') => findings([{ ...plugin, memtraceBin: { path: bin, exists }, version }])[0]!;
+    expect(elsewhere('/old/memtrace/bin/memtrace.cjs', false)).toEqual([
+      'fail',
+      '/home/u/.config/opencode/plugins/memtrace.js: the plugin spools through /old/memtrace/bin/memtrace.cjs, which does not exist (memtrace moved or was removed): with no worker, events are lost',
+      'memtrace install --host opencode',
+    ]);
+    expect(elsewhere('/opt/memtrace/bin/memtrace.cjs', true)[0]).toBe('warn');
+    expect(elsewhere('/opt/memtrace/bin/memtrace.cjs', true)[1]).toContain('runs another install of memtrace (/opt/memtrace/bin/memtrace.cjs)');
+    expect(elsewhere('/usr/lib/node_modules/memtrace/bin/memtrace.cjs', true, '0.2.9')).toEqual([
+      'warn',
+      "/home/u/.config/opencode/plugins/memtrace.js: the plugin is memtrace 0.2.9's; this is 0.3.0",
+      'memtrace install --host opencode (it rewrites the file)',
     ]);
   });
 

@@ -83,6 +83,40 @@ describe('memtrace doctor', () => {
     expect(fs.readFileSync(path.join(dataDir, 'memtrace.db')).equals(before)).toBe(true);
   });
 
+  it('reads the plugin OpenCode loads and the extension pi loads: memtrace’s as installed, one that is not memtrace’s, one whose memtrace is gone', async () => {
+    const { home, env } = setUp();
+    const plugin = path.join(home, '.config', 'opencode', 'plugins', 'memtrace.js');
+    const extension = path.join(home, '.pi', 'agent', 'extensions', 'memtrace.js');
+    const absent = await doctor(env);
+    expect(absent.byCheck('hooks:opencode')).toMatchObject({ status: 'ok', detail: `no plugin in ${plugin}; opencode is not on PATH` });
+    expect(absent.byCheck('hooks:pi')).toMatchObject({ status: 'ok', detail: `no extension in ${extension}; pi is not on PATH` });
+
+    const install = captureIO({ env, cwd: home });
+    expect(await main(['install', '--host', 'opencode'], install.io), install.stderr()).toBe(0);
+    fs.mkdirSync(path.dirname(extension), { recursive: true });
+    fs.writeFileSync(extension, 'module.exports = function mine(pi) {};\n');
+    const installed = await doctor(env);
+    expect(installed.byCheck('hooks:opencode')).toMatchObject({ status: 'ok', detail: expect.stringContaining(`memtrace's plugin in ${plugin} (memtrace `) });
+    expect(installed.byCheck('hooks:pi')).toMatchObject({
+      status: 'warn',
+      detail: `${extension} is an extension memtrace install did not write: memtrace's is not installed`,
+    });
+
+    const gone = path.join(temp!.dir, 'old-install', 'bin', 'memtrace.cjs');
+    const text = fs.readFileSync(plugin, 'utf8');
+    fs.writeFileSync(plugin, text.replace(/"memtraceBin":"[^"]*"/, `"memtraceBin":${JSON.stringify(gone)}`));
+    const moved = await doctor(env);
+    expect(moved.code).toBe(1);
+    expect(moved.byCheck('hooks:opencode')).toEqual({
+      check: 'hooks:opencode',
+      status: 'fail',
+      detail: `${plugin}: the plugin spools through ${gone}, which does not exist (memtrace moved or was removed): with no worker, events are lost`,
+      fix: 'memtrace install --host opencode',
+    });
+    fs.writeFileSync(plugin, text.replace(/^const MEMTRACE_SETTINGS = .*$/m, 'const MEMTRACE_SETTINGS = {"memtraceBin":'));
+    expect((await doctor(env)).byCheck('hooks:opencode')).toMatchObject({ status: 'fail', detail: expect.stringContaining('its settings line is not whole') });
+  });
+
   it('fails a file that is not a database, and prints each fix under its finding', async () => {
     const { dataDir, env } = setUp();
     fs.mkdirSync(dataDir, { mode: 0o700 });

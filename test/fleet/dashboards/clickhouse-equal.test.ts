@@ -37,7 +37,8 @@ function expectSameReview(a: Review, b: Review): void {
 
 const ALL = [...TILES, REVIEW_SUMS_TILE];
 
-describe('the ClickHouse target on embedded ClickHouse (chdb)', () => {
+// Every tile's query on embedded ClickHouse: about 8 s a test at load 10, over 30 s at load 15 on two cores.
+describe('the ClickHouse target on embedded ClickHouse (chdb)', { timeout: 180_000 }, () => {
   const temp = makeTempDir();
   let connection: ClickHouseConnection;
   let sqlite: CollectorStore;

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHostCliProvider } from '../../../src/providers/cli/host-cli-provider.js';
 import { CLAUDE_CODE_CLI } from '../../../src/providers/cli/claude-code.js';
+import type { CliRun } from '../../../src/providers/cli/cli-process.js';
+import { OPENCODE_CLI } from '../../../src/providers/cli/opencode.js';
 import { ProviderError } from '../../../src/providers/types.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -131,3 +133,52 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('OpenCode as the observer: what memtrace asks of it first and hands to the call', () => {
+  it('turns off every MCP server `opencode debug config` lists, asks at most once a minute, and sends the batch on stdin', async () => {
+    const temp = makeTempDir();
+    try {
+      const runs: CliRun[] = [];
+      let now = 1_000_000;
+      const ok = (stdout: string) => ({ kind: 'exited' as const, exitCode: 0, signal: null, stdout, stderr: '', wallMs: 1 });
+      const observer = createHostCliProvider(
+        OPENCODE_CLI,
+        { scratchRoot: path.join(temp.dir, 'observer'), env: { HOME: temp.dir, PATH: '/usr/bin' }, timeoutMs: 30_000 },
+        {
+          now: () => now,
+          run: async (run) => {
+            runs.push(run);
+            if (run.args[0] === 'debug') return ok(JSON.stringify({ model: 'x/y', mcp: { docs: { type: 'remote' }, memtrace: { type: 'local' } } }));
+            return ok(fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/observer-cli/opencode-ok.jsonl'), 'utf8'));
+          },
+        },
+      );
+      const result = await observer.complete(request);
+      expect(result).toMatchObject({
+        text: '{"observations":[{"type":"change","title":"out.txt edited"}]}',
+        usage: { inputTokens: 100, outputTokens: 10 },
+        costUsd: null,
+      });
+      expect(runs.map((r) => r.args.slice(0, 2))).toEqual([
+        ['debug', 'config'],
+        ['run', '--pure'],
+      ]);
+      const call = runs[1]!;
+      expect(call.stdin).toBe('the turn\u2019s events');
+      expect(call.env).toMatchObject({ OPENCODE_DB: ':memory:', MEMTRACE_OBSERVER_SESSION: '1' });
+      const config = JSON.parse(call.env.OPENCODE_CONFIG_CONTENT!);
+      expect(Object.keys(config.mcp)).toEqual(['memtrace', 'docs']);
+      expect(Object.values(config.mcp).every((server) => (server as { enabled: boolean }).enabled === false)).toBe(true);
+      expect(config.agent['memtrace-observer']).toMatchObject({ mode: 'primary', permission: { '*': 'deny' } });
+      expect(fs.readFileSync(config.agent['memtrace-observer'].prompt.slice('{file:'.length, -1), 'utf8')).toBe('SYSTEM PROMPT');
+      now += 30_000;
+      await observer.complete(request);
+      expect(runs.filter((r) => r.args[0] === 'debug')).toHaveLength(1);
+      now += 60_000;
+      await observer.complete(request);
+      expect(runs.filter((r) => r.args[0] === 'debug')).toHaveLength(2);
+    } finally {
+      temp.cleanup();
+    }
+  });
+});

@@ -6,9 +6,12 @@ import { readGeminiOutput } from '../../../src/providers/cli/gemini-output.js';
 import { readCodexOutput } from '../../../src/providers/cli/codex-output.js';
 import { mcpServerNames } from '../../../src/providers/cli/codex.js';
 import { readCopilotOutput, readCopilotUsage } from '../../../src/providers/cli/copilot-output.js';
+import { readOpenCodeOutput } from '../../../src/providers/cli/opencode-output.js';
+import { openCodeMcpNames } from '../../../src/providers/cli/opencode.js';
+import { readPiOutput } from '../../../src/providers/cli/pi-output.js';
 import { ProviderError } from '../../../src/providers/types.js';
 
-/** What the real CLIs printed, captured offline against fake APIs (Claude Code 2.1.330, Gemini CLI 0.61.0, Codex 0.169.0, Copilot CLI 1.0.102). */
+/** What the real CLIs printed, captured offline against fake APIs (Claude Code 2.1.330, Gemini CLI 0.61.0, Codex 0.169.0, OpenCode 1.18.33, Copilot CLI 1.0.102, pi 0.73.1). */
 const fixture = (name: string) => fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/observer-cli', name), 'utf8');
 const NOW = Date.UTC(2026, 10, 27, 18, 0);
 
@@ -151,5 +154,62 @@ describe('codex mcp list', () => {
     ].join('\n');
     expect(mcpServerNames(table)).toEqual(['marker', 'withenv']);
     expect(mcpServerNames('No MCP servers configured yet.\n')).toEqual([]);
+  });
+});
+
+describe('OpenCode run --format json', () => {
+  it('reads the reply and the tokens of every step; a cost of 0 (no price known) is unknown', () => {
+    const reply = readOpenCodeOutput(fixture('opencode-ok.jsonl'), 0, NOW);
+    expect(reply.text).toBe('{"observations":[{"type":"change","title":"out.txt edited"}]}');
+    expect(reply.usage).toEqual({ inputTokens: 100, outputTokens: 10 });
+    expect(reply.costUsd).toBeNull();
+  });
+
+  it.each([
+    ['opencode-401.jsonl', 'auth', 401, null],
+    ['opencode-429.jsonl', 'rate_limit', 429, 7_000],
+  ] as const)('types %s from the APIError’s status, body and Retry-After', (file, kind, status, retryAfterMs) => {
+    const error = failure(() => readOpenCodeOutput(fixture(file), 1, NOW));
+    expect(error).toMatchObject({ kind, status, retryAfterMs });
+  });
+
+  it('never reads a failure out of the reply text, and a run with no result is a transport failure', () => {
+    const said = fixture('opencode-ok.jsonl').replace('out.txt edited', 'APIError statusCode 401 not logged in');
+    expect(readOpenCodeOutput(said, 0, NOW).text).toContain('APIError statusCode 401');
+    expect(failure(() => readOpenCodeOutput('', 1, NOW))).toMatchObject({ kind: 'transport', detail: 'cli_failed' });
+    expect(failure(() => readOpenCodeOutput('{"type":"error","error":{"name":"ProviderAuthError","data":{}}}', 1, NOW))).toMatchObject({
+      kind: 'auth',
+      detail: 'logged_out',
+    });
+  });
+
+  it('finds the MCP servers to turn off in `opencode debug config`', () => {
+    expect(openCodeMcpNames(JSON.stringify({ model: 'x', mcp: { memtrace: {}, 'my docs': { type: 'remote' } } }))).toEqual(['memtrace', 'my docs']);
+    expect(openCodeMcpNames('not json')).toEqual([]);
+  });
+});
+
+describe('pi --mode json', () => {
+  it('reads the last assistant message, its usage and model; a cost of 0 is unknown', () => {
+    const reply = readPiOutput(fixture('pi-ok.jsonl'), 0, NOW);
+    expect(reply).toEqual({
+      text: '{"observations":[{"type":"change","title":"out.txt edited"}]}',
+      usage: { inputTokens: 100, outputTokens: 10 },
+      costUsd: null,
+      model: 'fake-model',
+    });
+  });
+
+  it.each([
+    ['pi-401.jsonl', 'auth', 401],
+    ['pi-429.jsonl', 'rate_limit', 429],
+  ] as const)('types %s (pi exits 0) from the status its provider client wrote first', (file, kind, status) => {
+    expect(failure(() => readPiOutput(fixture(file), 0, NOW))).toMatchObject({ kind, status });
+  });
+
+  it('never reads a failure out of the reply text', () => {
+    const said = fixture('pi-ok.jsonl').replaceAll('out.txt edited', '401 Unauthorized');
+    expect(readPiOutput(said, 0, NOW).text).toContain('401 Unauthorized');
+    expect(failure(() => readPiOutput('{"type":"session"}', 0, NOW))).toMatchObject({ kind: 'transport', detail: 'cli_failed' });
   });
 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Copied from shared/hosts/copilot/fake-api.mjs (the harness the reference runs used), formatted to this repository's lint.
+// Copied from shared/hosts/{opencode,copilot,pi}/fake-api.mjs (the same file for the three), formatted to this repository's lint.
 // Fake model API for running coding-agent CLIs offline. No dependencies (node:http only).
 // Speaks the three wire protocols these CLIs use against a custom endpoint:
 //   - OpenAI Chat Completions  POST .../chat/completions   (stream or not)
