@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { IncomingMessage, Server } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { createAdaptorServer } from '@hono/node-server';
-import type { Hono } from 'hono';
 
 export interface ListeningSocket {
   path: string;
@@ -17,21 +15,22 @@ export interface ListeningSocket {
 export type UpgradeHandler = (request: IncomingMessage, stream: Duplex, head: Buffer) => void;
 
 /**
- * Serves the app on a Unix socket inside `dir` (0600, in a folder that must already be private).
- * A socket file left there by a dead process is replaced: the caller holds the data dir's lock,
+ * Serves `listener` (a plain node:http request listener) on a Unix socket inside `dir` (0600, in
+ * a folder that must already be private). A socket file left there by a dead process is
+ * replaced: the caller holds the data dir's lock,
  * so no live worker owns it. An address too long for a Unix socket is bound relative to `dir`.
  * With `upgrade`, connections that ask to leave HTTP go to it; without, they are refused (closed).
  * Closing ends every connection, upgraded ones included (the server would otherwise wait for them).
  */
 export function listenUnixSocket(
-  app: Hono,
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
   dir: string,
   name: string,
   { pathLimit, upgrade }: { pathLimit: number; upgrade?: UpgradeHandler },
 ): Promise<ListeningSocket> {
   const full = path.join(dir, name);
   fs.rmSync(full, { force: true });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const server = createServer(listener);
   const upgraded = new Set<Duplex>();
   if (upgrade) {
     server.on('upgrade', (request: IncomingMessage, stream: Duplex, head: Buffer) => {

@@ -1,5 +1,7 @@
-import { Hono } from 'hono';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HostCall, HostCallResult } from '../worker/host-intake.js';
+import { readCappedBody } from './capped-body.js';
+import { hookRoute } from './hook-route.js';
 
 /**
  * What a hook may send before its payload is cut to head and tail (the agent hosts have no size
@@ -8,6 +10,7 @@ import type { HostCall, HostCallResult } from '../worker/host-intake.js';
  */
 const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
 const KEEP_EDGE_BYTES = 1024 * 1024;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface HookAppServices {
   now(): number;
@@ -24,79 +27,79 @@ export interface HookAppServices {
   spoolFailed(call: HostCall, error: unknown, nowMs: number): boolean;
 }
 
+export type HookRequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
 /**
  * The hooks' own door: served only on the Unix socket inside the data dir, so whoever reaches it
  * is the data dir's owner (no token, no Host or Origin checks: no browser or other account can
  * connect). It takes the host's payload exactly as the host wrote it; the worker maps it.
+ *
+ * A plain node:http listener rather than a router: every tool call of every agent comes through
+ * here, and building a fetch Request and Response around each (web streams, headers objects)
+ * cost the worker more CPU than storing the event.
  */
-export function createHookApp(services: HookAppServices): Hono {
-  const app = new Hono();
-  app.post('/hook/:host/:event', async (c) => {
-    const received = await readCapped(c.req.raw.body, MAX_HOOK_INPUT_BYTES);
-    const startedMs = Number(c.req.header('x-memtrace-hook-started'));
-    const startedUptime = Number(c.req.header('x-memtrace-hook-uptime'));
-    const call: HostCall = {
-      host: c.req.param('host'),
-      event: c.req.param('event'),
-      via: c.req.header('x-memtrace-hook-via') ?? 'unknown',
-      body: 'text' in received ? { text: received.text } : { head: received.head, tail: received.tail, totalBytes: received.totalBytes },
-      hookElapsedMs: (nowMs) => {
-        if (Number.isFinite(startedMs) && startedMs > 0) return nowMs - startedMs;
-        const uptime = services.uptimeS();
-        // /proc/uptime has 10 ms steps; both readings are truncated alike, so the difference is unbiased.
-        return Number.isFinite(startedUptime) && startedUptime > 0 && uptime !== null ? Math.round((uptime - startedUptime) * 1000) : null;
-      },
-    };
-    const nowMs = services.now();
-    let result: HostCallResult;
-    try {
-      result = services.handle(call, nowMs);
-    } catch (error) {
-      // 202: the event is kept and will be stored, so the hook must not spool it a second time.
-      return services.spoolFailed(call, error, nowMs)
-        ? c.body(null, 202, { 'x-memtrace-spooled': '1' })
-        : c.json({ error: { code: 'insufficient_storage', message: 'the worker could neither store nor spool this event' } }, 507);
+export function createHookApp(services: HookAppServices): HookRequestListener {
+  return (request, response) => {
+    const route = hookRoute(request.method, request.url);
+    if (!route) {
+      request.resume();
+      return reply(response, 404, errorBody('not_found', 'hooks POST /hook/<host>/<event>'));
     }
-    if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);
-    if ('error' in result) return c.json({ error: { code: result.unreadable ? 'unreadable' : 'not_found', message: result.error } }, result.status);
-    return c.body(result.output, result.status, { 'content-type': 'application/json; charset=utf-8' });
-  });
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: 'hooks POST /hook/<host>/<event>' } }, 404));
-  return app;
+    readCappedBody(request, MAX_HOOK_INPUT_BYTES, KEEP_EDGE_BYTES, (received) => {
+      let answered: Reply;
+      try {
+        answered = answer(services, route, request, received);
+      } catch (error) {
+        answered = { status: 500, body: errorBody('internal', error instanceof Error ? error.message : String(error)) };
+      }
+      reply(response, answered.status, answered.body, answered.headers);
+    });
+  };
 }
 
-type Received = { text: string } | { head: string; tail: string; totalBytes: number };
+interface Reply {
+  status: number;
+  body: string | { json: string };
+  headers?: Record<string, string>;
+}
 
-/**
- * The whole body, or past `max` bytes its head and tail (the rest read and dropped). A client
- * that went away mid-body leaves what it sent: it will not parse, so it is kept as unreadable.
- */
-async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<Received> {
-  if (!body) return { text: '' };
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let head: Buffer | null = null;
-  const tail: Uint8Array[] = [];
-  let tailBytes = 0;
+function answer(services: HookAppServices, route: { host: string; event: string }, request: IncomingMessage, body: HostCall['body']): Reply {
+  const startedMs = Number(request.headers['x-memtrace-hook-started']);
+  const startedUptime = Number(request.headers['x-memtrace-hook-uptime']);
+  const via = request.headers['x-memtrace-hook-via'];
+  const call: HostCall = {
+    host: route.host,
+    event: route.event,
+    via: typeof via === 'string' ? via : 'unknown',
+    body,
+    hookElapsedMs: (nowMs) => {
+      if (Number.isFinite(startedMs) && startedMs > 0) return nowMs - startedMs;
+      if (!(Number.isFinite(startedUptime) && startedUptime > 0)) return null;
+      const uptime = services.uptimeS();
+      // /proc/uptime has 10 ms steps; both readings are truncated alike, so the difference is unbiased.
+      return uptime !== null ? Math.round((uptime - startedUptime) * 1000) : null;
+    },
+  };
+  const nowMs = services.now();
+  let result: HostCallResult;
   try {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-      total += chunk.length;
-      if (head === null && total <= max) {
-        chunks.push(chunk);
-        continue;
-      }
-      if (head === null) {
-        head = Buffer.concat(chunks).subarray(0, KEEP_EDGE_BYTES);
-        chunks.length = 0;
-      }
-      tail.push(chunk);
-      tailBytes += chunk.length;
-      while (tail.length > 1 && tailBytes - tail[0]!.length >= KEEP_EDGE_BYTES) tailBytes -= tail.shift()!.length;
-    }
-  } catch {
-    /* the client went away: keep what came */
+    result = services.handle(call, nowMs);
+  } catch (error) {
+    // 202: the event is kept and will be stored, so the hook must not spool it a second time.
+    if (services.spoolFailed(call, error, nowMs)) return { status: 202, body: '', headers: { 'x-memtrace-spooled': '1' } };
+    return { status: 507, body: errorBody('insufficient_storage', 'the worker could neither store nor spool this event') };
   }
-  if (head === null) return { text: Buffer.concat(chunks).toString('utf8') };
-  const tailBuffer = Buffer.concat(tail);
-  return { head: head.toString('utf8'), tail: tailBuffer.subarray(Math.max(0, tailBuffer.length - KEEP_EDGE_BYTES)).toString('utf8'), totalBytes: total };
+  if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);
+  if ('error' in result) return { status: result.status, body: errorBody(result.unreadable ? 'unreadable' : 'not_found', result.error) };
+  return { status: result.status, body: result.output, headers: { 'content-type': JSON_TYPE } };
+}
+
+function errorBody(code: string, message: string): { json: string } {
+  return { json: JSON.stringify({ error: { code, message } }) };
+}
+
+function reply(response: ServerResponse, status: number, body: string | { json: string }, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : body.json;
+  const type = typeof body === 'string' ? {} : { 'content-type': JSON_TYPE };
+  response.writeHead(status, { ...type, ...headers, 'content-length': Buffer.byteLength(text) }).end(text);
 }
