@@ -130,7 +130,9 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   };
   const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
+  const hookTransaction = store.db.transaction((fn: () => unknown) => fn());
   const hostIntake = createHostIntake({
+    atomically: <T>(fn: () => T): T => write(() => hookTransaction.immediate(fn) as T),
     accept: (event, nowMs) => intake.accept(event, nowMs),
     contextFor: (cwd, nowMs) => {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
