@@ -94,6 +94,12 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   const settling = new Set<Promise<void>>();
   /** Sessions that may have work, in arrival order: a pass costs O(active sessions), not O(queue). */
   const withWork = new Set<string>();
+  /**
+   * Sessions whose open batch cannot close before this time (its oldest event's wait, or a
+   * retry's backoff) unless something is queued for them, which wakes them by name: a pass
+   * looks at the sessions that changed, not at every open batch on every event.
+   */
+  const waiting = new Map<string, number>();
   let storeFault: { reason: StorageFault; sinceMs: number } | null = null;
   let budgetHoldUntil: number | null = null;
   let loaded = false;
@@ -103,7 +109,10 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   let stopping = false;
 
   function wake(sessionId?: string): void {
-    if (sessionId !== undefined) withWork.add(sessionId);
+    if (sessionId !== undefined) {
+      withWork.add(sessionId);
+      waiting.delete(sessionId);
+    }
     if (passQueued || stopping) return;
     // Many events arriving together share one pass.
     passQueued = true;
@@ -137,6 +146,12 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       for (const sessionId of withWork) {
         if (busy.size >= config.concurrency) break;
         if (busy.has(sessionId)) continue;
+        const waitsUntil = waiting.get(sessionId);
+        if (waitsUntil !== undefined && waitsUntil > nowMs) {
+          nextDue = Math.min(nextDue, waitsUntil);
+          continue;
+        }
+        waiting.delete(sessionId);
         const provider = deps.providerFor(sessionId);
         if (!provider) {
           // No observer for this session's host: its events wait (a rescan looks again).
@@ -159,7 +174,10 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
         }
         if (admission.probe) gate.probeEnded();
         if (claim === null) withWork.delete(sessionId);
-        else nextDue = Math.min(nextDue, claim.waitUntilMs);
+        else {
+          waiting.set(sessionId, claim.waitUntilMs);
+          nextDue = Math.min(nextDue, claim.waitUntilMs);
+        }
       }
       if (Number.isFinite(nextDue) && nextDue > nowMs) arm(nextDue);
     } catch (error) {
@@ -280,6 +298,8 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     },
     rescan() {
       loaded = false;
+      // Another process may have queued work for a waiting session without waking it.
+      waiting.clear();
       wake();
     },
     storeFailed(reason) {
