@@ -15,10 +15,17 @@ export interface ChildWorker {
   stop(): Promise<number | null>;
 }
 
+interface WorkerSpawnOptions {
+  umask?: string;
+  /** Node's own flags (benchmarks: --cpu-prof, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
+}
+
 /** The worker command line, optionally under a given umask (through /bin/sh). */
-function spawnWorker(env: Record<string, string>, options: { umask?: string } = {}) {
+function spawnWorker(env: Record<string, string>, options: WorkerSpawnOptions = {}) {
   const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env };
-  if (options.umask === undefined) return spawn(process.execPath, [BIN, 'worker', '--port', '0'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (options.umask === undefined)
+    return spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'worker', '--port', '0'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   return spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, 'worker', '--port', '0'], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,7 +52,7 @@ export function runWorkerToExit(env: Record<string, string>, timeoutMs = 20_000)
 }
 
 /** `memtrace worker --port 0` as a real child process; resolves once it prints its URL. */
-export function startChildWorker(env: Record<string, string>, options: { umask?: string } = {}): Promise<ChildWorker> {
+export function startChildWorker(env: Record<string, string>, options: WorkerSpawnOptions = {}): Promise<ChildWorker> {
   return new Promise((resolve, reject) => {
     const child = spawnWorker(env, options);
     let output = '';
