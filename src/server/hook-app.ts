@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHead, SocketExchange, SocketHandler, SocketReply } from '../http-edge/index.js';
 import type { HostCall, HostCallResult } from '../worker/host-intake.js';
-import { readCappedBody } from './capped-body.js';
+import { createCappedBody } from './capped-body.js';
 import { hookRoute } from './hook-route.js';
 
 /**
@@ -27,50 +27,29 @@ export interface HookAppServices {
   spoolFailed(call: HostCall, error: unknown, nowMs: number): boolean;
 }
 
-export type HookRequestListener = (request: IncomingMessage, response: ServerResponse) => void;
-
 /**
  * The hooks' own door: served only on the Unix socket inside the data dir, so whoever reaches it
  * is the data dir's owner (no token, no Host or Origin checks: no browser or other account can
- * connect). It takes the host's payload exactly as the host wrote it; the worker maps it.
- *
- * A plain node:http listener rather than a router: every tool call of every agent comes through
- * here, and building a fetch Request and Response around each (web streams, headers objects)
- * cost the worker more CPU than storing the event.
+ * connect). It takes the host's payload exactly as the host wrote it; the worker maps it. A body
+ * cut short (the hook killed mid-write) is mapped like any other: it will not parse, so it is
+ * kept aside as unreadable.
  */
-export function createHookApp(services: HookAppServices): HookRequestListener {
-  return (request, response) => {
+export function createHookApp(services: HookAppServices): SocketHandler {
+  return (request): SocketExchange => {
     const route = hookRoute(request.method, request.url);
-    if (!route) {
-      request.resume();
-      return reply(response, 404, errorBody('not_found', 'hooks POST /hook/<host>/<event>'));
-    }
-    readCappedBody(request, MAX_HOOK_INPUT_BYTES, KEEP_EDGE_BYTES, (received) => {
-      let answered: Reply;
-      try {
-        answered = answer(services, route, request, received);
-      } catch (error) {
-        answered = { status: 500, body: errorBody('internal', error instanceof Error ? error.message : String(error)) };
-      }
-      reply(response, answered.status, answered.body, answered.headers);
-    });
+    if (!route) return { push: () => undefined, end: () => errorReply(404, 'not_found', 'hooks POST /hook/<host>/<event>') };
+    const body = createCappedBody(MAX_HOOK_INPUT_BYTES, KEEP_EDGE_BYTES);
+    return { push: (chunk) => body.push(chunk), end: () => answer(services, route, request, body.body()) };
   };
 }
 
-interface Reply {
-  status: number;
-  body: string | { json: string };
-  headers?: Record<string, string>;
-}
-
-function answer(services: HookAppServices, route: { host: string; event: string }, request: IncomingMessage, body: HostCall['body']): Reply {
+function answer(services: HookAppServices, route: { host: string; event: string }, request: RequestHead, body: HostCall['body']): SocketReply {
   const startedMs = Number(request.headers['x-memtrace-hook-started']);
   const startedUptime = Number(request.headers['x-memtrace-hook-uptime']);
-  const via = request.headers['x-memtrace-hook-via'];
   const call: HostCall = {
     host: route.host,
     event: route.event,
-    via: typeof via === 'string' ? via : 'unknown',
+    via: request.headers['x-memtrace-hook-via'] ?? 'unknown',
     body,
     hookElapsedMs: (nowMs) => {
       if (Number.isFinite(startedMs) && startedMs > 0) return nowMs - startedMs;
@@ -86,20 +65,14 @@ function answer(services: HookAppServices, route: { host: string; event: string 
     result = services.handle(call, nowMs);
   } catch (error) {
     // 202: the event is kept and will be stored, so the hook must not spool it a second time.
-    if (services.spoolFailed(call, error, nowMs)) return { status: 202, body: '', headers: { 'x-memtrace-spooled': '1' } };
-    return { status: 507, body: errorBody('insufficient_storage', 'the worker could neither store nor spool this event') };
+    if (services.spoolFailed(call, error, nowMs)) return { status: 202, headers: { 'x-memtrace-spooled': '1' }, body: '' };
+    return errorReply(507, 'insufficient_storage', 'the worker could neither store nor spool this event');
   }
   if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);
-  if ('error' in result) return { status: result.status, body: errorBody(result.unreadable ? 'unreadable' : 'not_found', result.error) };
-  return { status: result.status, body: result.output, headers: { 'content-type': JSON_TYPE } };
+  if ('error' in result) return errorReply(result.status, result.unreadable ? 'unreadable' : 'not_found', result.error);
+  return { status: result.status, headers: { 'content-type': JSON_TYPE }, body: result.output };
 }
 
-function errorBody(code: string, message: string): { json: string } {
-  return { json: JSON.stringify({ error: { code, message } }) };
-}
-
-function reply(response: ServerResponse, status: number, body: string | { json: string }, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : body.json;
-  const type = typeof body === 'string' ? {} : { 'content-type': JSON_TYPE };
-  response.writeHead(status, { ...type, ...headers, 'content-length': Buffer.byteLength(text) }).end(text);
+function errorReply(status: number, code: string, message: string): SocketReply {
+  return { status, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ error: { code, message } }) };
 }
