@@ -165,7 +165,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
 
   let port = config.port;
   // Folded inside the hook's own transaction (host-intake.ts): one commit for the event and its count.
-  const hooks = createHookAccounting(telemetry);
+  const hooks = createHookAccounting({ recordCounters: telemetry.foldCounters });
   const projectOf = createProjectResolver();
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
   // after a session ends (its background hooks may have been cut off) and when idle.
