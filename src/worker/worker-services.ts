@@ -86,7 +86,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     store,
     projectOf: deps.projectOf,
     write,
-    wake: (sessionId) => loop.wake(sessionId),
+    wake: (sessionId, queued) => loop.wake(sessionId, queued),
     onTranscript: deps.onTranscript,
     turnEnded: (sessionId, transcriptPath) => deps.onTurnEnded?.(sessionId, transcriptPath),
     sessionEnded: (sessionId, transcriptPath) => {
