@@ -45,7 +45,7 @@ export function createEventIntake(deps: IntakeDeps) {
   const { store, write } = deps;
 
   const ensureSession = (event: HookEvent, nowMs: number) => {
-    if (store.sessions.get(event.session_id)) return;
+    if (store.sessions.exists(event.session_id)) return;
     // An event that does not name its host leaves the platform for a later one to fill.
     store.sessions.init({
       sessionId: event.session_id,
