@@ -8,6 +8,7 @@ import { chooseObserver } from '../src/providers/index.js';
 import { startWorker } from '../src/worker/runtime.js';
 import { realisticEvents } from '../test/support/realistic-events.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { openMcpSession } from './hook-processes.js';
 import { roundedPercentile } from './stats.js';
 
 /**
@@ -16,7 +17,7 @@ import { roundedPercentile } from './stats.js';
  * from one long-lived client process (hook-socket-client.ts), so this process's CPU
  * (process.cpuUsage: every thread) over a round is the worker's. Median over rounds, ms per event.
  */
-export async function measureInProcess(options: { events: number; rounds: number; project: string }): Promise<Record<string, unknown>> {
+export async function measureInProcess(options: { events: number; rounds: number; warmup: number; project: string }): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-hook-cpu-in-');
   const replayFile = path.join(temp.dir, 'replies.jsonl');
   const env: Record<string, string> = { MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile, MEMTRACE_PORT: '0' };
@@ -52,8 +53,10 @@ export async function measureInProcess(options: { events: number; rounds: number
     });
   const figures: Record<'fixture' | 'realistic', number[]> = { fixture: [], realistic: [] };
   try {
-    await send(bodies(50, 30, fixture));
-    await send(bodies(50, 3, real));
+    // As for the workers measured from outside: the SDK loaded by one MCP session, the hook path compiled by a warm-up.
+    await openMcpSession({ PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: loaded.config.dataDir }, options.project);
+    await send(bodies(options.warmup, 30, fixture));
+    await send(bodies(options.warmup, 3, real));
     for (let round = 0; round < options.rounds; round += 1) {
       for (const set of ['fixture', 'realistic'] as const) {
         const batch = set === 'fixture' ? bodies(options.events, 30, fixture) : bodies(options.events, 3, real);

@@ -5,9 +5,9 @@
  * PostToolUse events sent one after the other through the hook command `memtrace install`
  * writes (`sh bin/memtrace-hook claude-code post-tool-use settings <node>` → the native
  * forwarder → the data dir's socket), each payload written into the hook's stdin pipe by this
- * process as a host does. The worker's CPU over a round (every thread, from each thread's schedstat in /proc,
- * from before the first event until it has settled after the last) ÷ N. Rounds interleave the
- * workers and payload sets, so drift hits each alike; the figure is the median over rounds.
+ * process as a host does. The worker's CPU over a round (every thread's schedstat in /proc, from
+ * before the first event until it has settled after the last) ÷ N. Rounds interleave the workers
+ * and payload sets, so drift hits each alike; the figure is the median over rounds.
  *
  * Workers: `bare` (no observer, telemetry off: the setup of issue 28's figures) and
  * `as_installed` (telemetry on as installed, folded into local rollups; an observer configured,
@@ -18,16 +18,20 @@
  * session) and `realistic` (test/support/realistic-events.ts: code reads, build logs, edits,
  * searches of 1–8 kB, one in 50 holding a secret; 3 events a session).
  *
- * In process: the worker's own composition (startWorker) in this process, the same requests
- * written over its socket by a raw client in this process; this process's CPU over the events,
- * less the client's own CPU measured against a server that only answers, ÷ N.
+ * In process (hook-cpu-in-process.ts): the worker as `memtrace worker` composes it, started in
+ * this process, the same requests written over its socket by one long-lived client process; this
+ * process's CPU over the events ÷ N.
+ *
+ * Each worker first opens one MCP session (its first loads the SDK), then its first 100 events are
+ * measured apart (`just_started`: V8 has not compiled the hook path yet), then a warm-up, then
+ * the rounds.
  *
  * Knobs: BENCH_HOOK_CPU_EVENTS (events per round, default 200), BENCH_HOOK_CPU_ROUNDS (rounds,
- * default 3), BENCH_HOOK_CPU_WORKERS (comma-separated, default `bare,as_installed`),
- * BENCH_HOOK_CPU_IN_PROCESS=0 (skip the in-process figure), BENCH_HOOK_CPU_PROF=DIR (the
- * outside workers run under --cpu-prof, a profile per worker written to DIR when it stops).
+ * default 3), BENCH_HOOK_CPU_WARMUP (events per payload set before the rounds, default 300),
+ * BENCH_HOOK_CPU_WORKERS (comma-separated, default `bare,as_installed`), BENCH_HOOK_CPU_IN_PROCESS=0
+ * (skip the in-process figure), BENCH_HOOK_CPU_PROF=DIR (the outside workers run under
+ * --cpu-prof, a profile per worker written to DIR when it stops).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startChildWorker, type ChildWorker } from '../test/support/child-worker.js';
@@ -35,17 +39,19 @@ import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { realisticEvents } from '../test/support/realistic-events.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { measureInProcess } from './hook-cpu-in-process.js';
+import { openMcpSession, sendHook } from './hook-processes.js';
 import { childrenCpuMs, processCpuNs } from './process-cpu.js';
 import { roundedPercentile } from './stats.js';
 
 export const name = 'hook-cpu';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
 const positive = (raw: string | undefined, fallback: number) => (Number(raw) > 0 ? Number(raw) : fallback);
 const EVENTS = positive(process.env.BENCH_HOOK_CPU_EVENTS, 200);
 const ROUNDS = positive(process.env.BENCH_HOOK_CPU_ROUNDS, 3);
-const WARMUP = 50;
+const WARMUP = positive(process.env.BENCH_HOOK_CPU_WARMUP, 300);
+/** The first events a worker takes after it starts, measured apart (V8 has not compiled the hook path yet). */
+const JUST_STARTED = 100;
 /** After the last reply, the worker finishes what it deferred (wake-ups, timers) within this. */
 const SETTLE_MS = 300;
 
@@ -73,41 +79,56 @@ export async function run(): Promise<Record<string, unknown>> {
         kind === 'bare'
           ? { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' }
           : { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile };
-      const worker = await startChildWorker(workerEnv, profDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] } : {});
+      const worker = await startChildWorker(
+        workerEnv,
+        profDir ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${path.resolve(profDir)}`] } : {},
+      );
       buildNativeForwarderInto(dataDir);
       workers.set(kind, { worker, env: { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir } });
     }
     const perEvent = new Map<string, number[]>();
+    const justStarted: Record<string, number> = {};
     const hookCpu: number[] = [];
-    for (const [, { env }] of workers) for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, WARMUP), env, project);
+    /** The worker's CPU per event over `bodies` sent one after the other, once it has settled. */
+    const measure = async (pid: number, env: Record<string, string>, bodies: string[]): Promise<number> => {
+      await sleep(SETTLE_MS);
+      const before = processCpuNs(pid);
+      const childrenBefore = childrenCpuMs();
+      await sendAll(bodies, env, project);
+      const childrenAfter = childrenCpuMs();
+      await sleep(SETTLE_MS);
+      const after = processCpuNs(pid);
+      if (before === null || after === null) throw new Error('no /proc here: this benchmark reads CPU time from /proc');
+      if (childrenBefore !== null && childrenAfter !== null) hookCpu.push((childrenAfter - childrenBefore) / bodies.length);
+      return (after - before) / 1e6 / bodies.length;
+    };
+    for (const [kind, { worker, env }] of workers) {
+      // The first MCP session loads the SDK into the worker (else it happens, once, inside a round).
+      await openMcpSession(env, project);
+      justStarted[kind] = Math.round((await measure(worker.pid, env, payloads('fixture', JUST_STARTED))) * 1000) / 1000;
+      // A worker lives for a day of sessions: V8 has compiled the hook path by the time most events come.
+      for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, WARMUP), env, project);
+    }
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const [kind, { worker, env }] of workers) {
         for (const set of ['fixture', 'realistic'] as const) {
-          const bodies = payloads(set, EVENTS);
-          await sleep(SETTLE_MS);
-          const before = processCpuNs(worker.pid);
-          const childrenBefore = childrenCpuMs();
-          await sendAll(bodies, env, project);
-          const childrenAfter = childrenCpuMs();
-          await sleep(SETTLE_MS);
-          const after = processCpuNs(worker.pid);
-          if (before === null || after === null) throw new Error('no /proc here: this benchmark reads CPU time from /proc');
           const key = `${kind}/${set}`;
-          perEvent.set(key, [...(perEvent.get(key) ?? []), (after - before) / 1e6 / EVENTS]);
-          if (childrenBefore !== null && childrenAfter !== null) hookCpu.push((childrenAfter - childrenBefore) / EVENTS);
+          perEvent.set(key, [...(perEvent.get(key) ?? []), await measure(worker.pid, env, payloads(set, EVENTS))]);
         }
       }
     }
     const health: Record<string, unknown> = {};
     for (const [kind, { worker }] of workers) health[kind] = ((await (await fetch(`${worker.url}/health`)).json()) as { hooks: unknown }).hooks;
     const median = (xs: number[]) => roundedPercentile(xs, 50, 3);
-    const inProcess = process.env.BENCH_HOOK_CPU_IN_PROCESS === '0' ? null : await measureInProcess({ events: EVENTS, rounds: ROUNDS, project });
+    const inProcess =
+      process.env.BENCH_HOOK_CPU_IN_PROCESS === '0' ? null : await measureInProcess({ events: EVENTS, rounds: ROUNDS, warmup: WARMUP, project });
     return {
       events_per_round: EVENTS,
       rounds: ROUNDS,
       worker_cpu_ms_per_event: Object.fromEntries(
         [...perEvent].map(([key, xs]) => [key, { median: median(xs), rounds: xs.map((x) => Math.round(x * 1000) / 1000) }]),
       ),
+      just_started_worker_cpu_ms_per_event: { events: JUST_STARTED, payloads: 'fixture', ...justStarted },
       in_process_cpu_ms_per_event: inProcess,
       hook_processes_cpu_ms_per_event: median(hookCpu),
       target: 'worker CPU per hook event ≤ 1 ms median (issue 36)',
@@ -143,16 +164,6 @@ function payloadMaker(project: string): (set: PayloadSet, n: number) => string[]
 
 async function sendAll(bodies: string[], env: Record<string, string>, cwd: string): Promise<void> {
   for (const body of bodies) await sendHook(body, env, cwd);
-}
-
-/** One hook firing as a host fires it: the payload written into the hook's stdin pipe, then closed. */
-function sendHook(body: string, env: Record<string, string>, cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', [FORWARDER, 'claude-code', 'post-tool-use', 'settings', process.execPath], { env, cwd, stdio: ['pipe', 'ignore', 'inherit'] });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the hook exited ${code}`))));
-    child.stdin.end(body);
-  });
 }
 
 function sleep(ms: number): Promise<void> {
