@@ -8,6 +8,7 @@ import { HOST_BINS, hostUnavailableReason, prepareHostHome, runHostCli, startHos
 import { hostScript } from '../test/support/host-scenario.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { offersMemtraceTools } from '../test/support/mcp-tools.js';
+import { makeFloorProject, writeMcpStandIn } from './host-floor.js';
 import { pairedRatio } from './stats.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
@@ -19,12 +20,14 @@ const HOSTS: AgentHost[] = ['gemini-cli', 'codex'];
  * unhooked: no memtrace; hooked: `memtrace install --host … --project` as written (the hooks, and
  * the bridge as the MCP server), a worker running; hooks_only: the same without the MCP server
  * entry; cold: what install writes with no worker running (the bridge hands over to the Node stdio
- * server; the session's SessionStart starts a worker, stopped after the run). Opt-in
- * (HOSTS_BENCH_VARIANTS=without_tool_hooks): hooked minus the per-tool hook (AfterTool, PostToolUse).
+ * server; the session's SessionStart starts a worker, stopped after the run); floor (issue 36):
+ * the host's own cost of any hooks and any MCP server, as host-floor.ts makes it (target: hooked
+ * ≤ 1.03 × floor, paired). Opt-in (HOSTS_BENCH_VARIANTS=without_tool_hooks): hooked minus the
+ * per-tool hook (AfterTool, PostToolUse).
  */
-type Variant = 'unhooked' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks';
-const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold'];
-const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks']);
+type Variant = 'unhooked' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor';
+const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold', 'floor'];
+const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor']);
 const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS_BENCH_RUNS) : 3;
 /** Issue 28's bound on the hooked session, per host (hooked ÷ unhooked, same run). */
 const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15 };
@@ -108,6 +111,10 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
           median_ms: Math.round(median(samples[v])),
           vs_unhooked: Math.round((median(samples[v]) / base) * 100) / 100,
           paired_vs_unhooked: pairedRatio(samples[v], samples.unhooked),
+          // Issue 36: against the host's own floor (any hooks, any MCP server), same run.
+          ...(v !== 'floor' && samples.floor
+            ? { vs_floor: Math.round((median(samples[v]) / median(samples.floor)) * 100) / 100, paired_vs_floor: pairedRatio(samples[v], samples.floor) }
+            : {}),
           ...(WITH_MCP.has(v) ? { memtrace_tools_in_first_request: `${toolsSeen[v]}/${RUNS}` } : {}),
         },
       ]),
@@ -133,6 +140,7 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
   if (variant === 'unhooked') return dir;
   const c = captureIO({ env: { ...env, HOME: path.join(root, 'installer-home') } });
   if ((await main(['install', '--host', host, '--project', dir], c.io)) !== 0) throw new Error(c.stderr());
+  if (variant === 'floor') makeFloorProject(host, dir, await writeMcpStandIn(root));
   const hooksFile = host === 'gemini-cli' ? path.join(dir, '.gemini', 'settings.json') : path.join(dir, '.codex', 'hooks.json');
   if (variant === 'hooks_only') {
     if (host === 'gemini-cli') {
