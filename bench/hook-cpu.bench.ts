@@ -30,7 +30,8 @@
  * default 3), BENCH_HOOK_CPU_WARMUP (events per payload set before the rounds, default 300),
  * BENCH_HOOK_CPU_WORKERS (comma-separated, default `bare,as_installed`), BENCH_HOOK_CPU_IN_PROCESS=0
  * (skip the in-process figure), BENCH_HOOK_CPU_PROF=DIR (the outside workers run under
- * --cpu-prof, a profile per worker written to DIR when it stops).
+ * --cpu-prof, a profile per worker written to DIR when it stops), BENCH_HOOK_CPU_NODE_ARGS (Node
+ * or V8 flags for the outside workers, space-separated: for trying them, not how users run it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -79,10 +80,11 @@ export async function run(): Promise<Record<string, unknown>> {
         kind === 'bare'
           ? { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' }
           : { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile };
-      const worker = await startChildWorker(
-        workerEnv,
-        profDir ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${path.resolve(profDir)}`] } : {},
-      );
+      const nodeArgs = [
+        ...(process.env.BENCH_HOOK_CPU_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+        ...(profDir ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${path.resolve(profDir)}`] : []),
+      ];
+      const worker = await startChildWorker(workerEnv, { nodeArgs });
       buildNativeForwarderInto(dataDir);
       workers.set(kind, { worker, env: { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir } });
     }
