@@ -1,6 +1,6 @@
 import type { RequestHead, SocketExchange, SocketHandler, SocketReply } from '../http-edge/index.js';
 import type { HostCall, HostCallResult } from '../worker/host-intake.js';
-import { createCappedBody } from './capped-body.js';
+import { createPayloadKeeper } from '../hosts/payload-keeper.js';
 import { hookRoute } from './hook-route.js';
 
 /**
@@ -38,8 +38,17 @@ export function createHookApp(services: HookAppServices): SocketHandler {
   return (request): SocketExchange => {
     const route = hookRoute(request.method, request.url);
     if (!route) return { push: () => undefined, end: () => errorReply(404, 'not_found', 'hooks POST /hook/<host>/<event>') };
-    const body = createCappedBody(MAX_HOOK_INPUT_BYTES, KEEP_EDGE_BYTES);
-    return { push: (chunk) => body.push(chunk), end: () => answer(services, route, request, body.body()) };
+    const payload = createPayloadKeeper(MAX_HOOK_INPUT_BYTES, KEEP_EDGE_BYTES);
+    return {
+      push: (chunk) => payload.add(chunk),
+      end: () => {
+        const kept = payload.done();
+        const body = kept.complete
+          ? { text: kept.bytes.toString('utf8') }
+          : { head: kept.head.toString('utf8'), tail: kept.tail.toString('utf8'), totalBytes: kept.totalBytes };
+        return answer(services, route, request, body);
+      },
+    };
   };
 }
 
