@@ -56,7 +56,7 @@ while (my $line = <STDIN>) {
 }
 
 /** The hook settings with every command hook's command replaced by `true`, all else kept. */
-export function trueHooks(hooks: unknown): unknown {
+function trueHooks(hooks: unknown): unknown {
   if (Array.isArray(hooks)) return hooks.map(trueHooks);
   if (hooks === null || typeof hooks !== 'object') return hooks;
   const entry = hooks as Record<string, unknown>;
