@@ -30,7 +30,8 @@
  * default 3), BENCH_HOOK_CPU_WARMUP (events per payload set before the rounds, default 300),
  * BENCH_HOOK_CPU_WORKERS (comma-separated, default `bare,as_installed`), BENCH_HOOK_CPU_IN_PROCESS=0
  * (skip the in-process figure), BENCH_HOOK_CPU_PROF=DIR (the outside workers run under
- * --cpu-prof, a profile per worker written to DIR when it stops), BENCH_HOOK_CPU_NODE_ARGS (Node
+ * --cpu-prof, a profile per worker written to DIR when it stops), BENCH_HOOK_CPU_GAP_MS (a pause
+ * after each measured event, default 0: back to back), BENCH_HOOK_CPU_NODE_ARGS (Node
  * or V8 flags for the outside workers, space-separated: for trying them, not how users run it).
  */
 import fs from 'node:fs';
@@ -50,6 +51,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const positive = (raw: string | undefined, fallback: number) => (Number(raw) > 0 ? Number(raw) : fallback);
 const EVENTS = positive(process.env.BENCH_HOOK_CPU_EVENTS, 200);
 const ROUNDS = positive(process.env.BENCH_HOOK_CPU_ROUNDS, 3);
+/** A pause after each measured event (ms): an agent's tool calls come seconds apart, not back to back. */
+const GAP_MS = positive(process.env.BENCH_HOOK_CPU_GAP_MS, 0);
 const WARMUP = positive(process.env.BENCH_HOOK_CPU_WARMUP, 300);
 /** The first events a worker takes after it starts, measured apart (V8 has not compiled the hook path yet). */
 const JUST_STARTED = 100;
@@ -96,7 +99,7 @@ export async function run(): Promise<Record<string, unknown>> {
       await sleep(SETTLE_MS);
       const before = processCpuNs(pid);
       const childrenBefore = childrenCpuMs();
-      await sendAll(bodies, env, project);
+      await sendAll(bodies, env, project, GAP_MS);
       const childrenAfter = childrenCpuMs();
       await sleep(SETTLE_MS);
       const after = processCpuNs(pid);
@@ -126,6 +129,7 @@ export async function run(): Promise<Record<string, unknown>> {
       process.env.BENCH_HOOK_CPU_IN_PROCESS === '0' ? null : await measureInProcess({ events: EVENTS, rounds: ROUNDS, warmup: WARMUP, project });
     return {
       events_per_round: EVENTS,
+      gap_ms: GAP_MS,
       rounds: ROUNDS,
       worker_cpu_ms_per_event: Object.fromEntries(
         [...perEvent].map(([key, xs]) => [key, { median: median(xs), rounds: xs.map((x) => Math.round(x * 1000) / 1000) }]),
@@ -164,8 +168,11 @@ function payloadMaker(project: string): (set: PayloadSet, n: number) => string[]
     });
 }
 
-async function sendAll(bodies: string[], env: Record<string, string>, cwd: string): Promise<void> {
-  for (const body of bodies) await sendHook(body, env, cwd);
+async function sendAll(bodies: string[], env: Record<string, string>, cwd: string, gapMs = 0): Promise<void> {
+  for (const body of bodies) {
+    await sendHook(body, env, cwd);
+    if (gapMs > 0) await sleep(gapMs);
+  }
 }
 
 function sleep(ms: number): Promise<void> {
