@@ -7,12 +7,11 @@ import { startChildWorker, type ChildWorker } from '../test/support/child-worker
 import { claudeUnavailableReason, claudeVersion, runClaudeCode } from '../test/support/claude-code.js';
 import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/claude-code-scenario.js';
 import { captureIO } from '../test/support/cli-io.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startFakeAnthropic } from '../test/support/fake-anthropic.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
+import { makeFloorProject, writeMcpStandIn } from './host-floor.js';
 import { childrenCpuMs, processCpuMs } from './process-cpu.js';
 import { pairedRatio, roundedPercentile } from './stats.js';
 
@@ -31,6 +30,9 @@ export const name = 'claude-code-hooks';
  * memtrace_node_mcp (installed hooks with the Node stdio server, as 0.2.0 registered it).
  * BENCH_CC_HOST_ENV (`K=V,K=V`) is given to Claude Code in every variant alike, the unhooked one
  * included: for trying the host's own settings (e.g. CLAUDE_CODE_MCP_STARTUP_WAIT_MS=0).
+ * host_floor (issue 36): the installed project with every hook `true` and the MCP server a
+ * stand-in answering only with memtrace's tool list (host-floor.ts): what any hooks and any MCP
+ * server cost Claude Code; every variant is also given against it (target: memtrace ≤ 1.03×).
  */
 type Variant =
   | 'no_hooks'
@@ -41,8 +43,9 @@ type Variant =
   | 'memtrace_node_mcp'
   | 'memtrace_mcp_only'
   | 'static_mcp_floor'
-  | 'static_http_mcp_floor';
-const DEFAULT_VARIANTS: Variant[] = ['no_hooks', 'memtrace', 'memtrace_hooks_only', 'memtrace_cold'];
+  | 'static_http_mcp_floor'
+  | 'host_floor';
+const DEFAULT_VARIANTS: Variant[] = ['no_hooks', 'memtrace', 'memtrace_hooks_only', 'memtrace_cold', 'host_floor'];
 const OPTIONAL_VARIANTS: Variant[] = ['memtrace_without_tool_hooks', 'memtrace_node_mcp', 'memtrace_mcp_only', 'static_mcp_floor', 'static_http_mcp_floor'];
 const RUNS = Number(process.env.BENCH_CC_RUNS ?? 7);
 const HOST_ENV: Record<string, string> = Object.fromEntries(
@@ -59,6 +62,7 @@ const WITH_MCP: ReadonlySet<Variant> = new Set([
   'memtrace_mcp_only',
   'static_mcp_floor',
   'static_http_mcp_floor',
+  'host_floor',
 ]);
 
 /**
@@ -92,6 +96,7 @@ export async function run(): Promise<Record<string, unknown>> {
     // With the data dir the sessions use: install builds the native forwarder there.
     const install = captureIO({ env: { HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir } });
     if ((await main(['install', '--project', dirs[variant]], install.io)) !== 0) throw new Error(install.stderr());
+    if (variant === 'host_floor') makeFloorProject('claude-code', dirs[variant], await writeMcpStandIn(temp.dir));
   }
   if (variants.includes('memtrace_hooks_only')) fs.rmSync(path.join(dirs.memtrace_hooks_only, '.mcp.json'));
   if (variants.includes('memtrace_without_tool_hooks')) dropToolHooks(dirs.memtrace_without_tool_hooks);
@@ -155,12 +160,19 @@ export async function run(): Promise<Record<string, unknown>> {
             vs_no_hooks: Math.round((med(samples[v]) / base) * 100) / 100,
             // Each round's ratio to that round's no_hooks run, then the median: steadier when the machine's load drifts.
             paired_vs_no_hooks: pairedRatio(samples[v], samples.no_hooks),
+            // Issue 36: memtrace's own share, against the host's cost of any hooks and any MCP server, same run.
+            ...(variants.includes('host_floor') && v !== 'host_floor'
+              ? {
+                  vs_host_floor: Math.round((med(samples[v]) / med(samples.host_floor)) * 100) / 100,
+                  paired_vs_host_floor: pairedRatio(samples[v], samples.host_floor),
+                }
+              : {}),
             ...(WITH_MCP.has(v) ? { memtrace_tools_in_first_request: `${toolsSeen[v]}/${RUNS}` } : {}),
             cpu_ms_median: { session_process_tree: med(cpu[v].session), worker: med(cpu[v].worker) },
           },
         ]),
       ),
-      target: 'memtrace ≤ 1.05 × no_hooks; memtrace tools in the first request',
+      target: 'memtrace ≤ 1.03 × host_floor, paired (issue 36; issue 28: ≤ 1.05 × no_hooks); memtrace tools in the first request',
       host_env: HOST_ENV,
       worker_hooks: health.hooks,
     };
@@ -173,41 +185,10 @@ export async function run(): Promise<Record<string, unknown>> {
   }
 }
 
-/**
- * A stand-in MCP server with nothing behind it: perl answers `initialize` and `tools/list` (memtrace's
- * own tools, listed once from the real server) line by line, and ignores everything else.
- */
+/** A stand-in MCP server with nothing behind it (host-floor.ts) as the project's only MCP server. */
 async function writeStaticMcpServer(projectDir: string, tempDir: string): Promise<void> {
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, 'mcp'],
-      env: { PATH: process.env.PATH ?? '', HOME: tempDir, MEMTRACE_DATA_DIR: path.join(tempDir, 'static-data') },
-      stderr: 'ignore',
-    }),
-  );
-  const tools = await client.listTools();
-  await client.close();
-  const answers = path.join(tempDir, 'static-mcp-tools.json');
-  fs.writeFileSync(answers, JSON.stringify(tools));
-  const script = path.join(tempDir, 'static-mcp.pl');
-  fs.writeFileSync(
-    script,
-    String.raw`use strict; $| = 1;
-open(my $f, "<", $ARGV[0]) or die; my $tools = do { local $/; <$f> }; close $f;
-while (my $line = <STDIN>) {
-  my ($id) = $line =~ m{"id"\s*:\s*("[^"]*"|\d+)}; next unless defined $id;
-  if ($line =~ m{"method"\s*:\s*"initialize"}) { print qq({"jsonrpc":"2.0","id":$id,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"memtrace","version":"0"}}}\n); }
-  elsif ($line =~ m{"method"\s*:\s*"tools/list"}) { print qq({"jsonrpc":"2.0","id":$id,"result":$tools}\n); }
-  elsif ($line =~ m{"method"}) { print qq({"jsonrpc":"2.0","id":$id,"error":{"code":-32601,"message":"not here"}}\n); }
-}
-`,
-  );
-  fs.writeFileSync(
-    path.join(projectDir, '.mcp.json'),
-    JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', command: 'perl', args: [script, answers] } } }),
-  );
+  const standIn = await writeMcpStandIn(tempDir);
+  fs.writeFileSync(path.join(projectDir, '.mcp.json'), JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', ...standIn } } }));
 }
 
 /**

@@ -8,6 +8,7 @@ import { HOST_BINS, hostUnavailableReason, prepareHostHome, runHostCli, startHos
 import { hostScript } from '../test/support/host-scenario.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { offersMemtraceTools } from '../test/support/mcp-tools.js';
+import { makeFloorProject, writeMcpStandIn } from './host-floor.js';
 import { pairedRatio } from './stats.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
@@ -29,13 +30,15 @@ const ONLY =
  * the bridge as the MCP server), a worker running; hooks_only: the same without the MCP server
  * entry; cold: what install writes with no worker running (the bridge hands over to the Node stdio
  * server; the session's SessionStart starts a worker, stopped after the run); trivial_hooks
- * (Copilot): the same events hooked by `cat > /dev/null`, the floor of any command hook. Opt-in
- * (HOSTS_BENCH_VARIANTS=without_tool_hooks): hooked minus the per-tool hook (AfterTool, PostToolUse).
+ * (Copilot): the same events hooked by `cat > /dev/null`, the floor of any command hook; floor
+ * (issue 36): the host's own cost of any hooks and any MCP server, as host-floor.ts makes it
+ * (target: hooked ≤ 1.03 × floor, paired). Opt-in (HOSTS_BENCH_VARIANTS=without_tool_hooks):
+ * hooked minus the per-tool hook (AfterTool, PostToolUse).
  */
-type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks';
-const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold'];
+type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor';
+const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold', 'floor'];
 const EXTRA_VARIANTS: Readonly<Partial<Record<AgentHost, Variant[]>>> = { copilot: ['trivial_hooks'] };
-const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks']);
+const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor']);
 const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS_BENCH_RUNS) : 3;
 /** Issue 28's bound on the hooked session, per host (hooked ÷ unhooked, same run). */
 const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15, copilot: 1.1 };
@@ -74,7 +77,8 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
   const variants: Variant[] = [
     'unhooked',
     ...(EXTRA_VARIANTS[host] ?? []),
-    ...DEFAULT_VARIANTS.slice(1),
+    // Copilot CLI's floor is its trivial_hooks variant: host-floor.ts builds the other hosts' floors.
+    ...DEFAULT_VARIANTS.slice(1).filter((v) => v !== 'floor' || host !== 'copilot'),
     ...(process.env.HOSTS_BENCH_VARIANTS === 'without_tool_hooks' ? (['without_tool_hooks'] as const) : []),
   ];
   const dataDir = path.join(temp.dir, 'data');
@@ -145,6 +149,10 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
           ...(samples.trivial_hooks && v !== 'trivial_hooks' && v !== 'unhooked'
             ? { paired_vs_trivial_hooks: pairedRatio(samples[v], samples.trivial_hooks) }
             : {}),
+          // Issue 36: against the host's own floor (any hooks, any MCP server), same run.
+          ...(v !== 'floor' && samples.floor
+            ? { vs_floor: Math.round((median(samples[v]) / median(samples.floor)) * 100) / 100, paired_vs_floor: pairedRatio(samples[v], samples.floor) }
+            : {}),
           cpu_ms_median: { session_process_tree: median0(cpu[v].session), worker: median0(cpu[v].worker) },
           ...(WITH_MCP.has(v) ? { memtrace_tools_in_first_request: `${toolsSeen[v]}/${RUNS}` } : {}),
         },
@@ -196,6 +204,7 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
   }
   const c = captureIO({ env: { ...env, HOME: path.join(root, 'installer-home') } });
   if ((await main(['install', '--host', host, '--project', dir], c.io)) !== 0) throw new Error(c.stderr());
+  if (variant === 'floor' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root));
   const hooksFile =
     host === 'gemini-cli'
       ? path.join(dir, '.gemini', 'settings.json')

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
+import { createPayloadKeeper, type KeptPayload } from '../hosts/payload-keeper.js';
 
 /** What a hook read from its input: all of it, or past the limit its head and tail. */
-export type HookInput = { complete: true; bytes: Buffer } | { complete: false; head: Buffer; tail: Buffer; totalBytes: number };
+export type HookInput = KeptPayload;
 
 const CHUNK = 1024 * 1024;
 
@@ -13,7 +14,7 @@ const CHUNK = 1024 * 1024;
  * let go) and only the head and tail are kept.
  */
 export async function readHookInput(stream: NodeJS.ReadableStream, maxBytes: number, isProcessStdin = stream === process.stdin): Promise<HookInput> {
-  const keeper = createKeeper(maxBytes);
+  const keeper = createPayloadKeeper(maxBytes, Math.min(maxBytes, CHUNK));
   if (isProcessStdin) {
     const buffer = Buffer.allocUnsafe(CHUNK);
     for (;;) {
@@ -32,31 +33,4 @@ export async function readHookInput(stream: NodeJS.ReadableStream, maxBytes: num
   }
   for await (const chunk of stream) keeper.add(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return keeper.done();
-}
-
-function createKeeper(maxBytes: number) {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let head: Buffer | null = null;
-  const tail: Buffer[] = [];
-  let tailBytes = 0;
-  const edge = Math.min(maxBytes, CHUNK);
-  return {
-    add(chunk: Buffer) {
-      total += chunk.length;
-      if (head === null && total <= maxBytes) return void chunks.push(chunk);
-      if (head === null) {
-        head = Buffer.concat(chunks).subarray(0, edge);
-        chunks.length = 0;
-      }
-      tail.push(chunk);
-      tailBytes += chunk.length;
-      while (tail.length > 1 && tailBytes - tail[0]!.length >= edge) tailBytes -= tail.shift()!.length;
-    },
-    done(): HookInput {
-      if (head === null) return { complete: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
-      const all = Buffer.concat(tail);
-      return { complete: false, head, tail: all.subarray(Math.max(0, all.length - edge)), totalBytes: total };
-    },
-  };
 }

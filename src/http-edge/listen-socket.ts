@@ -1,45 +1,103 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
-import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { createAdaptorServer } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { createChunkedDecoder, headEnd, parseRequestHead, type BodyFraming, type RequestHead } from './http1-request.js';
 
 export interface ListeningSocket {
   path: string;
   close(): Promise<void>;
 }
 
-/**
- * Takes a connection that asked to leave HTTP (`Connection: Upgrade`): the handler answers it
- * and owns the stream from then on. `head` holds whatever bytes came after the request's headers.
- */
-export type UpgradeHandler = (request: IncomingMessage, stream: Duplex, head: Buffer) => void;
+/** What answers one request: its body as it arrives, then the reply. */
+export interface SocketExchange {
+  push(chunk: Buffer): void;
+  /** `complete` is false when the client went away, or broke the framing, before the body ended. */
+  end(complete: boolean): SocketReply;
+}
+
+export interface SocketReply {
+  status: number;
+  headers?: Readonly<Record<string, string>>;
+  body: string;
+}
+
+export type SocketHandler = (request: RequestHead) => SocketExchange;
 
 /**
- * Serves the app on a Unix socket inside `dir` (0600, in a folder that must already be private).
- * A socket file left there by a dead process is replaced: the caller holds the data dir's lock,
- * so no live worker owns it. An address too long for a Unix socket is bound relative to `dir`.
- * With `upgrade`, connections that ask to leave HTTP go to it; without, they are refused (closed).
- * Closing ends every connection, upgraded ones included (the server would otherwise wait for them).
+ * Takes a connection that asked to leave HTTP (`Connection: Upgrade`): the handler answers it
+ * and owns the stream from then on. `head` holds whatever bytes came after the request's head.
+ */
+export type UpgradeHandler = (request: RequestHead, stream: Duplex, head: Buffer) => void;
+
+/** Longest request head taken (Node's own default). */
+const MAX_HEAD_BYTES = 16 * 1024;
+/** A request must have sent its head within this, and its whole body within the second (Node's defaults). */
+const HEAD_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 300_000;
+const SWEEP_MS = 30_000;
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  100: 'Continue',
+  200: 'OK',
+  202: 'Accepted',
+  400: 'Bad Request',
+  404: 'Not Found',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  507: 'Insufficient Storage',
+};
+
+/**
+ * Serves one request per connection on a Unix socket inside `dir` (0600, in a folder that must
+ * already be private), with a small HTTP/1.1 reader of its own rather than node:http: every tool
+ * call of every agent opens a connection here, and node:http's request and response objects
+ * cost more CPU than the worker's whole handling of the event. Each connection carries one
+ * request and is closed after the reply (every client asks for that). A socket file left there by
+ * a dead process is replaced: the caller holds the data dir's lock, so no live worker owns it.
+ * An address too long for a Unix socket is bound relative to `dir`. With `upgrade`, connections
+ * that ask to leave HTTP go to it; without, they are refused (closed). Closing ends every
+ * connection, upgraded ones included.
  */
 export function listenUnixSocket(
-  app: Hono,
+  handler: SocketHandler,
   dir: string,
   name: string,
   { pathLimit, upgrade }: { pathLimit: number; upgrade?: UpgradeHandler },
 ): Promise<ListeningSocket> {
   const full = path.join(dir, name);
   fs.rmSync(full, { force: true });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const open = new Map<net.Socket, { startedMs: number; headDone: boolean }>();
   const upgraded = new Set<Duplex>();
-  if (upgrade) {
-    server.on('upgrade', (request: IncomingMessage, stream: Duplex, head: Buffer) => {
-      upgraded.add(stream);
-      stream.once('close', () => upgraded.delete(stream));
-      upgrade(request, stream, head);
+  // Half-open allowed, as node:http has it: a client that ends its side after the request still gets the reply.
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    const entry = { startedMs: performance.now(), headDone: false };
+    open.set(socket, entry);
+    socket.once('close', () => open.delete(socket));
+    serveConnection(socket, handler, {
+      headDone: () => {
+        entry.headDone = true;
+      },
+      upgrade: upgrade
+        ? (request, head) => {
+            open.delete(socket);
+            upgraded.add(socket);
+            socket.once('close', () => upgraded.delete(socket));
+            upgrade(request, socket, head);
+          }
+        : null,
     });
-  }
+  });
+  // A stalled client (a host frozen mid-write) is let go as node:http would, by one sweep for all.
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, entry] of open) {
+      if (now - entry.startedMs > (entry.headDone ? REQUEST_TIMEOUT_MS : HEAD_TIMEOUT_MS)) socket.destroy();
+    }
+  }, SWEEP_MS);
+  sweep.unref();
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.once('listening', () => {
@@ -49,8 +107,9 @@ export function listenUnixSocket(
         path: full,
         close: () =>
           new Promise<void>((done) => {
+            clearInterval(sweep);
             server.close(() => done());
-            server.closeAllConnections?.();
+            for (const socket of open.keys()) socket.destroy();
             for (const stream of upgraded) stream.destroy();
           }),
       });
@@ -67,4 +126,97 @@ export function listenUnixSocket(
       }
     }
   });
+}
+
+/** Reads one request off the connection, hands it to the handler and writes its reply. */
+function serveConnection(
+  socket: net.Socket,
+  handler: SocketHandler,
+  hooks: { headDone(): void; upgrade: ((request: RequestHead, head: Buffer) => void) | null },
+): void {
+  let pending: Buffer | null = null;
+  let exchange: SocketExchange | null = null;
+  let body: ((chunk: Buffer) => boolean) | null = null;
+  let answered = false;
+  socket.on('error', () => undefined);
+  const answer = (reply: SocketReply) => {
+    answered = true;
+    socket.off('data', onData);
+    socket.end(replyBytes(reply));
+  };
+  const finish = (complete: boolean) => {
+    if (answered || exchange === null) return;
+    let reply: SocketReply;
+    try {
+      reply = exchange.end(complete);
+    } catch (error) {
+      reply = { status: 500, body: JSON.stringify({ error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }) };
+    }
+    answer(reply);
+  };
+  const refuse = (status: number, reason: string) => answer({ status, body: JSON.stringify({ error: { code: 'bad_request', message: reason } }) });
+  const onData = (chunk: Buffer) => {
+    if (body !== null) {
+      if (body(chunk)) finish(true);
+      return;
+    }
+    pending = pending === null ? chunk : Buffer.concat([pending, chunk]);
+    const end = headEnd(pending, Math.max(0, pending.length - chunk.length - 3));
+    if (end === -1) {
+      if (pending.length > MAX_HEAD_BYTES) refuse(431, 'the request head is too large');
+      return;
+    }
+    if (end > MAX_HEAD_BYTES) return refuse(431, 'the request head is too large');
+    const parsed = parseRequestHead(pending.toString('latin1', 0, end));
+    const rest = pending.subarray(end);
+    pending = null;
+    if (!parsed.ok) return refuse(parsed.status, parsed.reason);
+    hooks.headDone();
+    const { head, framing } = parsed;
+    if (head.headers.upgrade !== undefined && /\bupgrade\b/i.test(head.headers.connection ?? '')) {
+      socket.off('data', onData);
+      if (hooks.upgrade) hooks.upgrade(head, rest);
+      else socket.destroy();
+      return;
+    }
+    if (/^100-continue$/i.test(head.headers.expect ?? '')) socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+    exchange = handler(head);
+    body = bodyReader(framing, exchange, (reason) => {
+      // A body that breaks its framing is as good as cut off: what came goes to the handler.
+      void reason;
+      finish(false);
+    });
+    if (body(rest)) finish(true);
+  };
+  socket.on('data', onData);
+  socket.once('end', () => finish(false));
+  socket.once('close', () => finish(false));
+}
+
+/** Feeds body bytes to the exchange; true once the body is complete. */
+function bodyReader(framing: BodyFraming, exchange: SocketExchange, broken: (reason: string) => void): (chunk: Buffer) => boolean {
+  if (framing.kind === 'none') return () => true;
+  if (framing.kind === 'length') {
+    let left = framing.bytes;
+    return (chunk) => {
+      const take = chunk.subarray(0, left);
+      if (take.length > 0) exchange.push(take);
+      left -= take.length;
+      return left === 0;
+    };
+  }
+  const decoder = createChunkedDecoder();
+  return (chunk) => {
+    const step = decoder.push(chunk);
+    for (const data of step.data) exchange.push(data);
+    if (step.error !== null) broken(step.error);
+    return step.done;
+  };
+}
+
+function replyBytes(reply: SocketReply): string {
+  const headers = Object.entries(reply.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return `HTTP/1.1 ${reply.status} ${STATUS_TEXT[reply.status] ?? 'Status'}\r\n${headers}content-length: ${Buffer.byteLength(reply.body)}\r\nconnection: close\r\n\r\n${reply.body}`;
 }

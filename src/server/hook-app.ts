@@ -1,5 +1,7 @@
-import { Hono } from 'hono';
+import type { RequestHead, SocketExchange, SocketHandler, SocketReply } from '../http-edge/index.js';
 import type { HostCall, HostCallResult } from '../worker/host-intake.js';
+import { createPayloadKeeper } from '../hosts/payload-keeper.js';
+import { hookRoute } from './hook-route.js';
 
 /**
  * What a hook may send before its payload is cut to head and tail (the agent hosts have no size
@@ -8,6 +10,7 @@ import type { HostCall, HostCallResult } from '../worker/host-intake.js';
  */
 const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
 const KEEP_EDGE_BYTES = 1024 * 1024;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface HookAppServices {
   now(): number;
@@ -27,76 +30,58 @@ export interface HookAppServices {
 /**
  * The hooks' own door: served only on the Unix socket inside the data dir, so whoever reaches it
  * is the data dir's owner (no token, no Host or Origin checks: no browser or other account can
- * connect). It takes the host's payload exactly as the host wrote it; the worker maps it.
+ * connect). It takes the host's payload exactly as the host wrote it; the worker maps it. A body
+ * cut short (the hook killed mid-write) is mapped like any other: it will not parse, so it is
+ * kept aside as unreadable.
  */
-export function createHookApp(services: HookAppServices): Hono {
-  const app = new Hono();
-  app.post('/hook/:host/:event', async (c) => {
-    const received = await readCapped(c.req.raw.body, MAX_HOOK_INPUT_BYTES);
-    const startedMs = Number(c.req.header('x-memtrace-hook-started'));
-    const startedUptime = Number(c.req.header('x-memtrace-hook-uptime'));
-    const call: HostCall = {
-      host: c.req.param('host'),
-      event: c.req.param('event'),
-      via: c.req.header('x-memtrace-hook-via') ?? 'unknown',
-      body: 'text' in received ? { text: received.text } : { head: received.head, tail: received.tail, totalBytes: received.totalBytes },
-      hookElapsedMs: (nowMs) => {
-        if (Number.isFinite(startedMs) && startedMs > 0) return nowMs - startedMs;
-        const uptime = services.uptimeS();
-        // /proc/uptime has 10 ms steps; both readings are truncated alike, so the difference is unbiased.
-        return Number.isFinite(startedUptime) && startedUptime > 0 && uptime !== null ? Math.round((uptime - startedUptime) * 1000) : null;
+export function createHookApp(services: HookAppServices): SocketHandler {
+  return (request): SocketExchange => {
+    const route = hookRoute(request.method, request.url);
+    if (!route) return { push: () => undefined, end: () => errorReply(404, 'not_found', 'hooks POST /hook/<host>/<event>') };
+    const payload = createPayloadKeeper(MAX_HOOK_INPUT_BYTES, KEEP_EDGE_BYTES);
+    return {
+      push: (chunk) => payload.add(chunk),
+      end: () => {
+        const kept = payload.done();
+        const body = kept.complete
+          ? { text: kept.bytes.toString('utf8') }
+          : { head: kept.head.toString('utf8'), tail: kept.tail.toString('utf8'), totalBytes: kept.totalBytes };
+        return answer(services, route, request, body);
       },
     };
-    const nowMs = services.now();
-    let result: HostCallResult;
-    try {
-      result = services.handle(call, nowMs);
-    } catch (error) {
-      // 202: the event is kept and will be stored, so the hook must not spool it a second time.
-      return services.spoolFailed(call, error, nowMs)
-        ? c.body(null, 202, { 'x-memtrace-spooled': '1' })
-        : c.json({ error: { code: 'insufficient_storage', message: 'the worker could neither store nor spool this event' } }, 507);
-    }
-    if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);
-    if ('error' in result) return c.json({ error: { code: result.unreadable ? 'unreadable' : 'not_found', message: result.error } }, result.status);
-    return c.body(result.output, result.status, { 'content-type': 'application/json; charset=utf-8' });
-  });
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: 'hooks POST /hook/<host>/<event>' } }, 404));
-  return app;
+  };
 }
 
-type Received = { text: string } | { head: string; tail: string; totalBytes: number };
-
-/**
- * The whole body, or past `max` bytes its head and tail (the rest read and dropped). A client
- * that went away mid-body leaves what it sent: it will not parse, so it is kept as unreadable.
- */
-async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<Received> {
-  if (!body) return { text: '' };
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let head: Buffer | null = null;
-  const tail: Uint8Array[] = [];
-  let tailBytes = 0;
+function answer(services: HookAppServices, route: { host: string; event: string }, request: RequestHead, body: HostCall['body']): SocketReply {
+  const startedMs = Number(request.headers['x-memtrace-hook-started']);
+  const startedUptime = Number(request.headers['x-memtrace-hook-uptime']);
+  const call: HostCall = {
+    host: route.host,
+    event: route.event,
+    via: request.headers['x-memtrace-hook-via'] ?? 'unknown',
+    body,
+    hookElapsedMs: (nowMs) => {
+      if (Number.isFinite(startedMs) && startedMs > 0) return nowMs - startedMs;
+      if (!(Number.isFinite(startedUptime) && startedUptime > 0)) return null;
+      const uptime = services.uptimeS();
+      // /proc/uptime has 10 ms steps; both readings are truncated alike, so the difference is unbiased.
+      return uptime !== null ? Math.round((uptime - startedUptime) * 1000) : null;
+    },
+  };
+  const nowMs = services.now();
+  let result: HostCallResult;
   try {
-    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-      total += chunk.length;
-      if (head === null && total <= max) {
-        chunks.push(chunk);
-        continue;
-      }
-      if (head === null) {
-        head = Buffer.concat(chunks).subarray(0, KEEP_EDGE_BYTES);
-        chunks.length = 0;
-      }
-      tail.push(chunk);
-      tailBytes += chunk.length;
-      while (tail.length > 1 && tailBytes - tail[0]!.length >= KEEP_EDGE_BYTES) tailBytes -= tail.shift()!.length;
-    }
-  } catch {
-    /* the client went away: keep what came */
+    result = services.handle(call, nowMs);
+  } catch (error) {
+    // 202: the event is kept and will be stored, so the hook must not spool it a second time.
+    if (services.spoolFailed(call, error, nowMs)) return { status: 202, headers: { 'x-memtrace-spooled': '1' }, body: '' };
+    return errorReply(507, 'insufficient_storage', 'the worker could neither store nor spool this event');
   }
-  if (head === null) return { text: Buffer.concat(chunks).toString('utf8') };
-  const tailBuffer = Buffer.concat(tail);
-  return { head: head.toString('utf8'), tail: tailBuffer.subarray(Math.max(0, tailBuffer.length - KEEP_EDGE_BYTES)).toString('utf8'), totalBytes: total };
+  if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);
+  if ('error' in result) return errorReply(result.status, result.unreadable ? 'unreadable' : 'not_found', result.error);
+  return { status: result.status, headers: { 'content-type': JSON_TYPE }, body: result.output };
+}
+
+function errorReply(status: number, code: string, message: string): SocketReply {
+  return { status, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ error: { code, message } }) };
 }

@@ -55,6 +55,7 @@ export function createSessions(db: Database.Database) {
   const prompts = db.prepare('SELECT prompt_id, prompt, created_at FROM session_prompts WHERE session_id = ? ORDER BY id');
   const latestPrompt = db.prepare('SELECT prompt FROM session_prompts WHERE session_id = ? ORDER BY id DESC LIMIT 1');
   const select = db.prepare('SELECT * FROM sessions WHERE session_id = ?');
+  const known = db.prepare('SELECT 1 FROM sessions WHERE session_id = ?').pluck();
   const endStmt = db.prepare(
     "UPDATE sessions SET status = 'ended', ended_at = ?, updated_at = ?, end_reason = ?, transcript_path = coalesce(?, transcript_path) WHERE session_id = ?",
   );
@@ -75,6 +76,8 @@ export function createSessions(db: Database.Database) {
       });
       if (input.prompt) addPrompt.run(input.sessionId, input.promptId ?? null, input.prompt, input.nowMs);
     },
+    /** Whether the session has a row (every hook event asks; no row is read). */
+    exists: (sessionId: string): boolean => known.get(sessionId) !== undefined,
     get(sessionId: string): SessionRow | null {
       const row = select.get(sessionId) as Record<string, unknown> | undefined;
       return row ? toSession(row) : null;

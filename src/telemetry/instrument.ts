@@ -108,6 +108,14 @@ export function createTelemetry(config: TelemetryConfig, deps: TelemetryDeps) {
       if (!consent.enabled) return;
       guard(`fold ${event}`, () => book.foldCounters(event, dims, increments, nowMs));
     },
+    /**
+     * recordCounters without the log line, for counters folded on every hook call: one line per
+     * tool call would be most of the worker's log, and writing it a share of the call's cost.
+     */
+    foldCounters(event: string, dims: Readonly<Record<string, string>>, increments: Readonly<Record<string, number>>, nowMs: number): void {
+      if (!consent.enabled) return;
+      guard(`fold ${event}`, () => book.foldCounters(event, dims, increments, nowMs));
+    },
     sessionEnded(sessionId: string, nowMs: number): void {
       if (!consent.enabled) return;
       guard('session end', () => {

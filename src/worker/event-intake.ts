@@ -3,6 +3,7 @@ import { toolEventRecord } from '../observer/tool-evidence.js';
 import type { ProjectResolver } from '../repository/project-resolver.js';
 import { observerBytes } from '../observer/event-view.js';
 import type { Store } from '../store/index.js';
+import type { QueuedHead } from './loop-types.js';
 import type { StopTextResolver } from './stop-text.js';
 
 export type Accepted = { status: 'ok' } | { status: 'unknown_session' } | { status: 'ignored' } | { status: 'queued' | 'duplicate'; id: number };
@@ -13,8 +14,8 @@ export interface IntakeDeps {
   projectOf: ProjectResolver;
   /** Runs a store write, reporting a full disk to the loop (and its recovery). */
   write<T>(fn: () => T): T;
-  /** A message was queued for the session: the observer loop should look. */
-  wake(sessionId: string): void;
+  /** A message was queued for the session (this one): the observer loop should look. */
+  wake(sessionId: string, queued: QueuedHead): void;
   /** A hook reported the session's transcript (watched for what the hooks miss). */
   onTranscript?(sessionId: string, transcriptPath: string): void;
   /** A session ended: its rollup is due, and what its transcript holds beyond the hooks may be mined. */
@@ -47,7 +48,7 @@ export function createEventIntake(deps: IntakeDeps) {
   const { store, write } = deps;
 
   const ensureSession = (event: HookEvent, nowMs: number) => {
-    if (store.sessions.get(event.session_id)) return;
+    if (store.sessions.exists(event.session_id)) return;
     // An event that does not name its host leaves the platform for a later one to fill.
     store.sessions.init({
       sessionId: event.session_id,
@@ -61,21 +62,25 @@ export function createEventIntake(deps: IntakeDeps) {
   };
 
   const enqueue = (event: QueuedEvent, dedupKey: string | null, nowMs: number, notBefore?: number): Accepted => {
+    const kind = isToolEvent(event) ? 'observation' : 'summary';
+    let bytes = 0;
     const result = write(() => {
       ensureSession(event, nowMs);
-      const tool = isToolEvent(event) ? toolEventRecord(event) : null;
       return store.queue.enqueue({
         sessionId: event.session_id,
-        kind: tool ? 'observation' : 'summary',
+        kind,
         toolUseId: dedupKey,
         payload: event,
-        toolEvent: tool,
-        observerBytes: () => observerBytes(event),
+        toolEvent: isToolEvent(event) ? toolEventRecord(event) : null,
+        observerBytes: () => {
+          bytes = observerBytes(event);
+          return bytes;
+        },
         ...(notBefore === undefined ? {} : { notBefore }),
         nowMs,
       });
     });
-    if (result.status === 'queued') deps.wake(event.session_id);
+    if (result.status === 'queued') deps.wake(event.session_id, { id: result.id, kind, notBefore: notBefore ?? 0, createdAt: nowMs, bytes });
     return result;
   };
 

@@ -44,9 +44,7 @@ const MAX_PLAUSIBLE_MS = 600_000;
  * accepted ones into hook_rollup. Only hook calls that reached the worker through its own door
  * (the data dir's socket) or its spool are seen here: a request on the TCP port is not a hook.
  */
-export function createHookAccounting(sink: HookCounterSink, options: { defer?: (fn: () => void) => void } = {}) {
-  // The fold writes an accumulator row: done after the reply, not on the hook's path to it.
-  const defer = options.defer ?? ((fn: () => void) => fn());
+export function createHookAccounting(sink: HookCounterSink) {
   const stats: HookStats = {
     accepted: 0,
     rejected: 0,
@@ -74,7 +72,7 @@ export function createHookAccounting(sink: HookCounterSink, options: { defer?: (
         ? { count: 1, total_ms: elapsed, [hookDurationBucket(elapsed)]: 1, payloads_shortened: call.shortened ? 1 : 0 }
         : { payloads_shortened: call.shortened ? 1 : 0 };
       if (!timed && !call.shortened) return;
-      defer(() => sink.recordCounters('hook_rollup', dims, increments, call.nowMs));
+      sink.recordCounters('hook_rollup', dims, increments, call.nowMs);
     },
     /** A spooled event the worker replayed: the hook that wrote it timed out, found no worker, or was refused. */
     replayed(entry: { host: string; event: string; via: string; failure: string }, nowMs: number, kindOf: (event: string) => string | null): void {

@@ -4,7 +4,7 @@ import type { HookAppServices } from '../server/hook-app.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { HostCall, HostIntake } from './host-intake.js';
-import { readUptimeS } from './uptime.js';
+import { createUptimeClock } from './uptime.js';
 
 /**
  * What stands behind the hooks' socket: the host intake, and what happens to a payload that
@@ -20,7 +20,7 @@ export function hookDoor(deps: {
 }): HookAppServices {
   return {
     now: deps.now,
-    uptimeS: readUptimeS,
+    uptimeS: createUptimeClock(),
     handle: (call, nowMs) => deps.intake.handle(call, nowMs),
     keepUnreadable(call, error, nowMs) {
       deps.log.warn('a hook payload could not be read as an event; kept in spool/unreadable', { host: call.host, event: call.event, error });

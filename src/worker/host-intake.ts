@@ -20,6 +20,11 @@ export type HostCallResult =
   | { status: 400 | 404; output: ''; kind: HookEventKind | null; error: string; unreadable: boolean };
 
 export interface HostIntakeDeps {
+  /**
+   * Runs `fn` as one store transaction: an event and what its hook call counted are committed
+   * together, once (one commit is most of what storing a small event costs).
+   */
+  atomically<T>(fn: () => T): T;
   accept(event: HookEvent, nowMs: number): Accepted;
   /** The context for a session starting in `cwd` (markdown; empty when there is none). */
   contextFor(cwd: string | null, nowMs: number): string;
@@ -40,6 +45,16 @@ export interface HostIntakeDeps {
   }): void;
 }
 
+/** A hook call mapped and accepted; a session start's context is built after the commit. */
+interface Mapped {
+  result: HostCallResult;
+  shortened: boolean;
+  sessionId?: string;
+  hook?: HookEventKind;
+  /** A session start: its cwd, and how its host prints context. */
+  contextFor?: { cwd: string | null; output(markdown: string): string; variant: string | null };
+}
+
 /**
  * A host's raw hook payload → the one event contract → the worker. Used for live hook calls (the
  * Unix socket) and spooled ones alike, so both are mapped, shortened and validated the same way.
@@ -55,7 +70,7 @@ export function createHostIntake(deps: HostIntakeDeps) {
   const ignored = (reason: string): HostCallResult => ({ status: 200, output: '', kind: null, ignored: reason });
 
   /** `hook`: the event the hook that ran stands for (its cost is counted under it, whatever the payload turned out to be). */
-  function map(call: HostCall, nowMs: number): { result: HostCallResult; shortened: boolean; sessionId?: string; hook?: HookEventKind } {
+  function map(call: HostCall, nowMs: number): Mapped {
     if (!isHostName(call.host)) return { result: failed(404, `unknown host '${call.host}'`, null), shortened: false };
     const adapter = adapterFor(call.host);
     if (!adapter) return { result: failed(404, `no adapter for host '${call.host}'`, null), shortened: false };
@@ -85,34 +100,45 @@ export function createHostIntake(deps: HostIntakeDeps) {
     if (!parsed.ok) return failedAs(400, parsed.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; '), true);
 
     const accepted = deps.accept(parsed.event, nowMs);
-    let output = '';
-    if (parsed.event.kind === 'session_start') {
-      const markdown = deps.contextFor(parsed.event.cwd ?? null, nowMs);
-      output = markdown.trim() === '' ? '' : adapter.contextOutput(markdown);
-      if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output, adapter.contextVariant ?? null);
-    }
     return {
-      result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted },
+      result: { status: accepted.status === 'queued' ? 202 : 200, output: '', kind: parsed.event.kind, accepted },
       shortened: fitted.shortened || !('text' in call.body),
       sessionId: parsed.event.session_id,
       hook: kind,
+      ...(parsed.event.kind === 'session_start'
+        ? {
+            contextFor: {
+              cwd: parsed.event.cwd ?? null,
+              output: (markdown: string) => adapter.contextOutput(markdown),
+              variant: adapter.contextVariant ?? null,
+            },
+          }
+        : {}),
     };
   }
 
   return {
     handle(call: HostCall, nowMs: number): HostCallResult {
-      const { result, shortened, sessionId, hook } = map(call, nowMs);
-      deps.seen({
-        host: call.host,
-        sessionId: sessionId ?? null,
-        kind: hook ?? null,
-        via: call.via,
-        status: result.status,
-        shortened,
-        elapsedMs: call.hookElapsedMs(nowMs),
-        nowMs,
+      const { result, contextFor } = deps.atomically(() => {
+        const mapped = map(call, nowMs);
+        deps.seen({
+          host: call.host,
+          sessionId: mapped.sessionId ?? null,
+          kind: mapped.hook ?? null,
+          via: call.via,
+          status: mapped.result.status,
+          shortened: mapped.shortened,
+          elapsedMs: call.hookElapsedMs(nowMs),
+          nowMs,
+        });
+        return mapped;
       });
-      return result;
+      if (!contextFor || !('accepted' in result)) return result;
+      // After the commit: building the context only reads, and must not hold the write lock.
+      const markdown = deps.contextFor(contextFor.cwd, nowMs);
+      const output = markdown.trim() === '' ? '' : contextFor.output(markdown);
+      if (contextFor.cwd) deps.keepContext(contextFor.cwd, output, contextFor.variant);
+      return { ...result, output };
     },
   };
 }

@@ -15,12 +15,26 @@ export interface LoopBatch {
   messages: LoopMessage[];
 }
 
+/** A pending message as batching sees it (the store's PendingHead): order, kind, when it may run, its size for the observer. */
+export interface QueuedHead {
+  id: number;
+  kind: 'observation' | 'summary';
+  notBefore: number;
+  createdAt: number;
+  bytes: number;
+}
+
 /** The queue operations the loop needs; the SQLite queue implements them. */
 export interface LoopQueue {
   /** Sessions with any queued message; read once at start. */
   sessionsWithWork(): string[];
-  /** The session's next closed batch, claimed; or when its open batch may close; or null when it has nothing pending. */
-  claimBatch(sessionId: string, nowMs: number): { batch: LoopBatch } | { waitUntilMs: number } | null;
+  /**
+   * The session's next closed batch, claimed; or when its open batch may close, with the pending
+   * messages that decision saw; or null when it has nothing pending. With `known` (those messages
+   * as last returned, plus what was queued since), a batch that stays open is decided without
+   * reading the store; only one that closes is read and claimed.
+   */
+  claimBatch(sessionId: string, nowMs: number, known?: readonly QueuedHead[]): { batch: LoopBatch } | { waitUntilMs: number; heads: QueuedHead[] } | null;
   /** Returns a batch's messages; `countAttempt: false` when the call never failed (a budget hold). */
   releaseBatch(ids: readonly number[], notBeforeMs: number, countAttempt: boolean): void;
   confirm(id: number): boolean;

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -27,7 +26,7 @@ export interface McpDoorDeps {
 }
 
 export interface McpDoor {
-  upgrade(request: IncomingMessage, stream: Duplex, head: Buffer): void;
+  upgrade(request: { url: string; headers: Readonly<Record<string, string | undefined>> }, stream: Duplex, head: Buffer): void;
   /** Loads the SDK ahead of the first session, when the worker has nothing else to do. */
   preload(): void;
 }

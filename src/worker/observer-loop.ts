@@ -5,7 +5,7 @@ import { storageFaultOf, type StorageFault } from '../store/storage-fault.js';
 import { createFailureHandler } from './failure-handling.js';
 import type { BackoffSchedule } from './failure-policy.js';
 import { createProviderGate, type ProviderGate, type ProviderWaitStatus } from './provider-gate.js';
-import { CallTimeoutError, type LoopBatch, type LoopQueue, type LoopTelemetry, type LoopTimers, type RunTurn } from './loop-types.js';
+import { CallTimeoutError, type LoopBatch, type LoopQueue, type LoopTelemetry, type LoopTimers, type QueuedHead, type RunTurn } from './loop-types.js';
 
 export type { LoopQueue, LoopTelemetry, LoopTimers, RunTurn } from './loop-types.js';
 
@@ -53,8 +53,11 @@ export interface LoopStatus {
 }
 
 export interface ObserverLoop {
-  /** Something was enqueued for the session (or, without one, may have become due): look for work. */
-  wake(sessionId?: string): void;
+  /**
+   * Something was enqueued for the session (or, without one, may have become due): look for work.
+   * `queued`: the message just queued, when it is the only change (the intake's case).
+   */
+  wake(sessionId?: string, queued?: QueuedHead): void;
   /** The session ended: its rollup is flushed once its queued work is done. */
   sessionEnded(sessionId: string): void;
   /** Re-reads which sessions have queued work: another process (`memtrace mine`) may have added some. */
@@ -95,6 +98,18 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   const settling = new Set<Promise<void>>();
   /** Sessions that may have work, in arrival order: a pass costs O(active sessions), not O(queue). */
   const withWork = new Set<string>();
+  /**
+   * Sessions whose open batch cannot close before this time (its oldest event's wait, or a
+   * retry's backoff) unless something is queued for them, which wakes them by name: a pass
+   * looks at the sessions that changed, not at every open batch on every event.
+   */
+  const waiting = new Map<string, number>();
+  /**
+   * A waiting session's pending messages as its last look read them, plus each one queued since
+   * (the intake wakes the session with it): the next look decides on these in memory, and reads
+   * the store only to claim a batch that closes. Dropped whenever the session changes otherwise.
+   */
+  const known = new Map<string, QueuedHead[]>();
   let storeFault: { reason: StorageFault; sinceMs: number } | null = null;
   let budgetHoldUntil: number | null = null;
   let loaded = false;
@@ -103,8 +118,14 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   let passQueued = false;
   let stopping = false;
 
-  function wake(sessionId?: string): void {
-    if (sessionId !== undefined) withWork.add(sessionId);
+  function wake(sessionId?: string, queued?: QueuedHead): void {
+    if (sessionId !== undefined) {
+      withWork.add(sessionId);
+      waiting.delete(sessionId);
+      const heads = known.get(sessionId);
+      if (heads !== undefined && queued !== undefined) heads.push(queued);
+      else known.delete(sessionId);
+    }
     if (passQueued || stopping) return;
     // Many events arriving together share one pass.
     passQueued = true;
@@ -138,6 +159,12 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       for (const sessionId of withWork) {
         if (busy.size >= config.concurrency) break;
         if (busy.has(sessionId)) continue;
+        const waitsUntil = waiting.get(sessionId);
+        if (waitsUntil !== undefined && waitsUntil > nowMs) {
+          nextDue = Math.min(nextDue, waitsUntil);
+          continue;
+        }
+        waiting.delete(sessionId);
         const provider = deps.providerFor(sessionId);
         if (!provider) {
           // No observer for this session's host: its events wait (a rescan looks again).
@@ -150,7 +177,8 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
           if (admission.untilMs !== null) nextDue = Math.min(nextDue, admission.untilMs);
           continue;
         }
-        const claim = queue.claimBatch(sessionId, nowMs);
+        const claim = queue.claimBatch(sessionId, nowMs, known.get(sessionId));
+        known.delete(sessionId);
         if (claim && 'batch' in claim) {
           // Round-robin: the session goes to the back of the line.
           withWork.delete(sessionId);
@@ -160,7 +188,11 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
         }
         if (admission.probe) gate.probeEnded();
         if (claim === null) withWork.delete(sessionId);
-        else nextDue = Math.min(nextDue, claim.waitUntilMs);
+        else {
+          known.set(sessionId, claim.heads);
+          waiting.set(sessionId, claim.waitUntilMs);
+          nextDue = Math.min(nextDue, claim.waitUntilMs);
+        }
       }
       if (Number.isFinite(nextDue) && nextDue > nowMs) arm(nextDue);
     } catch (error) {
@@ -267,6 +299,9 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
 
   function rescan(): void {
     loaded = false;
+    // Another process may have queued work for a waiting session without waking it.
+    waiting.clear();
+    known.clear();
     wake();
   }
 

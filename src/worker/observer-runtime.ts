@@ -14,6 +14,9 @@ import { createRunTurn } from './observer-turn.js';
 import { withSpendGuard } from './spend-guard.js';
 import { storeLoopQueue } from './store-loop-queue.js';
 
+/** Sessions whose host is remembered at once; past it the oldest is read again when asked. */
+const MAX_KNOWN_PLATFORMS = 10_000;
+
 export interface ObserverRuntimeDeps {
   store: Store;
   choice: ObserverChoice;
@@ -61,12 +64,25 @@ export function startObserver(
     }
     return wrapped;
   };
+  // A session's host, once known, never changes (sessions.init keeps the first one): the loop asks
+  // on every event, so it is read from the store once per session.
+  const platforms = new Map<string, string>();
+  const platformOf = (sessionId: string): string | null => {
+    const known = platforms.get(sessionId);
+    if (known !== undefined) return known;
+    const platform = store.sessions.get(sessionId)?.platform ?? null;
+    if (platform !== null) {
+      if (platforms.size >= MAX_KNOWN_PLATFORMS) platforms.delete(platforms.keys().next().value!);
+      platforms.set(sessionId, platform);
+    }
+    return platform;
+  };
   const recordTurn = deps.telemetry.recordTurn;
   const loop = createObserverLoop(config.loop, {
     queue: storeLoopQueue(store, config.batch ?? DEFAULT_BATCH_LIMITS),
     runTurn: createRunTurn({ store, clock, log: deps.log, verifier: deps.verifier, recordTurn, reportRedactions: deps.reportRedactions }),
     providerFor: (sessionId) => {
-      const provider = choice.forPlatform(store.sessions.get(sessionId)?.platform ?? null);
+      const provider = choice.forPlatform(platformOf(sessionId));
       return provider ? guard(provider) : null;
     },
     observing: () => choice.providers.length > 0,

@@ -216,7 +216,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   });
 
   let port = config.port;
-  const hooks = createHookAccounting(telemetry, { defer: setImmediate });
+  // Folded inside the hook's own transaction (host-intake.ts): one commit for the event and its count.
+  const hooks = createHookAccounting({ recordCounters: telemetry.foldCounters });
   const projectOf = createProjectResolver();
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
   // after a session ends (its background hooks may have been cut off) and when idle.

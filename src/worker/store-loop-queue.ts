@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.js';
+import type { PendingHead, Store } from '../store/index.js';
 import { batchWindow, decideBatch, type BatchLimits } from './batch-policy.js';
 import type { LoopQueue } from './loop-types.js';
 
@@ -6,16 +6,22 @@ import type { LoopQueue } from './loop-types.js';
 export function storeLoopQueue(store: Store, limits: BatchLimits): LoopQueue {
   return {
     sessionsWithWork: () => store.queue.sessionsWithWork(),
-    claimBatch(sessionId, nowMs) {
+    claimBatch(sessionId, nowMs, known) {
+      if (known !== undefined && known.length > 0) {
+        const decision = decideBatch(known, nowMs, limits);
+        if ('waitUntilMs' in decision) return { waitUntilMs: decision.waitUntilMs, heads: [...known] };
+      }
       let wait: number | null = null;
+      let heads: PendingHead[] = [];
       const claimed = store.queue.claimBatch(sessionId, batchWindow(limits), nowMs, (rows) => {
         const decision = decideBatch(rows, nowMs, limits);
+        heads = rows;
         if ('close' in decision) return decision.close;
         if ('waitUntilMs' in decision) wait = decision.waitUntilMs;
         return [];
       });
       if (claimed.length > 0) return { batch: { sessionId, messages: claimed } };
-      return wait !== null ? { waitUntilMs: wait } : null;
+      return wait !== null ? { waitUntilMs: wait, heads } : null;
     },
     releaseBatch: (ids, notBeforeMs, countAttempt) => void store.queue.releaseMany(ids, notBeforeMs, countAttempt),
     confirm: (id) => store.queue.confirm(id),

@@ -105,7 +105,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     store,
     projectOf: deps.projectOf,
     write,
-    wake: (sessionId) => loop.wake(sessionId),
+    wake: (sessionId, queued) => loop.wake(sessionId, queued),
     onTranscript: deps.onTranscript,
     turnEnded: (sessionId, transcriptPath) => deps.onTurnEnded?.(sessionId, transcriptPath),
     sessionEnded: (sessionId, transcriptPath) => {
@@ -154,7 +154,9 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   };
   const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
+  const hookTransaction = store.db.transaction((fn: () => unknown) => fn());
   const hostIntake = createHostIntake({
+    atomically: <T>(fn: () => T): T => write(() => hookTransaction.immediate(fn) as T),
     accept,
     contextFor: (cwd, nowMs) => {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });

@@ -15,12 +15,21 @@ export interface ChildWorker {
   stop(): Promise<number | null>;
 }
 
+interface WorkerSpawnOptions {
+  umask?: string;
+  /** Arguments after `--port 0`. */
+  args?: string[];
+  /** Node's own flags (benchmarks: --cpu-prof, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
+}
+
 /** The worker command line (with `args` after `--port 0`), optionally under a given umask (through /bin/sh). */
-function spawnWorker(env: Record<string, string>, options: { umask?: string; args?: string[] } = {}) {
+function spawnWorker(env: Record<string, string>, options: WorkerSpawnOptions = {}) {
   const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env };
   const command = [BIN, 'worker', '--port', '0', ...(options.args ?? [])];
-  if (options.umask === undefined) return spawn(process.execPath, command, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  return spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...command], {
+  if (options.umask === undefined)
+    return spawn(process.execPath, [...(options.nodeArgs ?? []), ...command], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...(options.nodeArgs ?? []), ...command], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,7 +55,7 @@ export function runWorkerToExit(env: Record<string, string>, timeoutMs = 20_000)
 }
 
 /** `memtrace worker --port 0` as a real child process; resolves once it prints its URL. */
-export function startChildWorker(env: Record<string, string>, options: { umask?: string; args?: string[] } = {}): Promise<ChildWorker> {
+export function startChildWorker(env: Record<string, string>, options: WorkerSpawnOptions = {}): Promise<ChildWorker> {
   return new Promise((resolve, reject) => {
     const child = spawnWorker(env, options);
     let output = '';

@@ -1,0 +1,180 @@
+/**
+ * `npm run bench -- hook-cpu`: the worker's CPU per hook event (issue 36: ≤ 1 ms median).
+ *
+ * From outside: workers in their own processes (`memtrace worker`, as users run it), and N
+ * PostToolUse events sent one after the other through the hook command `memtrace install`
+ * writes (`sh bin/memtrace-hook claude-code post-tool-use settings <node>` → the native
+ * forwarder → the data dir's socket), each payload written into the hook's stdin pipe by this
+ * process as a host does. The worker's CPU over a round (every thread's schedstat in /proc, from
+ * before the first event until it has settled after the last) ÷ N. Rounds interleave the workers
+ * and payload sets, so drift hits each alike; the figure is the median over rounds.
+ *
+ * Workers: `bare` (no observer, telemetry off: the setup of issue 28's figures) and
+ * `as_installed` (telemetry on as installed, folded into local rollups; an observer configured,
+ * so every event wakes the observer loop; sessions stay below a batch's limits, so no observer
+ * call runs: what is measured is the hook path, not the observer's turns).
+ *
+ * Payload sets: `fixture` (Claude Code's own PostToolUse of a small Read, 0.7 kB; 30 events a
+ * session) and `realistic` (test/support/realistic-events.ts: code reads, build logs, edits,
+ * searches of 1–8 kB, one in 50 holding a secret; 3 events a session).
+ *
+ * In process (hook-cpu-in-process.ts): the worker as `memtrace worker` composes it, started in
+ * this process, the same requests written over its socket by one long-lived client process; this
+ * process's CPU over the events ÷ N.
+ *
+ * Each worker first opens one MCP session (its first loads the SDK), then its first 100 events are
+ * measured apart (`just_started`: V8 has not compiled the hook path yet), then a warm-up, then
+ * the rounds.
+ *
+ * Knobs: BENCH_HOOK_CPU_EVENTS (events per round, default 200), BENCH_HOOK_CPU_ROUNDS (rounds,
+ * default 3), BENCH_HOOK_CPU_WARMUP (events per payload set before the rounds, default 300),
+ * BENCH_HOOK_CPU_WORKERS (comma-separated, default `bare,as_installed`), BENCH_HOOK_CPU_IN_PROCESS=0
+ * (skip the in-process figure), BENCH_HOOK_CPU_PROF=DIR (the outside workers run under
+ * --cpu-prof, a profile per worker written to DIR when it stops), BENCH_HOOK_CPU_GAP_MS (a pause
+ * after each measured event, default 0: back to back), BENCH_HOOK_CPU_NODE_ARGS (Node
+ * or V8 flags for the outside workers, space-separated: for trying them, not how users run it).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { startChildWorker, type ChildWorker } from '../test/support/child-worker.js';
+import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
+import { realisticEvents } from '../test/support/realistic-events.js';
+import { makeTempDir } from '../test/support/temp-dir.js';
+import { measureInProcess } from './hook-cpu-in-process.js';
+import { openMcpSession, sendHook } from './hook-processes.js';
+import { childrenCpuMs, processCpuNs } from './process-cpu.js';
+import { roundedPercentile } from './stats.js';
+
+export const name = 'hook-cpu';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const positive = (raw: string | undefined, fallback: number) => (Number(raw) > 0 ? Number(raw) : fallback);
+const EVENTS = positive(process.env.BENCH_HOOK_CPU_EVENTS, 200);
+const ROUNDS = positive(process.env.BENCH_HOOK_CPU_ROUNDS, 3);
+/** A pause after each measured event (ms): an agent's tool calls come seconds apart, not back to back. */
+const GAP_MS = positive(process.env.BENCH_HOOK_CPU_GAP_MS, 0);
+const WARMUP = positive(process.env.BENCH_HOOK_CPU_WARMUP, 300);
+/** The first events a worker takes after it starts, measured apart (V8 has not compiled the hook path yet). */
+const JUST_STARTED = 100;
+/** After the last reply, the worker finishes what it deferred (wake-ups, timers) within this. */
+const SETTLE_MS = 300;
+
+type WorkerKind = 'bare' | 'as_installed';
+type PayloadSet = 'fixture' | 'realistic';
+const WORKER_KINDS: readonly WorkerKind[] = ['bare', 'as_installed'];
+const SESSION_EVENTS: Readonly<Record<PayloadSet, number>> = { fixture: 30, realistic: 3 };
+
+export async function run(): Promise<Record<string, unknown>> {
+  const temp = makeTempDir('memtrace-hook-cpu-');
+  const project = path.join(temp.dir, 'project');
+  fs.mkdirSync(project);
+  const replayFile = path.join(temp.dir, 'replies.jsonl');
+  fs.writeFileSync(replayFile, `${JSON.stringify({ text: '<skip_summary/>', usage: { input_tokens: 1, output_tokens: 1 } })}\n`);
+  const kinds = (process.env.BENCH_HOOK_CPU_WORKERS ?? WORKER_KINDS.join(','))
+    .split(',')
+    .filter((k): k is WorkerKind => (WORKER_KINDS as readonly string[]).includes(k));
+  const profDir = process.env.BENCH_HOOK_CPU_PROF;
+  const workers = new Map<WorkerKind, { worker: ChildWorker; env: Record<string, string> }>();
+  const payloads = payloadMaker(project);
+  try {
+    for (const kind of kinds) {
+      const dataDir = path.join(temp.dir, kind);
+      const workerEnv: Record<string, string> =
+        kind === 'bare'
+          ? { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' }
+          : { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile };
+      const nodeArgs = [
+        ...(process.env.BENCH_HOOK_CPU_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+        ...(profDir ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${path.resolve(profDir)}`] : []),
+      ];
+      const worker = await startChildWorker(workerEnv, { nodeArgs });
+      buildNativeForwarderInto(dataDir);
+      workers.set(kind, { worker, env: { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir } });
+    }
+    const perEvent = new Map<string, number[]>();
+    const justStarted: Record<string, number> = {};
+    const hookCpu: number[] = [];
+    /** The worker's CPU per event over `bodies` sent one after the other, once it has settled. */
+    const measure = async (pid: number, env: Record<string, string>, bodies: string[]): Promise<number> => {
+      await sleep(SETTLE_MS);
+      const before = processCpuNs(pid);
+      const childrenBefore = childrenCpuMs();
+      await sendAll(bodies, env, project, GAP_MS);
+      const childrenAfter = childrenCpuMs();
+      await sleep(SETTLE_MS);
+      const after = processCpuNs(pid);
+      if (before === null || after === null) throw new Error('no /proc here: this benchmark reads CPU time from /proc');
+      if (childrenBefore !== null && childrenAfter !== null) hookCpu.push((childrenAfter - childrenBefore) / bodies.length);
+      return (after - before) / 1e6 / bodies.length;
+    };
+    for (const [kind, { worker, env }] of workers) {
+      // The first MCP session loads the SDK into the worker (else it happens, once, inside a round).
+      await openMcpSession(env, project);
+      justStarted[kind] = Math.round((await measure(worker.pid, env, payloads('fixture', JUST_STARTED))) * 1000) / 1000;
+      // A worker lives for a day of sessions: V8 has compiled the hook path by the time most events come.
+      for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, WARMUP), env, project);
+    }
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const [kind, { worker, env }] of workers) {
+        for (const set of ['fixture', 'realistic'] as const) {
+          const key = `${kind}/${set}`;
+          perEvent.set(key, [...(perEvent.get(key) ?? []), await measure(worker.pid, env, payloads(set, EVENTS))]);
+        }
+      }
+    }
+    const health: Record<string, unknown> = {};
+    for (const [kind, { worker }] of workers) health[kind] = ((await (await fetch(`${worker.url}/health`)).json()) as { hooks: unknown }).hooks;
+    const median = (xs: number[]) => roundedPercentile(xs, 50, 3);
+    const inProcess =
+      process.env.BENCH_HOOK_CPU_IN_PROCESS === '0' ? null : await measureInProcess({ events: EVENTS, rounds: ROUNDS, warmup: WARMUP, project });
+    return {
+      events_per_round: EVENTS,
+      gap_ms: GAP_MS,
+      rounds: ROUNDS,
+      worker_cpu_ms_per_event: Object.fromEntries(
+        [...perEvent].map(([key, xs]) => [key, { median: median(xs), rounds: xs.map((x) => Math.round(x * 1000) / 1000) }]),
+      ),
+      just_started_worker_cpu_ms_per_event: { events: JUST_STARTED, payloads: 'fixture', ...justStarted },
+      in_process_cpu_ms_per_event: inProcess,
+      hook_processes_cpu_ms_per_event: median(hookCpu),
+      target: 'worker CPU per hook event ≤ 1 ms median (issue 36)',
+      worker_hooks: health,
+      load_average: fs.readFileSync('/proc/loadavg', 'utf8').trim(),
+    };
+  } finally {
+    for (const [, { worker }] of workers) await worker.stop();
+    temp.cleanup();
+  }
+}
+
+/** Distinct tool calls of each set, sessions rotating so that no observer batch closes. */
+function payloadMaker(project: string): (set: PayloadSet, n: number) => string[] {
+  const fixture = fs.readFileSync(path.join(ROOT, 'test/fixtures/claude-code/hooks/post-tool-use-read.json'), 'utf8').replaceAll('/home/user/project', project);
+  const realistic = realisticEvents(200, { seed: 36 });
+  let serial = 0;
+  return (set, n) =>
+    Array.from({ length: n }, () => {
+      serial += 1;
+      const session = `bench-${set}-${Math.floor(serial / SESSION_EVENTS[set])}`;
+      const toolUseId = `toolu_bench_${serial}`;
+      if (set === 'fixture') return JSON.stringify({ ...JSON.parse(fixture), session_id: session, tool_use_id: toolUseId });
+      return JSON.stringify({
+        ...realistic[serial % realistic.length],
+        session_id: session,
+        tool_use_id: toolUseId,
+        cwd: project,
+        hook_event_name: 'PostToolUse',
+      });
+    });
+}
+
+async function sendAll(bodies: string[], env: Record<string, string>, cwd: string, gapMs = 0): Promise<void> {
+  for (const body of bodies) {
+    await sendHook(body, env, cwd);
+    if (gapMs > 0) await sleep(gapMs);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
