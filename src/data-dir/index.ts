@@ -7,3 +7,15 @@ export { acquireWorkerLock, readWorkerInfo, runningWorker, WorkerRunningError, t
 export { WORKER_SOCKET, SOCKET_PATH_LIMIT, dataDirIsPrivate } from './worker-socket.js';
 export { readContextFile, writeContextFile } from './context-file.js';
 export { isObserverScratch } from './observer-scratch.js';
+export {
+  claimStartAttempt,
+  clearStartState,
+  readStartState,
+  recordStartFailure,
+  recordWorkerRunning,
+  startProblemLine,
+  STABLE_AFTER_MS,
+  type StartFailure,
+  type StartState,
+} from './start-state.js';
+export { readWorkerPackage, writeWorkerPackage, type WorkerPackage } from './worker-package.js';

@@ -2,5 +2,5 @@ export { apiError, fromZodIssues } from './api-error.js';
 export { loopbackGuards } from './loopback-guards.js';
 export { limitBody, refuseAfterBody } from './body-limit.js';
 export { findExcessiveNesting } from './json-depth.js';
-export { listenLoopback, type ListeningServer } from './listen.js';
+export { listenLoopback, listenLoopbackOrAny, type ListeningServer } from './listen.js';
 export { listenUnixSocket } from './listen-socket.js';

@@ -5,6 +5,9 @@ import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 
+/** How long a request already being served may take to finish when the socket closes. */
+const REQUEST_GRACE_MS = 5_000;
+
 export interface ListeningSocket {
   path: string;
   close(): Promise<void>;
@@ -21,7 +24,8 @@ export type UpgradeHandler = (request: IncomingMessage, stream: Duplex, head: Bu
  * A socket file left there by a dead process is replaced: the caller holds the data dir's lock,
  * so no live worker owns it. An address too long for a Unix socket is bound relative to `dir`.
  * With `upgrade`, connections that ask to leave HTTP go to it; without, they are refused (closed).
- * Closing ends every connection, upgraded ones included (the server would otherwise wait for them).
+ * Closing lets a request being served finish (at most REQUEST_GRACE_MS) and ends every other
+ * connection, upgraded ones included (the server would otherwise wait for them).
  */
 export function listenUnixSocket(
   app: Hono,
@@ -49,8 +53,14 @@ export function listenUnixSocket(
         path: full,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections?.();
+            // A hook mid-request is let finish (its event is committed before the reply), up to
+            // a bound; an idle keep-alive connection and an MCP session end at once.
+            const cut = setTimeout(() => server.closeAllConnections?.(), REQUEST_GRACE_MS);
+            server.close(() => {
+              clearTimeout(cut);
+              done();
+            });
+            server.closeIdleConnections?.();
             for (const stream of upgraded) stream.destroy();
           }),
       });

@@ -22,6 +22,10 @@ export interface HookAppServices {
    * False when even that failed.
    */
   spoolFailed(call: HostCall, error: unknown, nowMs: number): boolean;
+  /** The hook ran from the install at `bin` (its `x-memtrace-bin`): a newer install takes over. */
+  noticeBin?(bin: string): void;
+  /** A worker of `version` asks for the data dir (POST /worker/hand-over): only a newer one gets it. */
+  handOver?(version: string): 'accepted' | 'refused';
 }
 
 /**
@@ -32,6 +36,8 @@ export interface HookAppServices {
 export function createHookApp(services: HookAppServices): Hono {
   const app = new Hono();
   app.post('/hook/:host/:event', async (c) => {
+    const bin = c.req.header('x-memtrace-bin');
+    if (bin) services.noticeBin?.(bin);
     const received = await readCapped(c.req.raw.body, MAX_HOOK_INPUT_BYTES);
     const startedMs = Number(c.req.header('x-memtrace-hook-started'));
     const startedUptime = Number(c.req.header('x-memtrace-hook-uptime'));
@@ -61,6 +67,16 @@ export function createHookApp(services: HookAppServices): Hono {
     if ('error' in result) return c.json({ error: { code: result.unreadable ? 'unreadable' : 'not_found', message: result.error } }, result.status);
     return c.body(result.output, result.status, { 'content-type': 'application/json; charset=utf-8' });
   });
+  if (services.handOver) {
+    const handOver = services.handOver;
+    app.post('/worker/hand-over', async (c) => {
+      const body = (await c.req.json().catch(() => null)) as { version?: unknown } | null;
+      if (typeof body?.version !== 'string') return c.json({ error: { code: 'bad_request', message: 'give {"version"}' } }, 400);
+      return handOver(body.version) === 'accepted'
+        ? c.json({ status: 'handing_over' }, 202)
+        : c.json({ error: { code: 'not_newer', message: `this worker is not older than ${body.version}` } }, 409);
+    });
+  }
   app.notFound((c) => c.json({ error: { code: 'not_found', message: 'hooks POST /hook/<host>/<event>' } }, 404));
   return app;
 }

@@ -17,8 +17,12 @@ export function hookDoor(deps: {
   log: Logger;
   now(): number;
   reportError(error: unknown): void;
+  noticeBin?(bin: string): void;
+  handOver?(version: string): 'accepted' | 'refused';
 }): HookAppServices {
   return {
+    ...(deps.noticeBin ? { noticeBin: deps.noticeBin } : {}),
+    ...(deps.handOver ? { handOver: deps.handOver } : {}),
     now: deps.now,
     uptimeS: readUptimeS,
     handle: (call, nowMs) => deps.intake.handle(call, nowMs),

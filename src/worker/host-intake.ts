@@ -25,6 +25,8 @@ export interface HostIntakeDeps {
   contextFor(cwd: string | null, nowMs: number): string;
   /** Keeps the context a session starting in `cwd` got, for a start while no worker runs. */
   keepContext(cwd: string, output: string): void;
+  /** A line every live SessionStart gets on top while something needs the user (never kept in the file). */
+  notice?(): string | null;
   /** What the host's adapter may read of its transcripts. */
   adapterDeps(host: HostName): AdapterDeps;
   /** Counts what a hook call cost and whether it was shortened (hook_rollup, /health). */
@@ -90,6 +92,8 @@ export function createHostIntake(deps: HostIntakeDeps) {
       const markdown = deps.contextFor(parsed.event.cwd ?? null, nowMs);
       output = markdown.trim() === '' ? '' : adapter.contextOutput(markdown);
       if (parsed.event.cwd) deps.keepContext(parsed.event.cwd, output);
+      const notice = deps.notice?.() ?? null;
+      if (notice !== null) output = adapter.contextOutput(`> ${notice}\n\n${markdown}`);
     }
     return {
       result: { status: accepted.status === 'queued' ? 202 : 200, output, kind: parsed.event.kind, accepted },

@@ -10,7 +10,7 @@ import type { ObserverProvider } from '../providers/types.js';
 import { single, type ObserverChoice } from '../providers/select.js';
 import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
-import { listenLoopback, listenUnixSocket } from '../http-edge/index.js';
+import { listenLoopbackOrAny, listenUnixSocket } from '../http-edge/index.js';
 import { createHookApp } from '../server/hook-app.js';
 import { adapterFor, isHostName } from '../hosts/index.js';
 import { createContextFiles } from './context-files.js';
@@ -41,6 +41,10 @@ import { nodeTimers, type Timers } from '../timers.js';
 import { platformOf } from '../hosts/platforms.js';
 import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
+import { askHandOver, holderInFlight } from './hand-over-client.js';
+import { createLifecycle } from './lifecycle.js';
+import { acquireLockTakingOver } from './lock-take-over.js';
+import { SocketListenError } from './start-failure.js';
 
 export interface WorkerOptions {
   config: WorkerConfig;
@@ -70,6 +74,12 @@ export interface WorkerOptions {
   batch?: BatchLimits;
   /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
   redactBody?: <T>(value: T, counts: RedactionCounts) => T;
+  /**
+   * The install this worker runs from (`<package>/bin`) and its command line after memtrace.cjs:
+   * a newer install starts with the same (docs/interfaces.md#upgrades). Without it (in-process
+   * workers) nothing is started on an upgrade, though a newer worker may still take over.
+   */
+  self?: { bin: string; argv: readonly string[] };
 }
 
 export interface RunningWorker {
@@ -83,10 +93,14 @@ export interface RunningWorker {
   retention: RetentionTask;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
+  /** Settles with the newer version's number once this worker has handed the data dir over to it and stopped. */
+  handedOver: Promise<string>;
 }
 
 const SHUTDOWN_LOOP_MS = 2_000;
 const SHUTDOWN_TELEMETRY_MS = 3_000;
+/** A hand-over's wait beyond the provider timeout: telemetry drain, checkpoint, lock release. */
+const HAND_OVER_MARGIN_MS = 15_000;
 
 /** Composes the worker: store, telemetry, observer loop and HTTP API. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
@@ -94,7 +108,27 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { config } = options;
   preparePrivateDataDir(config.dataDir);
   // The lock comes before the store: recovering claimed messages is only safe for the one owner.
-  const lock = acquireWorkerLock(config.dataDir, { pid: process.pid, port: null, version: APP_VERSION, started_at: new Date(clock.now()).toISOString() });
+  // An older worker holding it is asked to hand over (lock-take-over.ts).
+  const info = {
+    pid: process.pid,
+    port: null,
+    version: APP_VERSION,
+    started_at: new Date(clock.now()).toISOString(),
+    ...(options.self ? { package: options.self.bin } : {}),
+  };
+  const { lock } = await acquireLockTakingOver({
+    dataDir: config.dataDir,
+    version: APP_VERSION,
+    log: options.log,
+    // The older worker's observer calls finish first, each within the provider timeout.
+    waitMs: config.providerTimeoutMs + HAND_OVER_MARGIN_MS,
+    acquire: () => acquireWorkerLock(config.dataDir, info),
+    askHandOver: () => askHandOver(config.dataDir, APP_VERSION),
+    inFlight: holderInFlight,
+    terminate: (pid) => process.kill(pid, 'SIGTERM'),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    nowMs: () => clock.now(),
+  });
   try {
     return await startLocked(options, clock, lock);
   } catch (error) {
@@ -164,6 +198,24 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   );
 
   let port = config.port;
+  let portWanted: number | null = null;
+  let stopWorker: (handOver: boolean) => Promise<void> = async () => undefined;
+  let handedOverTo: (version: string) => void = () => undefined;
+  const handedOver = new Promise<string>((resolve) => {
+    handedOverTo = resolve;
+  });
+  const lifecycle = createLifecycle(
+    { dataDir: config.dataDir, version: APP_VERSION, bin: options.self?.bin ?? null, argv: options.self?.argv ?? ['worker'], env: options.env },
+    {
+      log,
+      clock,
+      handOver: (version) =>
+        void stopWorker(true).then(
+          () => handedOverTo(version),
+          (error) => log.error('the hand-over did not finish cleanly', { error: String(error) }),
+        ),
+    },
+  );
   const hooks = createHookAccounting(telemetry, { defer: setImmediate });
   const projectOf = createProjectResolver();
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
@@ -207,6 +259,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     },
     onTurnEnded: (sessionId, transcriptPath) => void watcher.catchUp(sessionId, transcriptPath),
     keepContext,
+    lifecycle: { health: () => ({ ...lifecycle.health(), portWanted }), notice: () => lifecycle.notice() },
   });
   const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, {
     store,
@@ -235,9 +288,15 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       unreadable: () => hooks.unreadable(),
     }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
   await replay();
-  const server = await listenLoopback(app, config.port);
+  // Only a port the user chose is theirs to insist on: the default one may be another user's worker.
+  const server = await listenLoopbackOrAny(app, config.port, config.portIsDefault);
   port = server.port;
-  lock.update({ port });
+  portWanted = server.wanted;
+  if (server.wanted !== null)
+    log.warn(
+      `port ${server.wanted} is taken (another user's worker or another program): the HTTP API listens on 127.0.0.1:${port}; hooks and MCP use ${config.dataDir}/${WORKER_SOCKET}`,
+    );
+  lock.update({ port, ...(server.wanted === null ? {} : { port_wanted: server.wanted }) });
   const mcpDoor = createMcpDoor({ store, recordCounters: telemetry.recordCounters, clock, log, env: options.env });
   const hookSocket = await listenUnixSocket(
     createHookApp(
@@ -248,15 +307,21 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         log,
         now: () => clock.now(),
         reportError: (error) => telemetry.captureException(error, 'server', clock.now()),
+        noticeBin: lifecycle.takeOver.noticeBin,
+        handOver: lifecycle.takeOver.requested,
       }),
     ),
     config.dataDir,
     WORKER_SOCKET,
     // The MCP server shares the hooks' socket: same identity check, no token, no TCP port.
     { pathLimit: SOCKET_PATH_LIMIT, upgrade: mcpDoor.upgrade },
-  );
+  ).catch(async (error) => {
+    await server.close();
+    throw new SocketListenError(`${config.dataDir}/${WORKER_SOCKET}`, error);
+  });
   // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
   await replay();
+  lifecycle.started();
   const refreshContextFiles = () => {
     try {
       contextFiles.refreshChanged(clock.now());
@@ -271,6 +336,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     void replay();
     loop.rescan();
     refreshContextFiles();
+    lifecycle.tick();
   }, options.tickMs ?? 30_000);
   ticker.unref();
   loop.wake();
@@ -293,6 +359,26 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       : null;
 
   let stopped: Promise<void> | null = null;
+  // A hand-over closes the doors first (later hooks spool for the newer worker), then lets the
+  // observer and compaction calls in flight finish, so none is paid for twice.
+  stopWorker = (handOver: boolean) => {
+    stopped ??= (async () => {
+      clearInterval(ticker);
+      lifecycle.stop();
+      await hookSocket.close();
+      await server.close();
+      await retention.stop();
+      await watcher.stop();
+      await compaction?.stop(handOver ? { graceMs: config.providerTimeoutMs } : {});
+      await loop.stop(handOver ? config.providerTimeoutMs : SHUTDOWN_LOOP_MS, { finishCalls: handOver });
+      await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
+      refreshContextFiles();
+      await checkpointer.stop();
+      store.close();
+      lock.release();
+    })();
+    return stopped;
+  };
   return {
     url: server.url,
     port: server.port,
@@ -302,22 +388,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     previousShutdown,
     watcher,
     retention,
-    stop() {
-      stopped ??= (async () => {
-        clearInterval(ticker);
-        await retention.stop();
-        await watcher.stop();
-        await hookSocket.close();
-        await server.close();
-        await compaction?.stop();
-        await loop.stop(SHUTDOWN_LOOP_MS);
-        await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
-        refreshContextFiles();
-        await checkpointer.stop();
-        store.close();
-        lock.release();
-      })();
-      return stopped;
-    },
+    stop: () => stopWorker(false),
+    handedOver,
   };
 }

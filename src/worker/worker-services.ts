@@ -7,7 +7,7 @@ import type { ProjectResolver } from '../repository/project-resolver.js';
 import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
-import { healthReport, type StoreHealth } from './health-report.js';
+import { healthReport, type LifecycleHealth, type StoreHealth } from './health-report.js';
 import type { ObserverStatus } from './observer-runtime.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
@@ -51,6 +51,8 @@ export interface ServiceDeps {
   reportRedactions(edge: RedactionEdge, counts: RedactionCounts, nowMs: number): void;
   /** Replaces the request-body redactor (benchmarks measure the API without it); the real one by default. */
   redactBody?: <T>(value: T, counts: RedactionCounts) => T;
+  /** Versions and ports for /health, and the line a live SessionStart gets when a newer install cannot take over. */
+  lifecycle?: { health(): LifecycleHealth; notice(): string | null };
 }
 
 export type Services = WorkerServices & {
@@ -98,7 +100,16 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     redactText: (text, nowMs) => redacting('transcript', nowMs, (counts) => redactTextInto(text, counts)),
     ...(deps.excludedCwd ? { excludedCwd: deps.excludedCwd } : {}),
   });
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName, deps.storeHealth?.(), deps.observerStatus?.());
+  const health = () =>
+    healthReport(
+      loop.status(),
+      store.queue.depth(),
+      deps.hooks.stats(),
+      deps.providerName,
+      deps.storeHealth?.(),
+      deps.observerStatus?.(),
+      deps.lifecycle?.health(),
+    );
 
   const api: WorkerServices = {
     clock,
@@ -137,6 +148,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       return result.ok ? result.markdown : '';
     },
     keepContext: (cwd, output) => deps.keepContext?.(cwd, output),
+    notice: () => deps.lifecycle?.notice() ?? null,
     adapterDeps: adapterDepsFor,
     seen: (call) => {
       deps.hooks.seen(call);
