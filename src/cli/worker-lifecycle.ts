@@ -60,7 +60,7 @@ export function describeLifecycle(life: WorkerLifecycle): string[] {
     );
   }
   if (life.port_wanted !== null)
-    lines.push(`  http port    port ${life.port_wanted} was taken by another program; the HTTP API took a free one (hooks and MCP use the socket)`);
+    lines.push(`  http port    ${life.port ?? '?'}, because ${life.port_wanted} was taken by another program (hooks and MCP use the data dir's socket)`);
   if (life.problem !== null) lines.push(`  problem      ${life.problem}`);
   else if (life.running_version !== null && life.start?.last_error) {
     const e = life.start.last_error;
