@@ -99,6 +99,8 @@ export interface RunningWorker {
 
 const SHUTDOWN_LOOP_MS = 2_000;
 const SHUTDOWN_TELEMETRY_MS = 3_000;
+const START_REPLAY_EVERY_MS = 2_000;
+const START_REPLAY_FOR_MS = 60_000;
 /** A hand-over's wait beyond the provider timeout: telemetry drain, checkpoint, lock release. */
 const HAND_OVER_MARGIN_MS = 15_000;
 
@@ -274,8 +276,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const app = createApp(services);
 
   // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
+  // One pass at a time: a pass awaits (0.2.0's entries), and two would take the same file.
+  let replaying: Promise<unknown> | null = null;
   const replay = () =>
-    replaySpool({
+    (replaying ??= replaySpool({
       dataDir: config.dataDir,
       intake: services.hostIntake,
       app,
@@ -286,7 +290,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       replayed: (entry, nowMs) =>
         hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
       unreadable: () => hooks.unreadable(),
-    }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
+    })
+      .catch((error) => log.warn('spool replay failed', { error: String(error) }))
+      .finally(() => {
+        replaying = null;
+      }));
   await replay();
   // Only a port the user chose is theirs to insist on: the default one may be another user's worker.
   const server = await listenLoopbackOrAny(app, config.port, config.portIsDefault);
@@ -321,6 +329,11 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   });
   // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
   await replay();
+  // Hooks that fired while this worker started (or took over) are still writing their spool
+  // entries (a detached Node hook on a busy machine takes seconds): look often for a minute.
+  const startReplays = setInterval(() => void replay(), START_REPLAY_EVERY_MS);
+  startReplays.unref();
+  setTimeout(() => clearInterval(startReplays), START_REPLAY_FOR_MS).unref();
   lifecycle.started();
   const refreshContextFiles = () => {
     try {
@@ -364,6 +377,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   stopWorker = (handOver: boolean) => {
     stopped ??= (async () => {
       clearInterval(ticker);
+      clearInterval(startReplays);
       lifecycle.stop();
       await hookSocket.close();
       await server.close();

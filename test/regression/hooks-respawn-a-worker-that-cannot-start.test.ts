@@ -84,7 +84,7 @@ describe('a worker that cannot start', () => {
 
     // The next SessionStart's context says it in one line, on top of the memory kept for the project (perl and shell-only paths alike).
     writeContextFile(dataDir, project, `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: '# kept memory' } })}\n`);
-    for (const extraEnv of [{}, { PATH: pathWithoutPerl() }]) {
+    for (const extraEnv of [{}, { PATH: pathWithoutPerl() }] as Array<Record<string, string>>) {
       const start = await fire('session-start', 'session-start.json', ['/home/user/project', project], extraEnv);
       const context = (JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
       const [notice, , ...rest] = context.split('\n');
