@@ -164,6 +164,13 @@ sub take_over_from_old_worker {
     }
   }
   return unless $node !~ m{/} || -x $node;
+  # One hook starts it; the others (fired before that start is under way) see this claim. It
+  # expires after a minute, so a start that died is tried again.
+  my $claim = "$dir/worker-start.compat";
+  unlink($claim) if -e $claim && -M $claim > 60 / 86400;
+  require Fcntl;
+  sysopen(my $claimed, $claim, Fcntl::O_WRONLY() | Fcntl::O_CREAT() | Fcntl::O_EXCL(), 0600) or return;
+  close($claimed);
   my $pid = fork();
   return unless defined $pid && $pid == 0;
   setpgrp(0, 0);

@@ -26,6 +26,11 @@ export interface HookAppServices {
   noticeBin?(bin: string): void;
   /** A worker of `version` asks for the data dir (POST /worker/hand-over): only a newer one gets it. */
   handOver?(version: string): 'accepted' | 'refused';
+  /**
+   * While a newer version takes over, the event is kept in the spool for it instead of being
+   * stored here; the reply's body (a session start's kept context) when it was, else null.
+   */
+  hold?(call: HostCall, nowMs: number): { output: string } | null;
 }
 
 /**
@@ -54,6 +59,8 @@ export function createHookApp(services: HookAppServices): Hono {
       },
     };
     const nowMs = services.now();
+    const held = services.hold?.(call, nowMs) ?? null;
+    if (held !== null) return c.body(held.output, 202, { 'x-memtrace-spooled': '1', 'content-type': 'application/json; charset=utf-8' });
     let result: HostCallResult;
     try {
       result = services.handle(call, nowMs);

@@ -62,6 +62,11 @@ export function createLifecycle(config: LifecycleConfig, deps: { log: Logger; cl
     recordFailure: (failure) => recordStartFailure(dataDir, failure),
     handOver: deps.handOver,
     defer: (fn) => setImmediate(fn),
+    later: (ms, fn) => {
+      const timer = setTimeout(fn, ms);
+      timer.unref();
+      return { cancel: () => clearTimeout(timer) };
+    },
   });
 
   function rememberInstall(): void {

@@ -317,6 +317,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         reportError: (error) => telemetry.captureException(error, 'server', clock.now()),
         noticeBin: lifecycle.takeOver.noticeBin,
         handOver: lifecycle.takeOver.requested,
+        holding: lifecycle.takeOver.holding,
       }),
     ),
     config.dataDir,

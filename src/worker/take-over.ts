@@ -28,7 +28,12 @@ export interface TakeOverDeps {
   /** Finishes what this worker holds, releases the data dir and ends the process. */
   handOver(to: string): void;
   defer(fn: () => void): void;
+  /** Calls `fn` after `ms` (cancellable): how long a starting newer worker may take to ask. */
+  later(ms: number, fn: () => void): { cancel(): void };
 }
+
+/** How long a newer worker started to take over may take to ask for the data dir before this one serves hooks again. */
+export const TAKE_OVER_ASK_WITHIN_MS = 60_000;
 
 export interface TakeOverStatus {
   /** The newest install a hook came from, when newer than this worker. */
@@ -40,7 +45,7 @@ export interface TakeOverStatus {
 
 export function createTakeOver(deps: TakeOverDeps) {
   let newest: InstalledPackage | null = null;
-  let starting: { pkg: InstalledPackage; atMs: number } | null = null;
+  let starting: { pkg: InstalledPackage; atMs: number; timer: { cancel(): void } | null } | null = null;
   let handingOver: string | null = null;
   let failure: StartFailure | null = null;
   let failures = 0;
@@ -49,33 +54,40 @@ export function createTakeOver(deps: TakeOverDeps) {
   function start(pkg: InstalledPackage): void {
     const atMs = deps.nowMs();
     if (atMs < nextTryMs) return;
-    starting = { pkg, atMs };
+    const attempt = { pkg, atMs, timer: null as { cancel(): void } | null };
+    starting = attempt;
     deps.log.info(`a newer memtrace is installed (${pkg.version} at ${pkg.bin}); starting it to take over from ${deps.self.version}`);
-    const pid = deps.spawn(pkg, (code) => {
-      if (handingOver !== null || starting?.pkg !== pkg) return;
+    const gaveUp = (detail: string, said: StartFailure | null) => {
+      if (handingOver !== null || starting !== attempt) return;
       starting = null;
-      // The new worker may have said why itself; otherwise say what is known.
-      const said = deps.readStartState()?.last_error;
-      failure =
-        said && Date.parse(said.at) >= atMs
-          ? said
-          : {
-              reason: 'take_over',
-              detail: `memtrace ${pkg.version} (${pkg.bin}) exited with code ${code} before it took over from ${deps.self.version}`,
-              fix: `see ${deps.dataDir}/logs/worker.out; '${pkg.bin}/memtrace.cjs worker start' tries again now`,
-              version: pkg.version,
-              at: new Date(deps.nowMs()).toISOString(),
-            };
+      attempt.timer?.cancel();
+      failure = said ?? {
+        reason: 'take_over',
+        detail,
+        fix: `see ${deps.dataDir}/logs/worker.out; '${pkg.bin}/memtrace.cjs worker start' tries again now`,
+        version: pkg.version,
+        at: new Date(deps.nowMs()).toISOString(),
+      };
       failures += 1;
       nextTryMs = atMs + backoffDelayMs(START_BACKOFF, failures - 1);
       if (failure !== said) deps.recordFailure(failure);
-      deps.log.warn('the newer memtrace did not take over; this worker keeps serving', {
-        version: pkg.version,
-        reason: failure.reason,
-        detail: failure.detail,
-      });
+      deps.log.warn('the newer memtrace did not take over; this worker serves again', { version: pkg.version, reason: failure.reason, detail: failure.detail });
+    };
+    const pid = deps.spawn(pkg, (code) => {
+      // The new worker may have said why itself; otherwise say what is known.
+      const said = deps.readStartState()?.last_error ?? null;
+      gaveUp(
+        `memtrace ${pkg.version} (${pkg.bin}) exited with code ${code} before it took over from ${deps.self.version}`,
+        said && Date.parse(said.at) >= atMs ? said : null,
+      );
     });
-    if (pid === null) starting = null;
+    if (pid === null) {
+      starting = null;
+      return;
+    }
+    attempt.timer = deps.later(TAKE_OVER_ASK_WITHIN_MS, () =>
+      gaveUp(`memtrace ${pkg.version} (${pkg.bin}, pid ${pid}) did not ask to take over within ${TAKE_OVER_ASK_WITHIN_MS / 1000} s`, null),
+    );
   }
 
   return {
@@ -96,12 +108,20 @@ export function createTakeOver(deps: TakeOverDeps) {
       if (handingOver !== null) return 'accepted';
       if (!isNewerVersion(version, deps.self.version)) return 'refused';
       handingOver = version;
+      starting?.timer?.cancel();
       deps.log.info(`handing over to memtrace ${version}: finishing what this worker (${deps.self.version}) holds, then stopping`);
       deps.defer(() => deps.handOver(version));
       return 'accepted';
     },
     status(): TakeOverStatus {
       return { installed: newest, handingOver, failure };
+    },
+    /**
+     * A newer worker is starting to take over: hook events go to the spool for it (mapped,
+     * redacted and stored by the new version's code) instead of being stored by this one.
+     */
+    holding(): boolean {
+      return starting !== null || handingOver !== null;
     },
   };
 }

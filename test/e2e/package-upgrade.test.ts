@@ -89,11 +89,11 @@ describe('upgrades of the installed package', () => {
     expect(facts.writtenBy).toBe('0.3.0');
     expect(workerStarts(dataDir)).toEqual(['0.2.0', '0.3.0']);
     // The six events after the upgrade (five tool events, the Stop): 0.3.0 took them live or from
-    // the spool, except those 0.2.0 still took (at least the first, which told it of 0.3.0).
+    // the spool (0.2.0 holds them there for it from the first one on), except at most the first.
     const served = await health(dataDir);
     const servedByOld = 6 - (served.hooks.accepted + served.hooks.replayed_from_spool);
-    expect(servedByOld).toBeGreaterThanOrEqual(1);
-    expect(servedByOld).toBeLessThan(6);
+    expect(servedByOld).toBeGreaterThanOrEqual(0);
+    expect(servedByOld).toBeLessThanOrEqual(1);
     process.stderr.write(`figure: hook events 0.2.0 still served after the upgrade: ${servedByOld} of 6\n`);
   }, 300_000);
 

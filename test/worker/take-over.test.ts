@@ -11,6 +11,7 @@ function runningWorker(installs: Record<string, string>) {
   const recorded: StartFailure[] = [];
   const handedOver: string[] = [];
   let said: StartState | null = null;
+  const timers: Array<{ at: number; fn: () => void; cancelled: boolean }> = [];
   const takeOver = createTakeOver({
     self: { version: '0.2.0', bin: '/g/memtrace/bin' },
     dataDir: '/d',
@@ -25,6 +26,15 @@ function runningWorker(installs: Record<string, string>) {
     recordFailure: (f) => recorded.push(f),
     handOver: (to) => handedOver.push(to),
     defer: (fn) => fn(),
+    later: (ms, fn) => {
+      const timer = { at: now + ms, fn, cancelled: false };
+      timers.push(timer);
+      return {
+        cancel: () => {
+          timer.cancelled = true;
+        },
+      };
+    },
   });
   return {
     takeOver,
@@ -33,6 +43,10 @@ function runningWorker(installs: Record<string, string>) {
     handedOver,
     advance: (ms: number) => {
       now += ms;
+      for (const t of timers.filter((x) => !x.cancelled && x.at <= now)) {
+        t.cancelled = true;
+        t.fn();
+      }
     },
     say: (state: StartState) => {
       said = state;
@@ -108,6 +122,35 @@ describe('a running worker meeting a newer install', () => {
     w.spawned[0]!.exit(1);
     expect(w.takeOver.status().failure).toEqual(own);
     expect(w.recorded).toEqual([]);
+  });
+
+  it('holds hook events for the newer version from the moment it is started until it takes over, or gives up', () => {
+    const w = runningWorker({ '/g/memtrace/bin': '0.3.0' });
+    expect(w.takeOver.holding()).toBe(false);
+    w.takeOver.noticeBin('/g/memtrace/bin');
+    expect(w.takeOver.holding()).toBe(true);
+    w.spawned[0]!.exit(1);
+    expect(w.takeOver.holding()).toBe(false);
+    w.advance(15_000);
+    w.takeOver.noticeBin('/g/memtrace/bin');
+    expect(w.takeOver.holding()).toBe(true);
+    expect(w.takeOver.requested('0.3.0')).toBe('accepted');
+    expect(w.takeOver.holding()).toBe(true);
+    // Asked in time: no give-up later.
+    w.advance(120_000);
+    expect(w.recorded).toHaveLength(1);
+  });
+
+  it('serves again when the newer version neither asks nor exits within a minute, and says so', () => {
+    const w = runningWorker({ '/g/memtrace/bin': '0.3.0' });
+    w.takeOver.noticeBin('/g/memtrace/bin');
+    w.advance(59_999);
+    expect(w.takeOver.holding()).toBe(true);
+    w.advance(1);
+    expect(w.takeOver.holding()).toBe(false);
+    expect(w.recorded[0]!.detail).toContain('did not ask to take over within 60 s');
+    // It may still ask later: a newer version is always let in.
+    expect(w.takeOver.requested('0.3.0')).toBe('accepted');
   });
 
   it('prefers the newest of several newer installs', () => {
