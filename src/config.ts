@@ -96,7 +96,7 @@ function parseWholeNumber(name: string, raw: string | undefined, min: number, ma
   return value;
 }
 
-export function parsePort(raw: string): number | null {
+function parsePort(raw: string): number | null {
   if (!/^\d{1,5}$/.test(raw.trim())) return null;
   const value = Number(raw.trim());
   return value <= 65535 ? value : null;

@@ -18,4 +18,4 @@ export {
   type StartFailure,
   type StartState,
 } from './start-state.js';
-export { readWorkerPackage, writeWorkerPackage, type WorkerPackage } from './worker-package.js';
+export { readWorkerPackage, writeWorkerPackage } from './worker-package.js';

@@ -11,7 +11,7 @@ import { openPrivateFile, writePrivateFileAtomic } from './private-files.js';
  * what to do, for `worker status`, /health and the next SessionStart. The file exists only while
  * there is something to say: a worker that has run for STABLE_AFTER_MS removes it.
  */
-export const START_STATE_FILE = 'worker-start.json';
+const START_STATE_FILE = 'worker-start.json';
 const CLAIM_FILE = 'worker-start.claim';
 /** 15 s (a start takes a few), then doubling to half an hour. */
 export const START_BACKOFF: BackoffSchedule = { baseMs: 15_000, capMs: 30 * 60_000 };

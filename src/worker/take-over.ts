@@ -33,7 +33,7 @@ export interface TakeOverDeps {
 }
 
 /** How long a newer worker started to take over may take to ask for the data dir before this one serves hooks again. */
-export const TAKE_OVER_ASK_WITHIN_MS = 60_000;
+const TAKE_OVER_ASK_WITHIN_MS = 60_000;
 
 export interface TakeOverStatus {
   /** The newest install a hook came from, when newer than this worker. */

@@ -15,7 +15,10 @@ describe('a worker’s life cycle in the data dir', () => {
   let temp: ReturnType<typeof makeTempDir>;
   afterEach(() => temp?.cleanup());
   const lifecycleOf = (dataDir: string, bin: string | null, version: string) =>
-    createLifecycle({ dataDir, version, bin, argv: ['worker'], env: { PATH: process.env.PATH ?? '' } }, { log: silentLogger, clock: { now: () => Date.now() }, handOver: () => undefined });
+    createLifecycle(
+      { dataDir, version, bin, argv: ['worker'], env: { PATH: process.env.PATH ?? '' } },
+      { log: silentLogger, clock: { now: () => Date.now() }, handOver: () => undefined },
+    );
 
   it('remembers the newest install that ran here, and never an older one over a newer one still installed', () => {
     temp = makeTempDir();
