@@ -1,9 +1,29 @@
 import path from 'node:path';
-import { SOCKET_PATH_LIMIT, WORKER_SOCKET, type WorkerInfo } from '../data-dir/index.js';
+import type { Clock } from '../clock.js';
+import { acquireWorkerLock, SOCKET_PATH_LIMIT, WORKER_SOCKET, type WorkerInfo, type WorkerLock } from '../data-dir/index.js';
 import { postOverSocket } from '../hook/socket-request.js';
+import type { Logger } from '../log.js';
+import { acquireLockTakingOver } from './lock-take-over.js';
 
 /** The edges lock-take-over.ts is given: the running worker asked over the data dir's socket, and its /health. */
 const ASK_TIMEOUT_MS = 5_000;
+
+/** The data dir's lock for a worker described by `info`, taken over from an older worker holding it. */
+export async function takeDataDir(dataDir: string, info: WorkerInfo, deps: { log: Logger; waitMs: number; clock: Clock }): Promise<WorkerLock> {
+  const { lock } = await acquireLockTakingOver({
+    dataDir,
+    version: info.version,
+    log: deps.log,
+    waitMs: deps.waitMs,
+    acquire: () => acquireWorkerLock(dataDir, info),
+    askHandOver: () => askHandOver(dataDir, info.version),
+    inFlight: holderInFlight,
+    terminate: (pid) => process.kill(pid, 'SIGTERM'),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    nowMs: () => deps.clock.now(),
+  });
+  return lock;
+}
 
 /** POST /worker/hand-over to the worker holding `dataDir`, for a worker of `version`. */
 export async function askHandOver(dataDir: string, version: string): Promise<'accepted' | 'refused' | 'no_route' | 'unreachable'> {
@@ -29,7 +49,7 @@ export async function askHandOver(dataDir: string, version: string): Promise<'ac
 }
 
 /** Observer calls the holder has in flight, from its open /health; null when it does not answer. */
-export async function holderInFlight(holder: WorkerInfo): Promise<number | null> {
+async function holderInFlight(holder: WorkerInfo): Promise<number | null> {
   if (!holder.port) return null;
   try {
     const res = await fetch(`http://127.0.0.1:${holder.port}/health`, { signal: AbortSignal.timeout(2_000) });

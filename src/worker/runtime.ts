@@ -18,7 +18,6 @@ import { hookDoor } from './hook-door.js';
 import { createMcpDoor } from './mcp-door.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
 import {
-  acquireWorkerLock,
   ensureAuthToken,
   isObserverScratch,
   preparePrivateDataDir,
@@ -35,15 +34,14 @@ import { startObserver } from './observer-runtime.js';
 import type { BatchLimits } from './batch-policy.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
-import { replaySpool } from './spool-replay.js';
+import { createSpoolReplayer } from './spool-replay.js';
 import { createWorkerServices } from './worker-services.js';
 import { nodeTimers, type Timers } from '../timers.js';
 import { platformOf } from '../hosts/platforms.js';
 import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
-import { askHandOver, holderInFlight } from './hand-over-client.js';
+import { takeDataDir } from './hand-over-client.js';
 import { createLifecycle } from './lifecycle.js';
-import { acquireLockTakingOver } from './lock-take-over.js';
 import { SocketListenError } from './start-failure.js';
 
 export interface WorkerOptions {
@@ -110,27 +108,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { config } = options;
   preparePrivateDataDir(config.dataDir);
   // The lock comes before the store: recovering claimed messages is only safe for the one owner.
-  // An older worker holding it is asked to hand over (lock-take-over.ts).
-  const info = {
-    pid: process.pid,
-    port: null,
-    version: APP_VERSION,
-    started_at: new Date(clock.now()).toISOString(),
-    ...(options.self ? { package: options.self.bin } : {}),
-  };
-  const { lock } = await acquireLockTakingOver({
-    dataDir: config.dataDir,
-    version: APP_VERSION,
-    log: options.log,
-    // The older worker's observer calls finish first, each within the provider timeout.
-    waitMs: config.providerTimeoutMs + HAND_OVER_MARGIN_MS,
-    acquire: () => acquireWorkerLock(config.dataDir, info),
-    askHandOver: () => askHandOver(config.dataDir, APP_VERSION),
-    inFlight: holderInFlight,
-    terminate: (pid) => process.kill(pid, 'SIGTERM'),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    nowMs: () => clock.now(),
-  });
+  // An older worker holding it is asked to hand over; its observer calls finish first.
+  const lock = await takeDataDir(
+    config.dataDir,
+    {
+      pid: process.pid,
+      port: null,
+      version: APP_VERSION,
+      started_at: new Date(clock.now()).toISOString(),
+      ...(options.self ? { package: options.self.bin } : {}),
+    },
+    { log: options.log, waitMs: config.providerTimeoutMs + HAND_OVER_MARGIN_MS, clock },
+  );
   try {
     return await startLocked(options, clock, lock);
   } catch (error) {
@@ -276,25 +265,18 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const app = createApp(services);
 
   // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
-  // One pass at a time: a pass awaits (0.2.0's entries), and two would take the same file.
-  let replaying: Promise<unknown> | null = null;
-  const replay = () =>
-    (replaying ??= replaySpool({
-      dataDir: config.dataDir,
-      intake: services.hostIntake,
-      app,
-      port,
-      token,
-      log,
-      nowMs: () => clock.now(),
-      replayed: (entry, nowMs) =>
-        hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
-      unreadable: () => hooks.unreadable(),
-    })
-      .catch((error) => log.warn('spool replay failed', { error: String(error) }))
-      .finally(() => {
-        replaying = null;
-      }));
+  const spool = createSpoolReplayer({
+    dataDir: config.dataDir,
+    intake: services.hostIntake,
+    app,
+    port: () => port,
+    token,
+    log,
+    nowMs: () => clock.now(),
+    replayed: (entry, nowMs) => hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
+    unreadable: () => hooks.unreadable(),
+  });
+  const replay = spool.replay;
   await replay();
   // Only a port the user chose is theirs to insist on: the default one may be another user's worker.
   const server = await listenLoopbackOrAny(app, config.port, config.portIsDefault);
@@ -332,9 +314,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   await replay();
   // Hooks that fired while this worker started (or took over) are still writing their spool
   // entries (a detached Node hook on a busy machine takes seconds): look often for a minute.
-  const startReplays = setInterval(() => void replay(), START_REPLAY_EVERY_MS);
-  startReplays.unref();
-  setTimeout(() => clearInterval(startReplays), START_REPLAY_FOR_MS).unref();
+  spool.replayOften(START_REPLAY_EVERY_MS, START_REPLAY_FOR_MS);
   lifecycle.started();
   const refreshContextFiles = () => {
     try {
@@ -378,7 +358,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   stopWorker = (handOver: boolean) => {
     stopped ??= (async () => {
       clearInterval(ticker);
-      clearInterval(startReplays);
+      spool.stop();
       lifecycle.stop();
       await hookSocket.close();
       await server.close();

@@ -29,7 +29,7 @@ describe('upgrades of the installed package', () => {
   afterEach(async () => {
     for (const dir of dataDirs.splice(0)) await stopStartedWorker(dir, 0);
   }, 60_000);
-  afterAll(() => temp?.cleanup());
+  afterAll(() => (process.env.KEEP_UPGRADE_TEMP ? undefined : temp?.cleanup()), 120_000);
 
   const setup = (name: string) => {
     const dataDir = path.join(temp.dir, name, 'data');
@@ -54,7 +54,7 @@ describe('upgrades of the installed package', () => {
   const storeFacts = (dataDir: string) => {
     const db = new Database(path.join(dataDir, 'memtrace.db'), { readonly: true });
     try {
-      const ids = (db.prepare('SELECT tool_use_id FROM queue WHERE tool_use_id IS NOT NULL').all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
+      const ids = (db.prepare("SELECT tool_use_id FROM queue WHERE kind = 'observation'").all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
       const writtenBy = (db.prepare("SELECT value FROM store_meta WHERE key = 'written_by'").get() as { value: string }).value;
       return { ids, writtenBy };
     } finally {
