@@ -279,8 +279,9 @@ async function measureTakeOver(dataDir: string, newer: string, cwd: string, env:
   const info = readWorkerInfo(dataDir);
   if (info?.port && info.pid !== oldPid) {
     await waitFor(() => !fs.readdirSync(path.join(dataDir, 'spool/events')).some((n) => n.endsWith('.json')), 30_000).catch(() => undefined);
-    const health = (await (await fetch(`http://127.0.0.1:${info.port}/health`)).json()) as { hooks: { accepted: number; replayed_from_spool: number } };
-    servedByOld = tools - health.hooks.accepted - health.hooks.replayed_from_spool;
+    // `accepted` counts live calls and spooled ones replayed alike.
+    const health = (await (await fetch(`http://127.0.0.1:${info.port}/health`)).json()) as { hooks: { accepted: number } };
+    servedByOld = tools - health.hooks.accepted;
   }
   return { ms: answeredAt === null ? null : Math.round(answeredAt - startedAt), during, servedByOld, tools };
 }

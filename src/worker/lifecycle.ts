@@ -37,6 +37,7 @@ export interface Lifecycle {
   health(): Omit<LifecycleHealth, 'portWanted'>;
   /** The line a live SessionStart gets while a newer install cannot take over. */
   notice(): string | null;
+  /** The worker stops cleanly: the start schedule's earlier attempts no longer count. */
   stop(): void;
 }
 
@@ -124,6 +125,13 @@ export function createLifecycle(config: LifecycleConfig, deps: { log: Logger; cl
     },
     stop() {
       if (stable) clearTimeout(stable);
+      // A clean stop (asked for, or a hand-over) is no failed start: the next start need not wait.
+      try {
+        const state = readStartState(dataDir);
+        if (state?.running_since && state.last_error === null) clearStartState(dataDir);
+      } catch (error) {
+        log.warn('could not clear the start state', { error: String(error) });
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readWorkerPackage, writeWorkerPackage } from '../../src/data-dir/index.js';
+import { claimStartAttempt, readStartState, readWorkerPackage, recordStartFailure, writeWorkerPackage } from '../../src/data-dir/index.js';
 import { nativeForwarderName, NATIVE_FORWARDER_SOURCE } from '../../src/install/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createLifecycle } from '../../src/worker/lifecycle.js';
@@ -54,6 +54,21 @@ describe('a worker’s life cycle in the data dir', () => {
     await waitFor(() => fs.existsSync(own), 30_000);
     lifecycle.stop();
     expect(fs.statSync(own).mode & 0o777).toBe(0o700);
+  });
+
+  it('lets the next start go at once after a clean stop, but not after a failure it still has to say', () => {
+    temp = makeTempDir();
+    claimStartAttempt(temp.dir, Date.now());
+    const clean = lifecycleOf(temp.dir, null, '0.2.0');
+    clean.started();
+    clean.stop();
+    expect(readStartState(temp.dir)).toBeNull();
+    claimStartAttempt(temp.dir, Date.now());
+    const failing = lifecycleOf(temp.dir, null, '0.2.0');
+    failing.started();
+    recordStartFailure(temp.dir, { reason: 'take_over', detail: 'x', fix: 'y', version: '0.3.0', at: new Date().toISOString() });
+    failing.stop();
+    expect(readStartState(temp.dir)?.last_error).toMatchObject({ reason: 'take_over' });
   });
 
   it('says nothing in /health or SessionStart while no newer install has failed to take over', () => {
