@@ -48,8 +48,19 @@ describe('upgrades of the installed package', () => {
   /** `memtrace install --project` of that install: its hooks in the project's settings, its native forwarder built. */
   const memtraceInstall = (bin: string, env: Record<string, string>, project: string) =>
     execFileSync(process.execPath, [path.join(bin, 'memtrace.cjs'), 'install', '--project', project], { env, encoding: 'utf8', timeout: 60_000 });
-  const workerStarts = (dataDir: string) =>
-    [...fs.readFileSync(path.join(dataDir, 'logs/worker.log'), 'utf8').matchAll(/"msg":"worker starting, version ([^,"]+), pid (\d+)"/g)].map((m) => m[1]);
+  /**
+   * The workers that started and served, in order. A start that failed is left out and counted
+   * apart: during `npm install -g` over a running install the package's files change before its
+   * native module is in place, and a start then fails, to be tried again on the backoff.
+   */
+  const workerStarts = (dataDir: string) => {
+    const log = fs.readFileSync(path.join(dataDir, 'logs/worker.log'), 'utf8');
+    const failed = new Set([...log.matchAll(/"msg":"worker could not start, version [^,"]+, pid (\d+)/g)].map((m) => m[1]));
+    const starts = [...log.matchAll(/"msg":"worker starting, version ([^,"]+), pid (\d+)"/g)];
+    failedStarts = starts.filter((m) => failed.has(m[2])).length;
+    return starts.filter((m) => !failed.has(m[2])).map((m) => m[1]);
+  };
+  let failedStarts = 0;
   const up = (dataDir: string, version: string) => waitFor(() => readWorkerInfo(dataDir)?.version === version && readWorkerInfo(dataDir)?.port != null, 30_000);
   const storeFacts = (dataDir: string) => {
     const db = new Database(path.join(dataDir, 'memtrace.db'), { readonly: true });
@@ -88,6 +99,8 @@ describe('upgrades of the installed package', () => {
     expect(new Set(facts.ids).size).toBe(8);
     expect(facts.writtenBy).toBe('0.3.0');
     expect(workerStarts(dataDir)).toEqual(['0.2.0', '0.3.0']);
+    expect(failedStarts).toBeLessThanOrEqual(2);
+    process.stderr.write(`figure: failed starts of 0.3.0 while npm was still installing it: ${failedStarts}\n`);
     // The six events after the upgrade (five tool events, the Stop): 0.3.0 took them live or from
     // the spool (0.2.0 holds them there for it from the first one on), except at most the first.
     const served = await health(dataDir);
@@ -143,8 +156,11 @@ describe('upgrades of the installed package', () => {
       .readFileSync(path.join(dataDir, 'logs/worker.out'), 'utf8')
       .split('\n')
       .filter((l) => l.startsWith('memtrace worker:'));
-    expect(refusals.length).toBe(workerStarts(dataDir).length);
+    // Every start refused, in one line each, and there were few: the schedule spaced them.
+    expect(workerStarts(dataDir)).toEqual([]);
+    expect(refusals).toHaveLength(failedStarts);
     expect(refusals[0]).toContain('memtrace 0.9.0');
-    expect(workerStarts(dataDir).length).toBeLessThan(4);
+    expect(failedStarts).toBeGreaterThanOrEqual(1);
+    expect(failedStarts).toBeLessThan(4);
   }, 300_000);
 });

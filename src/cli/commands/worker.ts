@@ -86,7 +86,7 @@ export const workerCommand: Command = {
     const refuse = (failure: StartFailure | null, lines: readonly string[]) => {
       for (const line of lines) io.stderr.write(`memtrace worker: ${line}\n`);
       if (failure === null) return EXIT_FAILURE;
-      log.info(`worker could not start: ${failure.reason}`, { detail: failure.detail, fix: failure.fix });
+      log.info(`worker could not start, version ${APP_VERSION}, pid ${process.pid}: ${failure.reason}`, { detail: failure.detail, fix: failure.fix });
       try {
         recordStartFailure(dataDir, failure);
       } catch {
