@@ -275,6 +275,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     nowMs: () => clock.now(),
     replayed: (entry, nowMs) => hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
     unreadable: () => hooks.unreadable(),
+    held: () => lifecycle.takeOver.holding(),
   });
   const replay = spool.replay;
   await replay();

@@ -82,15 +82,18 @@ async function replayCall(deps: SpoolReplayDeps, call: Exclude<SpoolEntry, { v: 
  * The worker's replays: one pass at a time (a pass awaits 0.2.0's entries, and two would take the
  * same file), never throwing (a failure is logged), and, for a while after a start, every few seconds.
  */
-export function createSpoolReplayer(deps: SpoolReplayDeps) {
+export function createSpoolReplayer(deps: SpoolReplayDeps & { held?(): boolean }) {
   let replaying: Promise<unknown> | null = null;
   let often: NodeJS.Timeout | null = null;
   const replay = (): Promise<unknown> =>
-    (replaying ??= replaySpool(deps)
-      .catch((error) => deps.log.warn('spool replay failed', { error: String(error) }))
-      .finally(() => {
-        replaying = null;
-      }));
+    // What is spooled while a newer version takes over is for that version to store.
+    deps.held?.()
+      ? Promise.resolve(0)
+      : (replaying ??= replaySpool(deps)
+          .catch((error) => deps.log.warn('spool replay failed', { error: String(error) }))
+          .finally(() => {
+            replaying = null;
+          }));
   return {
     replay,
     /** Replays every `everyMs` for `forMs` (timers unref'd). */
