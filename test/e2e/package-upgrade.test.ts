@@ -29,7 +29,14 @@ describe('upgrades of the installed package', () => {
   afterEach(async () => {
     for (const dir of dataDirs.splice(0)) await stopStartedWorker(dir, 0);
   }, 60_000);
-  afterAll(() => (process.env.KEEP_UPGRADE_TEMP ? undefined : temp?.cleanup()), 120_000);
+  // A few hundred MB of installed trees: removing them takes a while on a busy machine.
+  afterAll(() => (process.env.KEEP_UPGRADE_TEMP ? undefined : temp?.cleanup()), 600_000);
+  /** Installs are shared between the tests where they can be (each is 120 MB and tens of seconds); each test still runs alone. */
+  let globalPrefix: string | null = null;
+  let globalNewest: string | null = null;
+  let projectOlder: string | null = null;
+  const installedGlobal03 = () => (globalNewest ??= packed.installGlobal(path.join(temp.dir, 'global-prefix'), packed.tarball('0.3.0')));
+  const installedProject02 = () => (projectOlder ??= packed.installInProject(path.join(temp.dir, 'project-install'), packed.tarball('0.2.0')));
 
   const setup = (name: string) => {
     const dataDir = path.join(temp.dir, name, 'data');
@@ -80,8 +87,8 @@ describe('upgrades of the installed package', () => {
 
   it('npm install -g over a running 0.2.0: the next hook of the same session is 0.3.0’s, nothing is lost, the store is opened by 0.3.0 from then on', async () => {
     const { dataDir, cwd, env } = setup('in-place');
-    const prefix = path.join(temp.dir, 'in-place', 'prefix');
-    const bin = packed.installGlobal(prefix, packed.tarball('0.2.0'));
+    globalPrefix = path.join(temp.dir, 'global-prefix');
+    const bin = packed.installGlobal(globalPrefix, packed.tarball('0.2.0'));
     expect(memtraceInstall(bin, env, cwd)).toContain('hook forwarder: built');
     const session = 'aaaaaaaa-0000-4000-8000-000000000001';
     const tool = (i: number) => fireHook(bin, 'post-tool-use', hookPayload('post-tool-use-read.json', session, cwd, `toolu_inplace_${i}`), { env, cwd });
@@ -89,7 +96,7 @@ describe('upgrades of the installed package', () => {
     await up(dataDir, '0.2.0');
     for (let i = 0; i < 3; i += 1) await tool(i);
 
-    packed.installGlobal(prefix, packed.tarball('0.3.0'));
+    globalNewest = packed.installGlobal(globalPrefix, packed.tarball('0.3.0'));
     // Same session, same hook commands: the files under them changed.
     for (let i = 3; i < 8; i += 1) await tool(i);
     await up(dataDir, '0.3.0');
@@ -113,8 +120,8 @@ describe('upgrades of the installed package', () => {
 
   it('a global 0.3.0 and a project’s 0.2.0 alternating for 20 sessions: the newest serves, one restart, never back', async () => {
     const { dataDir, cwd, env } = setup('alternating');
-    const globalBin = packed.installGlobal(path.join(temp.dir, 'alternating', 'prefix'), packed.tarball('0.3.0'));
-    const projectBin = packed.installInProject(path.join(temp.dir, 'alternating', 'project'), packed.tarball('0.2.0'));
+    const globalBin = installedGlobal03();
+    const projectBin = installedProject02();
     memtraceInstall(projectBin, env, cwd);
     for (let s = 1; s <= 20; s += 1) {
       const bin = s % 2 === 1 ? projectBin : globalBin;
@@ -138,7 +145,7 @@ describe('upgrades of the installed package', () => {
 
   it('0.2.0 meeting a store a newer memtrace migrated: refuses in one line, spools every hook, and does not loop', async () => {
     const { dataDir, cwd, env } = setup('store-from-the-future');
-    const bin = packed.installGlobal(path.join(temp.dir, 'store-from-the-future', 'prefix'), packed.tarball('0.2.0'));
+    const bin = installedProject02();
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const db = openDatabase(path.join(dataDir, 'memtrace.db'), {
       migrations: [...MIGRATIONS, { id: '1149_from_the_future', up: (d) => d.exec('CREATE TABLE future (x)') }],
