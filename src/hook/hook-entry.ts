@@ -32,9 +32,11 @@ export const HOOK_USAGE = `usage: memtrace hook [--host ${HOSTS.join('|')}] <eve
 Reads one hook event of the agent host (JSON on stdin; default host claude-code) and forwards it
 to this data dir's worker over the Unix socket in the data dir. <event> is memtrace's name
 (session-start, post-tool-use, …) or the host's own (SessionStart, AfterTool, …). At session
-start it prints the context in the form the host reads, and starts the worker when it is not
-running. It gives up after MEMTRACE_HOOK_TIMEOUT_MS (default 2000) and always exits 0; an event
-the worker could not take is kept in DATA_DIR/spool and replayed when the worker runs.`;
+start it prints the context in the form the host reads (with one line on top when the worker
+cannot start). When the worker is not running it starts it, at most once per step of a backoff
+every hook shares (DATA_DIR/worker-start.json). It gives up after MEMTRACE_HOOK_TIMEOUT_MS
+(default 2000) and always exits 0; an event the worker could not take is kept in DATA_DIR/spool
+and replayed when the worker runs.`;
 
 /** The most a hook reads of its input; beyond it, the worker keeps the event by identity and excerpt. */
 export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;

@@ -98,10 +98,9 @@ export function createTakeOver(deps: TakeOverDeps) {
       if (!pkg || !isNewerVersion(pkg.version, deps.self.version)) return;
       if (newest === null || isNewerVersion(pkg.version, newest.version)) newest = pkg;
       if (starting !== null && !isNewerVersion(pkg.version, starting.pkg.version)) return;
-      // Off the hook's reply: starting a process costs milliseconds.
-      deps.defer(() => {
-        if (handingOver === null && (starting === null || isNewerVersion(pkg.version, starting.pkg.version))) start(pkg);
-      });
+      // At once, before this hook's event is taken: it is held for the newer version like every
+      // later one (starting the process costs this one hook a few milliseconds, once).
+      start(pkg);
     },
     /** A worker of `version` asks for the data dir: only a newer one gets it. */
     requested(version: string): 'accepted' | 'refused' {
