@@ -9,8 +9,8 @@
  * (initialize, a search, close); every SOAK_VIEWER_EVERY sessions the viewer (its own process on
  * the same store) serves four pages and the HTTP API a context. The worker's RSS, file
  * descriptors, threads and child processes are sampled every SOAK_SAMPLE_EVERY sessions: before
- * (after SOAK_WARMUP sessions), after (queue drained), their growth, and the fitted growth per
- * 100 sessions.
+ * (after SOAK_WARMUP sessions), after (queue drained), their growth, and the growth per 100
+ * sessions fitted over the run's second half (the first sessions fill V8's heap and SQLite's cache).
  *
  * Then 0.3.0 is installed beside it and its hooks start firing back to back: the take-over time
  * (the new version's first hook → its worker answering /health) and each hook's wall time
@@ -117,7 +117,8 @@ export async function run(): Promise<Record<string, unknown>> {
       if (s % VIEWER_EVERY === 0) viewerRequests += await viewerRound(viewer, worker.port!, token, sessionId, cwd);
       if (s === WARMUP || s % SAMPLE_EVERY === 0) samples.push({ session: s, ...census(worker.pid) });
     }
-    await drained(worker.port!, 300_000);
+    // The observer may still be behind (host CLI calls take seconds on a busy machine): waited for, bounded.
+    const queueAfter = await drained(worker.port!, 300_000);
     const after = { session: SESSIONS, ...census(worker.pid) };
     const before = samples.find((x) => x.session === WARMUP) ?? samples[0]!;
     const steady = [...hookMs];
@@ -127,8 +128,9 @@ export async function run(): Promise<Record<string, unknown>> {
     await waitFor(async () => storedTools(dataDir) === firedTools + takeOver.tools, 60_000).catch(() => undefined);
     const stored = storedTools(dataDir);
     const newWorker = readWorkerInfo(dataDir);
+    // Fitted over the second half of the run: the first sessions fill V8's heap and SQLite's cache.
     const growth = (key: keyof Census) => {
-      const points = samples.filter((x) => x.session >= WARMUP && x[key] !== null).map((x) => [x.session, x[key] as number] as [number, number]);
+      const points = samples.filter((x) => x.session >= SESSIONS / 2 && x[key] !== null).map((x) => [x.session, x[key] as number] as [number, number]);
       const perSession = slope(points);
       return perSession === null ? null : Math.round(perSession * 100 * 10) / 10;
     };
@@ -142,6 +144,7 @@ export async function run(): Promise<Record<string, unknown>> {
       mcp_sessions: mcpSessions,
       viewer_requests: viewerRequests,
       observer_calls: fake.requests.filter((r) => r.kind === 'auxiliary').length,
+      queue_at_after_sample: queueAfter,
       worker: {
         before: { after_sessions: before.session, ...strip(before) },
         after: { after_sessions: after.session, ...strip(after) },
@@ -151,7 +154,7 @@ export async function run(): Promise<Record<string, unknown>> {
           threads: diff(after.threads, before.threads),
           descendants: after.descendants - before.descendants,
         },
-        fitted_growth_per_100_sessions: { rss_mb: growth('rss_mb'), fds: growth('fds'), threads: growth('threads'), descendants: growth('descendants') },
+        fitted_growth_per_100_sessions_second_half: { rss_mb: growth('rss_mb'), fds: growth('fds'), threads: growth('threads'), descendants: growth('descendants') },
         samples,
       },
       viewer_process: census(viewer.child.pid!),
@@ -228,11 +231,14 @@ async function mcpSession(env: Record<string, string>): Promise<void> {
   }
 }
 
-async function drained(port: number, timeoutMs: number): Promise<void> {
+/** Waits (bounded) until the queue is empty and no call is in flight; what was left either way. */
+async function drained(port: number, timeoutMs: number): Promise<{ queue_depth: number; in_flight: number }> {
+  let last = { queue_depth: -1, in_flight: -1 };
   await waitFor(async () => {
-    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { queue_depth: number; in_flight: number };
-    return health.queue_depth === 0 && health.in_flight === 0;
+    last = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as typeof last;
+    return last.queue_depth === 0 && last.in_flight === 0;
   }, timeoutMs).catch(() => undefined);
+  return { queue_depth: last.queue_depth, in_flight: last.in_flight };
 }
 
 function storedTools(dataDir: string): number {
