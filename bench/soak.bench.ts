@@ -154,7 +154,12 @@ export async function run(): Promise<Record<string, unknown>> {
           threads: diff(after.threads, before.threads),
           descendants: after.descendants - before.descendants,
         },
-        fitted_growth_per_100_sessions_second_half: { rss_mb: growth('rss_mb'), fds: growth('fds'), threads: growth('threads'), descendants: growth('descendants') },
+        fitted_growth_per_100_sessions_second_half: {
+          rss_mb: growth('rss_mb'),
+          fds: growth('fds'),
+          threads: growth('threads'),
+          descendants: growth('descendants'),
+        },
         samples,
       },
       viewer_process: census(viewer.child.pid!),
