@@ -15,7 +15,8 @@
  * Then 0.3.0 is installed beside it and its hooks start firing back to back: the take-over time
  * (the new version's first hook → its worker answering /health) and each hook's wall time
  * meanwhile, against the same forwarder's steady time measured during the soak. At the end every
- * tool event fired must be in the store once.
+ * tool event fired must be in the store once (as many rows as ids), and the log must show one
+ * worker start per version.
  *
  * Knobs: SOAK_SESSIONS (40), SOAK_TOOLS (10), SOAK_MCP_EVERY (4), SOAK_VIEWER_EVERY (5),
  * SOAK_SAMPLE_EVERY (5), SOAK_WARMUP (3), SOAK_OBSERVER (`claude`, or `none` to leave the CLI out).
@@ -125,7 +126,7 @@ export async function run(): Promise<Record<string, unknown>> {
 
     // The upgrade: the newer install's hooks, back to back, while it takes over.
     const takeOver = await measureTakeOver(dataDir, newer, projects[0]!, env);
-    await waitFor(async () => storedTools(dataDir) === firedTools + takeOver.tools, 60_000).catch(() => undefined);
+    await waitFor(async () => storedTools(dataDir).ids === firedTools + takeOver.tools, 60_000).catch(() => undefined);
     const stored = storedTools(dataDir);
     const newWorker = readWorkerInfo(dataDir);
     // Fitted over the second half of the run: the first sessions fill V8's heap and SQLite's cache.
@@ -177,7 +178,10 @@ export async function run(): Promise<Record<string, unknown>> {
         p50_vs_steady: Math.round((roundedPercentile(takeOver.during, 50) / roundedPercentile(steady, 50)) * 100) / 100,
         served_by_old_after_first_new_hook: takeOver.servedByOld,
       },
-      every_tool_event_stored_once: stored === firedTools + takeOver.tools,
+      // One version change over the whole soak: two starts (0.2.0, then 0.3.0) is one restart.
+      worker_starts: workerStarts(dataDir),
+      every_tool_event_stored_once: stored.ids === firedTools + takeOver.tools && stored.rows === stored.ids,
+      tool_events_fired: firedTools + takeOver.tools,
       tool_events_stored: stored,
     };
   } finally {
@@ -246,10 +250,20 @@ async function drained(port: number, timeoutMs: number): Promise<{ queue_depth: 
   return { queue_depth: last.queue_depth, in_flight: last.in_flight };
 }
 
-function storedTools(dataDir: string): number {
+/** The version of every worker start the log records (`worker starting, version V, pid P`), in order. */
+function workerStarts(dataDir: string): string[] {
+  const log = fs.readFileSync(path.join(dataDir, 'logs/worker.log'), 'utf8');
+  return [...log.matchAll(/"msg":"worker starting, version ([^,"]+), pid \d+"/g)].map((m) => m[1]!);
+}
+
+/** The soak's tool events in the store: distinct ids, and rows (more rows than ids would be an event stored twice). */
+function storedTools(dataDir: string): { ids: number; rows: number } {
   const db = new Database(path.join(dataDir, 'memtrace.db'), { readonly: true });
   try {
-    return (db.prepare("SELECT count(DISTINCT tool_use_id) AS n FROM tool_events WHERE tool_use_id LIKE 'toolu_soak_%'").get() as { n: number }).n;
+    return db.prepare("SELECT count(DISTINCT tool_use_id) AS ids, count(*) AS rows FROM tool_events WHERE tool_use_id LIKE 'toolu_soak_%'").get() as {
+      ids: number;
+      rows: number;
+    };
   } finally {
     db.close();
   }

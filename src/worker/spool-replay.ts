@@ -85,15 +85,17 @@ async function replayCall(deps: SpoolReplayDeps, call: Exclude<SpoolEntry, { v: 
 export function createSpoolReplayer(deps: SpoolReplayDeps & { held?(): boolean }) {
   let replaying: Promise<unknown> | null = null;
   let often: NodeJS.Timeout | null = null;
-  const replay = (): Promise<unknown> =>
+  const replay = (): Promise<unknown> => {
     // What is spooled while a newer version takes over is for that version to store.
-    deps.held?.()
-      ? Promise.resolve(0)
-      : (replaying ??= replaySpool(deps)
-          .catch((error) => deps.log.warn('spool replay failed', { error: String(error) }))
-          .finally(() => {
-            replaying = null;
-          }));
+    if (deps.held?.()) return Promise.resolve(0);
+    if (replaying === null)
+      replaying = replaySpool(deps)
+        .catch((error) => deps.log.warn('spool replay failed', { error: String(error) }))
+        .finally(() => {
+          replaying = null;
+        });
+    return replaying;
+  };
   return {
     replay,
     /** Replays every `everyMs` for `forMs` (timers unref'd). */
