@@ -19,7 +19,8 @@
  * worker start per version.
  *
  * Knobs: SOAK_SESSIONS (40), SOAK_TOOLS (10), SOAK_MCP_EVERY (4), SOAK_VIEWER_EVERY (5),
- * SOAK_SAMPLE_EVERY (5), SOAK_WARMUP (3), SOAK_OBSERVER (`claude`, or `none` to leave the CLI out).
+ * SOAK_SAMPLE_EVERY (5), SOAK_WARMUP (3), SOAK_OBSERVER (`claude`, or `none` to leave the CLI out),
+ * SOAK_KEEP (`1` keeps the temp dir: logs, spool, store).
  * The load average is printed with the figures: compare ratios, not absolute times.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -183,6 +184,7 @@ export async function run(): Promise<Record<string, unknown>> {
       every_tool_event_stored_once: stored.ids === firedTools + takeOver.tools && stored.rows === stored.ids,
       tool_events_fired: firedTools + takeOver.tools,
       tool_events_stored: stored,
+      tool_events_missing: missingTools(dataDir, SESSIONS, TOOLS, takeOver.tools),
     };
   } finally {
     const info = readWorkerInfo(dataDir);
@@ -190,7 +192,9 @@ export async function run(): Promise<Record<string, unknown>> {
     for (const child of children) child.kill('SIGTERM');
     if (info) await waitFor(() => readWorkerInfo(dataDir) === null, 20_000).catch(() => undefined);
     for (const cleanup of cleanups.reverse()) await cleanup();
-    temp.cleanup();
+    // SOAK_KEEP=1 leaves the data dir (logs, spool, store) for a look afterwards.
+    if (process.env.SOAK_KEEP === '1') process.stderr.write(`soak: kept ${temp.dir}\n`);
+    else temp.cleanup();
   }
 }
 
@@ -240,14 +244,31 @@ async function mcpSession(env: Record<string, string>): Promise<void> {
   }
 }
 
-/** Waits (bounded) until the queue is empty and no call is in flight; what was left either way. */
+/** Waits (bounded) until the queue is empty and no call is in flight (at once without an observer); what was left either way. */
 async function drained(port: number, timeoutMs: number): Promise<{ queue_depth: number; in_flight: number }> {
-  let last = { queue_depth: -1, in_flight: -1 };
+  let last = { queue_depth: -1, in_flight: -1, observing: true };
   await waitFor(async () => {
     last = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as typeof last;
-    return last.queue_depth === 0 && last.in_flight === 0;
+    return (last.queue_depth === 0 || !last.observing) && last.in_flight === 0;
   }, timeoutMs).catch(() => undefined);
   return { queue_depth: last.queue_depth, in_flight: last.in_flight };
+}
+
+/** The soak's tool ids that are not in the store (at most 20 named). */
+function missingTools(dataDir: string, sessions: number, tools: number, takeOverTools: number): string[] {
+  const db = new Database(path.join(dataDir, 'memtrace.db'), { readonly: true });
+  try {
+    const stored = new Set(
+      (db.prepare("SELECT tool_use_id AS id FROM tool_events WHERE tool_use_id LIKE 'toolu_soak_%'").all() as Array<{ id: string }>).map((r) => r.id),
+    );
+    const fired = [
+      ...Array.from({ length: sessions * tools }, (_, i) => `toolu_soak_${Math.floor(i / tools) + 1}_${i % tools}`),
+      ...Array.from({ length: takeOverTools }, (_, i) => `toolu_soak_takeover_${i}`),
+    ];
+    return fired.filter((id) => !stored.has(id)).slice(0, 20);
+  } finally {
+    db.close();
+  }
 }
 
 /** The version of every worker start the log records (`worker starting, version V, pid P`), in order. */

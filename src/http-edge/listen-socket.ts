@@ -7,6 +7,12 @@ import type { Hono } from 'hono';
 
 /** How long a request already being served may take to finish when the socket closes. */
 const REQUEST_GRACE_MS = 5_000;
+/**
+ * How long a closing socket, its name already gone, keeps accepting: a client that connected just
+ * before (queued, its request already written) is served, not reset — a hook forwarder whose
+ * request was written believes the worker has its event.
+ */
+const ACCEPT_QUEUED_MS = 200;
 
 export interface ListeningSocket {
   path: string;
@@ -24,8 +30,10 @@ export type UpgradeHandler = (request: IncomingMessage, stream: Duplex, head: Bu
  * A socket file left there by a dead process is replaced: the caller holds the data dir's lock,
  * so no live worker owns it. An address too long for a Unix socket is bound relative to `dir`.
  * With `upgrade`, connections that ask to leave HTTP go to it; without, they are refused (closed).
- * Closing lets a request being served finish (at most REQUEST_GRACE_MS) and ends every other
- * connection, upgraded ones included (the server would otherwise wait for them).
+ * Closing first removes the socket's name (a later client finds none and spools), accepts what was
+ * already queued for ACCEPT_QUEUED_MS, lets a request being served finish (at most
+ * REQUEST_GRACE_MS) and ends every other connection, upgraded ones included (the server would
+ * otherwise wait for them).
  */
 export function listenUnixSocket(
   app: Hono,
@@ -51,8 +59,11 @@ export function listenUnixSocket(
       fs.chmodSync(full, 0o600);
       resolve({
         path: full,
-        close: () =>
-          new Promise<void>((done) => {
+        close: async () => {
+          // The caller still holds the data dir's lock: the name is this server's, no newer one's.
+          fs.rmSync(full, { force: true });
+          await new Promise((settle) => setTimeout(settle, ACCEPT_QUEUED_MS));
+          await new Promise<void>((done) => {
             // A hook mid-request is let finish (its event is committed before the reply), up to
             // a bound; an idle keep-alive connection and an MCP session end at once.
             const cut = setTimeout(() => server.closeAllConnections?.(), REQUEST_GRACE_MS);
@@ -62,7 +73,8 @@ export function listenUnixSocket(
             });
             server.closeIdleConnections?.();
             for (const stream of upgraded) stream.destroy();
-          }),
+          });
+        },
       });
     });
     if (Buffer.byteLength(full) <= pathLimit) server.listen(full);
