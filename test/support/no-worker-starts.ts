@@ -14,5 +14,6 @@ export function holdWorkerStarts(dataDir: string, nowMs = Date.now()): void {
     last_error: null,
     running_since: null,
   };
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(dataDir, 'worker-start.json'), `${JSON.stringify(state)}\n`, { mode: 0o600 });
 }
