@@ -165,6 +165,7 @@ describe('upgrades of the installed package', () => {
       .filter((l) => l.startsWith('memtrace worker:'));
     // Every start refused, in one line each, and there were few: the schedule spaced them.
     expect(workerStarts(dataDir)).toEqual([]);
+    process.stderr.write(`figure: starts of 0.2.0 refused by a newer store over ${4 * 6} hook firings: ${failedStarts}\n`);
     expect(refusals).toHaveLength(failedStarts);
     expect(refusals[0]).toContain('memtrace 0.9.0');
     expect(failedStarts).toBeGreaterThanOrEqual(1);
