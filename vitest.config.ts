@@ -1,7 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 /** Runs of the real Claude Code, Gemini CLI and Codex CLIs and of the installed package: slow and CPU-hungry, so they run one at a time, after the unit project. */
-const SLOW_E2E = ['test/e2e/claude-code-*.test.ts', 'test/e2e/host-*.test.ts', 'test/e2e/package-install.test.ts', 'test/e2e/package-manager-install.test.ts'];
+const SLOW_E2E = [
+  'test/e2e/claude-code-*.test.ts',
+  'test/e2e/host-*.test.ts',
+  'test/e2e/package-install.test.ts',
+  'test/e2e/package-manager-install.test.ts',
+  'test/e2e/package-upgrade*.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -2,9 +2,11 @@
  * memtrace's hook forwarder, native: what bin/memtrace-hook runs when `memtrace install` could
  * build it with the machine's C compiler (it then lives in DATA_DIR/bin/). Two modes, one program:
  *
- *   hook-<hash> <data dir> <host> <event> <via>
+ *   hook-<hash> <data dir> <host> <event> <via> [<bin>]
  * Same contract as memtrace-hook.pl, for the one path an agent waits on every firing: stream the
  * event (stdin) to this data dir's worker over DATA_DIR/worker.sock and print the worker's answer.
+ * <bin> is the folder of the forwarder that ran it, sent as `x-memtrace-bin`: a worker older than
+ * that install hands over to it (bytes only; the worker reads the version there).
  * Exit 75 when nothing was sent (no socket, a data dir that is not ours, nothing listening):
  * stdin is then unread and the caller goes on to the Perl or shell forwarder, which handle the
  * cold path. Any other ending is 0: once the worker took the event, the worker answers for it.
@@ -93,15 +95,17 @@ static void read_uptime(char *out, size_t size) {
   out[strcspn(out, " \n")] = '\0';
 }
 
-static int send_event(int sock, const char *host, const char *event, const char *via) {
+static int send_event(int sock, const char *host, const char *event, const char *via, const char *bin) {
   char uptime[64];
-  char head[1024];
+  char head[6144];
   read_uptime(uptime, sizeof uptime);
+  /* A folder name that would break the header (or not fit) is left out, never the event. */
+  if (!bin || strlen(bin) > 4096 || strpbrk(bin, "\r\n")) bin = "";
   int length = snprintf(head, sizeof head,
                         "POST /hook/%s/%s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
                         "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-                        "x-memtrace-hook-via: %s\r\nx-memtrace-hook-uptime: %s\r\n\r\n",
-                        host, event, via, uptime);
+                        "x-memtrace-hook-via: %s\r\nx-memtrace-hook-uptime: %s\r\n%s%s%s\r\n",
+                        host, event, via, uptime, *bin ? "x-memtrace-bin: " : "", bin, *bin ? "\r\n" : "");
   if (length <= 0 || length >= (int)sizeof head) return 0;
   if (!write_all(sock, head, (size_t)length)) return 0;
   static char buffer[CHUNK + 32];
@@ -518,7 +522,7 @@ static int bridge(const char *dir, char **fallback) {
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "--mcp-bridge") == 0) return bridge(argv[2], argv + 3);
   if (argc < 5) {
-    fprintf(stderr, "usage: %s <data dir> <host> <event> <via>\n       %s --mcp-bridge <data dir> [<program> <args>...]\n", argv[0], argv[0]);
+    fprintf(stderr, "usage: %s <data dir> <host> <event> <via> [<bin>]\n       %s --mcp-bridge <data dir> [<program> <args>...]\n", argv[0], argv[0]);
     return 2;
   }
   const char *dir = argv[1];
@@ -530,7 +534,7 @@ int main(int argc, char **argv) {
   signal(SIGALRM, on_alarm);
   const char *timeout = getenv("MEMTRACE_HOOK_TIMEOUT_S");
   alarm(timeout && atoi(timeout) > 0 ? (unsigned)atoi(timeout) : 10);
-  if (!send_event(sock, argv[2], argv[3], argv[4])) return 0;
+  if (!send_event(sock, argv[2], argv[3], argv[4], argc >= 6 ? argv[5] : NULL)) return 0;
   size_t length;
   char *reply = read_reply(sock, &length);
   if (!reply || length < 12 || strncmp(reply, "HTTP/1.", 7) != 0 || reply[9] != '2') return 0;

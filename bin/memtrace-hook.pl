@@ -22,7 +22,10 @@ if (open(my $proc, '<', '/proc/uptime')) {
 }
 
 my $sent = -S "$dir/worker.sock" && -O $dir ? forward() : 0;
-exit 0 if $sent;
+if ($sent) {
+  take_over_from_old_worker();
+  exit 0;
+}
 fallback();
 
 # 1 when the worker took the event (whatever it answered), 0 when nothing was sent.
@@ -52,7 +55,8 @@ sub send_event {
   alarm($ENV{MEMTRACE_HOOK_TIMEOUT_S} || 10);
   my $head = "POST /hook/$host/$event HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
     . "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-    . "x-memtrace-hook-via: $via\r\nx-memtrace-hook-uptime: $uptime\r\n\r\n";
+    . "x-memtrace-hook-via: $via\r\nx-memtrace-hook-uptime: $uptime\r\n"
+    . ($here =~ m{^/[^\r\n]*$} ? "x-memtrace-bin: $here\r\n" : '') . "\r\n";
   write_all($sock, $head) or return 1;
   binmode(STDIN);
   while (1) {
@@ -100,8 +104,12 @@ sub unchunk {
 # the worker kept for this directory is printed first.
 sub fallback {
   my @hook = ($node, "$here/memtrace.cjs", 'hook', '--host', $host, $event, '--via', $via);
+  my $session_start = $event eq 'session-start' || $event eq 'SessionStart' || $event eq 'sessionStart';
+  # A worker that cannot start (its last start failed): the Node hook, in the foreground, prints
+  # the kept context with one line saying why and what to do.
+  exec(@hook) or exit 0 if $session_start && start_failed();
   push(@hook, '--fired-at', fired_at_ms());
-  if ($event eq 'session-start' || $event eq 'SessionStart' || $event eq 'sessionStart') {
+  if ($session_start) {
     print_kept_context();
     push(@hook, '--context-printed');
   }
@@ -124,6 +132,63 @@ sub fallback {
   # Its own process group, set on both sides so that it holds before this process exits.
   setpgrp($pid, 0);
   exit 0;
+}
+
+sub start_failed {
+  open(my $state, '<', "$dir/worker-start.json") or return 0;
+  my $line = <$state> // '';
+  close($state);
+  return $line =~ /"last_error":\{/;
+}
+
+# A worker from before take-over (its worker.json names no "package") never reads x-memtrace-bin:
+# when this install is newer, `memtrace worker start` of this install runs in the background, and
+# the worker it starts asks the old one to hand over (or stops it once its observer calls are
+# done). At most once per step of the start schedule the hooks share (worker-start.json).
+sub take_over_from_old_worker {
+  open(my $info, '<', "$dir/worker.json") or return;
+  my $running = do { local $/; <$info> } // '';
+  close($info);
+  return if $running =~ /"package"/;
+  my ($theirs) = $running =~ /"version"\s*:\s*"([^"]*)"/;
+  open(my $manifest, '<', "$here/../package.json") or return;
+  my ($ours) = (do { local $/; <$manifest> } // '') =~ /"version"\s*:\s*"([^"]*)"/;
+  close($manifest);
+  return unless defined $theirs && defined $ours && newer_release($ours, $theirs);
+  if (open(my $state, '<', "$dir/worker-start.json")) {
+    my @next = (<$state> // '') =~ /"next_attempt_at":"(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)/;
+    close($state);
+    if (@next) {
+      require Time::Local;
+      return if time() < Time::Local::timegm($next[5], $next[4], $next[3], $next[2], $next[1] - 1, $next[0]);
+    }
+  }
+  return unless $node !~ m{/} || -x $node;
+  # One hook starts it; the others (fired before that start is under way) see this claim. It
+  # expires after a minute, so a start that died is tried again.
+  my $claim = "$dir/worker-start.compat";
+  unlink($claim) if -e $claim && -M $claim > 60 / 86400;
+  require Fcntl;
+  sysopen(my $claimed, $claim, Fcntl::O_WRONLY() | Fcntl::O_CREAT() | Fcntl::O_EXCL(), 0600) or return;
+  close($claimed);
+  my $pid = fork();
+  return unless defined $pid && $pid == 0;
+  setpgrp(0, 0);
+  open(STDIN, '<', '/dev/null');
+  open(STDOUT, '>>', "$dir/logs/worker.out") or open(STDOUT, '>', '/dev/null');
+  open(STDERR, '>&', \*STDOUT);
+  exec($node, "$here/memtrace.cjs", 'worker', 'start', '--wait-ms', '180000') or exit 0;
+}
+
+# Whether release a.b.c is above x.y.z (pre-release tags are not ordered here: equal triples are not newer).
+sub newer_release {
+  my @a = $_[0] =~ /^(\d+)\.(\d+)\.(\d+)/ or return 0;
+  my @b = $_[1] =~ /^(\d+)\.(\d+)\.(\d+)/ or return 0;
+  for my $i (0 .. 2) {
+    return 1 if $a[$i] > $b[$i];
+    return 0 if $a[$i] < $b[$i];
+  }
+  return 0;
 }
 
 sub print_kept_context {

@@ -6,6 +6,8 @@ export interface WorkerConfig {
   dataDir: string;
   dbFile: string;
   port: number;
+  /** The port is only the default (no MEMTRACE_PORT, no --port): when taken, the HTTP API takes another. */
+  portIsDefault: boolean;
   /** One observer call's limit; past it the message is released (MEMTRACE_PROVIDER_TIMEOUT_MS). */
   providerTimeoutMs: number;
   /** Raw payloads are kept until processed plus this many days (MEMTRACE_RAW_RETENTION_DAYS). */
@@ -59,6 +61,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined>, homeDi
       dataDir,
       dbFile: joinPath(dataDir, 'memtrace.db'),
       port,
+      portIsDefault: overrides.port === undefined && (env.MEMTRACE_PORT === undefined || env.MEMTRACE_PORT === ''),
       providerTimeoutMs: typeof timeout === 'number' ? timeout : DEFAULT_PROVIDER_TIMEOUT_MS,
       rawRetentionDays: typeof retentionDays === 'number' ? retentionDays : DEFAULT_RAW_RETENTION_DAYS,
       maxDbMb: typeof maxDbMb === 'number' ? maxDbMb : DEFAULT_MAX_DB_MB,
@@ -93,7 +96,7 @@ function parseWholeNumber(name: string, raw: string | undefined, min: number, ma
   return value;
 }
 
-export function parsePort(raw: string): number | null {
+function parsePort(raw: string): number | null {
   if (!/^\d{1,5}$/.test(raw.trim())) return null;
   const value = Number(raw.trim());
   return value <= 65535 ? value : null;

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { loadWorkerConfig } from '../src/config.js';
 
 describe('loadWorkerConfig', () => {
-  it('defaults to ~/.memtrace and port 37877', () => {
+  it('defaults to ~/.memtrace and port 37877 (only a default: another port when it is taken)', () => {
     expect(loadWorkerConfig({}, '/home/u')).toEqual({
       ok: true,
       config: {
         dataDir: '/home/u/.memtrace',
         dbFile: '/home/u/.memtrace/memtrace.db',
         port: 37877,
+        portIsDefault: true,
         providerTimeoutMs: 60_000,
         rawRetentionDays: 30,
         maxDbMb: 2048,
@@ -25,13 +26,17 @@ describe('loadWorkerConfig', () => {
         dataDir: '/home/u/mt',
         dbFile: '/home/u/mt/memtrace.db',
         port: 5000,
+        portIsDefault: false,
         providerTimeoutMs: 60_000,
         rawRetentionDays: 30,
         maxDbMb: 2048,
         observerBudgetTokens: 1_000_000,
       },
     });
-    expect(loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/h')).toMatchObject({ config: { port: 0 } });
+    expect(loadWorkerConfig({ MEMTRACE_PORT: '0' }, '/h')).toMatchObject({ config: { port: 0, portIsDefault: false } });
+    // A port the user set is theirs to insist on, even the default number.
+    expect(loadWorkerConfig({ MEMTRACE_PORT: '37877' }, '/h')).toMatchObject({ config: { port: 37877, portIsDefault: false } });
+    expect(loadWorkerConfig({ MEMTRACE_PORT: '' }, '/h')).toMatchObject({ config: { port: 37877, portIsDefault: true } });
   });
 
   it('reads MEMTRACE_PROVIDER_TIMEOUT_MS and names it when it is out of range', () => {

@@ -29,8 +29,12 @@ export interface PassReport {
 export interface CompactionHandle {
   /** One pass over every project now (tests and `runNow` callers); never throws. */
   runPass(): Promise<PassReport>;
-  /** Stops the timer, aborts an in-flight summarizer call and waits for the pass to end. */
-  stop(): Promise<void>;
+  /**
+   * Stops the timer, aborts an in-flight summarizer call and waits for the pass to end. With
+   * `graceMs` (a hand-over) the call in flight gets that long to finish first, so it is not paid
+   * for again by the next worker.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Provider trouble affects every project: stop the pass rather than fail each one in turn. */
@@ -107,10 +111,18 @@ export function startCompaction(config: CompactionConfig, deps: CompactionDeps):
 
   return {
     runPass,
-    async stop() {
+    async stop(options = {}) {
       stopped = true;
       timer?.cancel();
       timer = null;
+      if (running && options.graceMs) {
+        let expire: { cancel(): void } | null = null;
+        const grace = new Promise<void>((resolve) => {
+          expire = deps.timers.setTimeout(resolve, options.graceMs!);
+        });
+        await Promise.race([running.catch(() => undefined), grace]);
+        (expire as { cancel(): void } | null)?.cancel();
+      }
       abort.abort();
       await running?.catch(() => undefined);
     },

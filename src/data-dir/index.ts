@@ -8,3 +8,15 @@ export { WORKER_SOCKET, SOCKET_PATH_LIMIT, dataDirIsPrivate } from './worker-soc
 export { readContextFile, writeContextFile } from './context-file.js';
 export { isObserverScratch } from './observer-scratch.js';
 export { lockExclusively } from './process-lock.js';
+export {
+  claimStartAttempt,
+  clearStartState,
+  readStartState,
+  recordStartFailure,
+  recordWorkerRunning,
+  startProblemLine,
+  STABLE_AFTER_MS,
+  type StartFailure,
+  type StartState,
+} from './start-state.js';
+export { readWorkerPackage, writeWorkerPackage } from './worker-package.js';

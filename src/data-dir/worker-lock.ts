@@ -12,9 +12,14 @@ import { sqliteDriver, SqliteDriverError } from '../store/sqlite-driver.js';
  */
 export interface WorkerInfo {
   pid: number;
+  /** The HTTP API's port once it listens. */
   port: number | null;
   version: string;
   started_at: string;
+  /** The folder of the install it runs from (`<package>/bin`); absent from workers before take-over. */
+  package?: string;
+  /** The port it was configured for, when that one was taken and `port` is another. */
+  port_wanted?: number;
 }
 
 export interface WorkerLock {

@@ -5,6 +5,7 @@ import { makePrivateDir, openPrivateFile } from '../data-dir/private-files.js';
 import { dataDirIsPrivate, readContextFile, SOCKET_PATH_LIMIT, spoolHookEvent, WORKER_SOCKET, MAX_RAW_SPOOL_CHARS } from '../data-dir/index.js';
 import { adapterFor } from '../hosts/registry.js';
 import { HOSTS, isHostName, type HostName } from '../hosts/platforms.js';
+import { readStartState, startProblemLine } from '../data-dir/start-state.js';
 import { readHookInput, type HookInput } from './read-input.js';
 import { postOverSocket } from './socket-request.js';
 
@@ -31,9 +32,11 @@ export const HOOK_USAGE = `usage: memtrace hook [--host ${HOSTS.join('|')}] <eve
 Reads one hook event of the agent host (JSON on stdin; default host claude-code) and forwards it
 to this data dir's worker over the Unix socket in the data dir. <event> is memtrace's name
 (session-start, post-tool-use, …) or the host's own (SessionStart, AfterTool, …). At session
-start it prints the context in the form the host reads, and starts the worker when it is not
-running. It gives up after MEMTRACE_HOOK_TIMEOUT_MS (default 2000) and always exits 0; an event
-the worker could not take is kept in DATA_DIR/spool and replayed when the worker runs.`;
+start it prints the context in the form the host reads (with one line on top when the worker
+cannot start). When the worker is not running it starts it, at most once per step of a backoff
+every hook shares (DATA_DIR/worker-start.json). It gives up after MEMTRACE_HOOK_TIMEOUT_MS
+(default 2000) and always exits 0; an event the worker could not take is kept in DATA_DIR/spool
+and replayed when the worker runs.`;
 
 /** The most a hook reads of its input; beyond it, the worker keeps the event by identity and excerpt. */
 export const MAX_HOOK_INPUT_BYTES = 64 * 1024 * 1024;
@@ -94,6 +97,8 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   const headers: Record<string, string> = {
     'x-memtrace-hook-via': parsed.via,
     ...(parsed.firedAtMs === null ? { 'x-memtrace-hook-started': String(Math.round(performance.timeOrigin)) } : {}),
+    // Which install this hook runs from: a worker older than it hands over (docs/interfaces.md#upgrades).
+    ...(io.memtraceBin ? { 'x-memtrace-bin': path.dirname(io.memtraceBin) } : {}),
   };
   const response = input.complete
     ? await postOverSocket(socketAddress(dataDir), `/hook/${parsed.host}/${encodeURIComponent(parsed.event)}`, headers, body, Date.now() + timeoutMs)
@@ -109,16 +114,20 @@ export async function runHook(args: string[], io: HookIO): Promise<number> {
   }
   const failure = response.ok ? 'refused' : input.complete ? response.failure : 'unreachable';
   const workerDown = !response.ok && response.failure === 'unreachable';
+  const nowMs = Date.now();
   if (kind === 'session_start' && workerDown && !parsed.contextPrinted) {
-    const kept = readContextFile(dataDir, contextCwd(input, io), adapterFor(parsed.host)?.contextVariant ?? null);
+    // What keeps the worker from running, said once per session in the context the agent reads.
+    const problem = startProblemLine(readStartState(dataDir), dataDir, nowMs);
+    const kept = withNotice(readContextFile(dataDir, contextCwd(input, io), adapterFor(parsed.host)?.contextVariant ?? null), problem, parsed.host);
     if (kept) io.stdout.write(kept);
   }
-  const readable = spool(dataDir, parsed, input, failure, Math.round(parsed.firedAtMs ?? Date.now()));
-  if (kind === 'session_start' && workerDown && io.memtraceBin) (await import('./start-worker.js')).spawnWorkerDetached(io.memtraceBin, dataDir, env);
+  const readable = spool(dataDir, parsed, input, failure, Math.round(parsed.firedAtMs ?? nowMs));
+  // Any hook may start the worker, within the schedule every hook shares (a crashed worker comes back mid-session).
+  const started = workerDown && io.memtraceBin ? (await import('./start-worker.js')).startWorkerIfDue(io.memtraceBin, dataDir, env, nowMs) : null;
   if (!readable) warn(`this ${parsed.event} input is not valid JSON; it is kept, as text, for the worker to count and set aside`);
   warn(
     workerDown
-      ? `worker not running on ${dataDir}${kind === 'session_start' ? ' (starting it now)' : ''}; event kept in ${dataDir}/spool and replayed when the worker runs`
+      ? `worker not running on ${dataDir}${started ? ` (starting memtrace ${started.version} now)` : ''}; event kept in ${dataDir}/spool and replayed when the worker runs`
       : response.ok
         ? `worker answered ${response.status}; event kept in ${dataDir}/spool`
         : `worker did not answer within ${timeoutMs} ms; event kept in ${dataDir}/spool`,
@@ -193,6 +202,22 @@ function socketAddress(dataDir: string): string {
   if (Buffer.byteLength(full) <= SOCKET_PATH_LIMIT) return full;
   process.chdir(dataDir);
   return WORKER_SOCKET;
+}
+
+/** The kept context with the line about a worker that cannot start on top (in the host's SessionStart form). */
+function withNotice(kept: string | null, notice: string | null, host: HostName): string | null {
+  if (notice === null) return kept;
+  let markdown = '';
+  try {
+    // Copilot CLI's kept context has additionalContext at the top; the other hosts' under hookSpecificOutput.
+    const parsed = kept === null ? null : (JSON.parse(kept) as { hookSpecificOutput?: { additionalContext?: unknown }; additionalContext?: unknown });
+    const context = parsed?.hookSpecificOutput?.additionalContext ?? parsed?.additionalContext;
+    if (typeof context === 'string') markdown = context;
+  } catch {
+    /* a kept file that does not parse is left out rather than printed broken */
+  }
+  const adapter = adapterFor(host);
+  return adapter ? adapter.contextOutput(`> ${notice}\n\n${markdown}`) : kept;
 }
 
 function contextCwd(input: HookInput, io: HookIO): string {

@@ -4,6 +4,15 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { createChunkedDecoder, headEnd, parseRequestHead, type BodyFraming, type RequestHead } from './http1-request.js';
 
+/** How long a request already being served may take to finish when the socket closes. */
+const REQUEST_GRACE_MS = 5_000;
+/**
+ * How long a closing socket, its name already gone, keeps accepting: a client that connected just
+ * before (queued, its request already written) is served, not reset — a hook forwarder whose
+ * request was written believes the worker has its event.
+ */
+const ACCEPT_QUEUED_MS = 200;
+
 export interface ListeningSocket {
   path: string;
   close(): Promise<void>;
@@ -43,6 +52,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   202: 'Accepted',
   400: 'Bad Request',
   404: 'Not Found',
+  409: 'Conflict',
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
@@ -58,8 +68,10 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
  * request and is closed after the reply (every client asks for that). A socket file left there by
  * a dead process is replaced: the caller holds the data dir's lock, so no live worker owns it.
  * An address too long for a Unix socket is bound relative to `dir`. With `upgrade`, connections
- * that ask to leave HTTP go to it; without, they are refused (closed). Closing ends every
- * connection, upgraded ones included.
+ * that ask to leave HTTP go to it; without, they are refused (closed). Closing first removes the
+ * socket's name (a later client finds none and spools), accepts what was already queued for
+ * ACCEPT_QUEUED_MS, lets the requests being served finish (at most REQUEST_GRACE_MS; each
+ * event is committed before its reply) and ends every upgraded connection at once.
  */
 export function listenUnixSocket(
   handler: SocketHandler,
@@ -105,13 +117,23 @@ export function listenUnixSocket(
       fs.chmodSync(full, 0o600);
       resolve({
         path: full,
-        close: () =>
-          new Promise<void>((done) => {
-            clearInterval(sweep);
-            server.close(() => done());
-            for (const socket of open.keys()) socket.destroy();
+        close: async () => {
+          clearInterval(sweep);
+          // The caller still holds the data dir's lock: the name is this server's, no newer one's.
+          fs.rmSync(full, { force: true });
+          await new Promise((settle) => setTimeout(settle, ACCEPT_QUEUED_MS));
+          await new Promise<void>((done) => {
+            // Every open connection carries one request: a hook mid-request is let finish, up to a bound.
+            const cut = setTimeout(() => {
+              for (const socket of open.keys()) socket.destroy();
+            }, REQUEST_GRACE_MS);
+            server.close(() => {
+              clearTimeout(cut);
+              done();
+            });
             for (const stream of upgraded) stream.destroy();
-          }),
+          });
+        },
       });
     });
     if (Buffer.byteLength(full) <= pathLimit) server.listen(full);

@@ -29,3 +29,18 @@ export function listenLoopback(app: Hono, port: number): Promise<ListeningServer
     });
   });
 }
+
+/**
+ * listenLoopback on `port`, or, when that port is taken and `anyWhenTaken` (the port is only the
+ * default: another user's worker or another program holds it), on a free one. Hooks and MCP never
+ * use this port (they use the data dir's socket); the port that was bound is published for the
+ * commands that call the HTTP API. `wanted` is set when the fallback was taken.
+ */
+export async function listenLoopbackOrAny(app: Hono, port: number, anyWhenTaken: boolean): Promise<ListeningServer & { wanted: number | null }> {
+  try {
+    return { ...(await listenLoopback(app, port)), wanted: null };
+  } catch (error) {
+    if (!anyWhenTaken || port === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    return { ...(await listenLoopback(app, 0)), wanted: port };
+  }
+}

@@ -14,5 +14,5 @@ export {
 export { findPackageRoot, HOOK_FORWARDER, isEphemeralInstall, settingsForwarder } from './package-root.js';
 export { MCP_SERVER_KEY, memtraceMcpEntry } from './mcp-definition.js';
 export { installMcpServer, uninstallMcpServer } from './mcp-merge.js';
-export { buildNativeForwarder, nativeForwarderName, NATIVE_FORWARDER_SOURCE } from './native-forwarder.js';
-export { runProgram } from './run-program.js';
+export { buildNativeForwarder, buildNativeForwarderAsync, forwarderOutdated, nativeForwarderName, NATIVE_FORWARDER_SOURCE } from './native-forwarder.js';
+export { runProgram, runProgramAsync } from './run-program.js';

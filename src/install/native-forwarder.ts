@@ -20,13 +20,16 @@ export function nativeForwarderName(source: Uint8Array): string {
   return `hook-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
 }
 
-type NativeForwarderResult =
+export type NativeForwarderResult =
   | { status: 'built' | 'present'; file: string }
   | { status: 'no-compiler'; compiler: string }
   | { status: 'failed'; compiler: string; reason: string };
 
+type ProgramResult = { status: number | null; error?: Error; stderr: string };
 /** Runs a program to its end: the edge install passes in (run-program.ts). */
-export type RunProgram = (command: string, args: string[]) => { status: number | null; error?: Error; stderr: string };
+export type RunProgram = (command: string, args: string[]) => ProgramResult;
+/** The same, without blocking: for a running worker, whose hooks must not wait on a compiler. */
+export type RunProgramAsync = (command: string, args: string[]) => Promise<ProgramResult>;
 
 export interface BuildOptions {
   packageRoot: string;
@@ -37,7 +40,38 @@ export interface BuildOptions {
 }
 
 export function buildNativeForwarder(options: BuildOptions): NativeForwarderResult {
-  const { compiler, dataDir, run } = options;
+  const steps = buildSteps(options);
+  let step = steps.next();
+  while (!step.done) step = steps.next(options.run(step.value.command, step.value.args));
+  return step.value;
+}
+
+/** buildNativeForwarder off the event loop: the worker builds its own forwarder after an upgrade. */
+export async function buildNativeForwarderAsync(options: Omit<BuildOptions, 'run'> & { run: RunProgramAsync }): Promise<NativeForwarderResult> {
+  const steps = buildSteps(options);
+  let step = steps.next();
+  while (!step.done) step = steps.next(await options.run(step.value.command, step.value.args));
+  return step.value;
+}
+
+/**
+ * Whether this install's forwarder is missing from a data dir where `memtrace install` built one
+ * for another version's source: after an upgrade in place the hooks would otherwise fall back to
+ * perl until install runs again. A data dir with no build at all was left so on purpose.
+ */
+export function forwarderOutdated(packageRoot: string, dataDir: string): boolean {
+  try {
+    const own = nativeForwarderName(fs.readFileSync(path.join(packageRoot, NATIVE_FORWARDER_SOURCE)));
+    const builds = fs.readdirSync(path.join(dataDir, 'bin')).filter((name) => /^hook-[0-9a-f]{16}$/.test(name));
+    return builds.length > 0 && !builds.includes(own);
+  } catch {
+    return false;
+  }
+}
+
+/** The build as the programs it runs: each yielded call is answered with that program's result. */
+function* buildSteps(options: Omit<BuildOptions, 'run'>): Generator<{ command: string; args: string[] }, NativeForwarderResult, ProgramResult> {
+  const { compiler, dataDir } = options;
   const sourceFile = path.join(options.packageRoot, NATIVE_FORWARDER_SOURCE);
   const source = fs.readFileSync(sourceFile);
   const binDir = path.join(dataDir, 'bin');
@@ -49,17 +83,17 @@ export function buildNativeForwarder(options: BuildOptions): NativeForwarderResu
   try {
     // CC may carry flags ("gcc -m64"), as make reads it.
     const [program = 'cc', ...flags] = compiler.trim().split(/\s+/);
-    const compiled = run(program, [...flags, '-O2', '-o', building, sourceFile]);
+    const compiled = yield { command: program, args: [...flags, '-O2', '-o', building, sourceFile] };
     if (compiled.error && (compiled.error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'no-compiler', compiler };
     if (compiled.status !== 0) return { status: 'failed', compiler, reason: firstLine(compiled.stderr) || `exit ${compiled.status}` };
     // A build that runs and keeps the contract, or none: asked about a data dir with no worker,
     // it must say "nothing sent".
     const noWorker = path.join(binDir, 'no-worker-here');
-    const probe = run(building, [noWorker, 'claude-code', 'stop', 'settings']);
+    const probe = yield { command: building, args: [noWorker, 'claude-code', 'stop', 'settings'] };
     if (probe.status !== NOTHING_SENT)
       return { status: 'failed', compiler, reason: `the built forwarder answered ${probe.status ?? probe.error?.message} to a data dir with no worker` };
     // The MCP bridge mode too: with no worker and no fallback program it hands over nothing.
-    const bridgeProbe = run(building, ['--mcp-bridge', noWorker]);
+    const bridgeProbe = yield { command: building, args: ['--mcp-bridge', noWorker] };
     if (bridgeProbe.status !== NOTHING_SENT)
       return {
         status: 'failed',

@@ -25,7 +25,19 @@ export interface HookAppServices {
    * False when even that failed.
    */
   spoolFailed(call: HostCall, error: unknown, nowMs: number): boolean;
+  /** The hook ran from the install at `bin` (its `x-memtrace-bin`): a newer install takes over. */
+  noticeBin?(bin: string): void;
+  /** A worker of `version` asks for the data dir (POST /worker/hand-over): only a newer one gets it. */
+  handOver?(version: string): 'accepted' | 'refused';
+  /**
+   * While a newer version takes over, the event is kept in the spool for it instead of being
+   * stored here; the reply's body (a session start's kept context) when it was, else null.
+   */
+  hold?(call: HostCall, nowMs: number): { output: string } | null;
 }
+
+/** A hand-over request's body is one small JSON object. */
+const MAX_HAND_OVER_BYTES = 4 * 1024;
 
 /**
  * The hooks' own door: served only on the Unix socket inside the data dir, so whoever reaches it
@@ -36,8 +48,11 @@ export interface HookAppServices {
  */
 export function createHookApp(services: HookAppServices): SocketHandler {
   return (request): SocketExchange => {
+    if (services.handOver && request.method === 'POST' && request.url === '/worker/hand-over') return handOverExchange(services.handOver);
     const route = hookRoute(request.method, request.url);
     if (!route) return { push: () => undefined, end: () => errorReply(404, 'not_found', 'hooks POST /hook/<host>/<event>') };
+    const bin = request.headers['x-memtrace-bin'];
+    if (bin) services.noticeBin?.(bin);
     const payload = createPayloadKeeper(MAX_HOOK_INPUT_BYTES, KEEP_EDGE_BYTES);
     return {
       push: (chunk) => payload.add(chunk),
@@ -69,6 +84,8 @@ function answer(services: HookAppServices, route: { host: string; event: string 
     },
   };
   const nowMs = services.now();
+  const held = services.hold?.(call, nowMs) ?? null;
+  if (held !== null) return { status: 202, headers: { 'x-memtrace-spooled': '1', 'content-type': JSON_TYPE }, body: held.output };
   let result: HostCallResult;
   try {
     result = services.handle(call, nowMs);
@@ -80,6 +97,29 @@ function answer(services: HookAppServices, route: { host: string; event: string 
   if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);
   if ('error' in result) return errorReply(result.status, result.unreadable ? 'unreadable' : 'not_found', result.error);
   return { status: result.status, headers: { 'content-type': JSON_TYPE }, body: result.output };
+}
+
+function handOverExchange(handOver: (version: string) => 'accepted' | 'refused'): SocketExchange {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  return {
+    push: (chunk) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_HAND_OVER_BYTES) chunks.push(chunk);
+    },
+    end: () => {
+      let version: unknown;
+      try {
+        version = bytes <= MAX_HAND_OVER_BYTES ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { version?: unknown } | null)?.version : undefined;
+      } catch {
+        version = undefined;
+      }
+      if (typeof version !== 'string') return errorReply(400, 'bad_request', 'give {"version"}');
+      return handOver(version) === 'accepted'
+        ? { status: 202, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ status: 'handing_over' }) }
+        : errorReply(409, 'not_newer', `this worker is not older than ${version}`);
+    },
+  };
 }
 
 function errorReply(status: number, code: string, message: string): SocketReply {

@@ -67,6 +67,32 @@ function observerReport(loop: LoopStatus, observer: ObserverStatus): Record<stri
   };
 }
 
+/** Versions and ports as the running worker knows them (lifecycle.ts): numbers and reasons, no paths. */
+export interface LifecycleHealth {
+  /** A newer install a hook came from (it takes over). */
+  installedVersion: string | null;
+  handingOverTo: string | null;
+  /** Why that newer install could not take over. */
+  takeOverFailure: { reason: string; version: string; at: string } | null;
+  /** The HTTP port asked for, when it was taken and the API listens on another. */
+  portWanted: number | null;
+}
+
+function lifecycleReport(lifecycle: LifecycleHealth, degraded: Array<Record<string, unknown>>): Record<string, unknown> {
+  if (lifecycle.takeOverFailure)
+    degraded.push({
+      reason: 'newer_version_not_started',
+      version: lifecycle.takeOverFailure.version,
+      detail: lifecycle.takeOverFailure.reason,
+      since: lifecycle.takeOverFailure.at,
+    });
+  return {
+    ...(lifecycle.installedVersion ? { installed_version: lifecycle.installedVersion } : {}),
+    ...(lifecycle.handingOverTo ? { handing_over_to: lifecycle.handingOverTo } : {}),
+    ...(lifecycle.portWanted !== null ? { port_wanted: lifecycle.portWanted } : {}),
+  };
+}
+
 /** /health: why the worker is degraded and when it tries again; counts and ages only, nothing private. */
 export function healthReport(
   loop: LoopStatus,
@@ -75,6 +101,7 @@ export function healthReport(
   providerName: string,
   store?: StoreHealth,
   observer?: ObserverStatus,
+  lifecycle?: LifecycleHealth,
 ): { status: 'ok' | 'degraded' } & Record<string, unknown> {
   const degraded: Array<Record<string, unknown>> = [];
   for (const wait of loop.providerWaits)
@@ -89,7 +116,9 @@ export function healthReport(
   const storeReport = store === undefined ? undefined : storeHealthReport(store);
   // Observations are never dropped to meet the budget: the worker says so instead.
   if (storeReport?.over_budget === true) degraded.push({ reason: 'store_over_budget', bytes: storeReport.used_bytes, budget_bytes: storeReport.budget_bytes });
+  const versions = lifecycle === undefined ? {} : lifecycleReport(lifecycle, degraded);
   return {
+    ...versions,
     status: degraded.length > 0 ? 'degraded' : 'ok',
     queue_depth: queueDepth,
     observing: loop.observing,

@@ -1,10 +1,11 @@
-import { keepUnreadable, MAX_RAW_SPOOL_CHARS, spoolHookEvent, type SpooledHookEvent } from '../data-dir/index.js';
+import { keepUnreadable, MAX_RAW_SPOOL_CHARS, readContextFile, spoolHookEvent, type SpooledHookEvent } from '../data-dir/index.js';
 import type { Logger } from '../log.js';
 import type { HookAppServices } from '../server/hook-app.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { HostCall, HostIntake } from './host-intake.js';
 import { createUptimeClock } from './uptime.js';
+import { adapterFor, isHostName } from '../hosts/index.js';
 
 /**
  * What stands behind the hooks' socket: the host intake, and what happens to a payload that
@@ -17,8 +18,29 @@ export function hookDoor(deps: {
   log: Logger;
   now(): number;
   reportError(error: unknown): void;
+  noticeBin?(bin: string): void;
+  handOver?(version: string): 'accepted' | 'refused';
+  /** A newer version is taking over: events go to the spool for it. */
+  holding?(): boolean;
 }): HookAppServices {
+  const holding = deps.holding;
   return {
+    ...(deps.noticeBin ? { noticeBin: deps.noticeBin } : {}),
+    ...(deps.handOver ? { handOver: deps.handOver } : {}),
+    ...(holding
+      ? {
+          hold(call: HostCall, nowMs: number) {
+            if (!holding()) return null;
+            try {
+              spoolHookEvent(deps.dataDir, entryOf(call, 'refused', nowMs));
+            } catch {
+              return null; // stored here rather than lost
+            }
+            const sessionStart = isHostName(call.host) && adapterFor(call.host)?.kindOf(call.event) === 'session_start';
+            return { output: sessionStart ? (keptContextFor(deps.dataDir, call) ?? '') : '' };
+          },
+        }
+      : {}),
     now: deps.now,
     uptimeS: createUptimeClock(),
     handle: (call, nowMs) => deps.intake.handle(call, nowMs),
@@ -48,6 +70,17 @@ function entryOf(call: HostCall, failure: SpooledHookEvent['failure'], at: numbe
     return { ...base, payload: JSON.parse(call.body.text) as unknown };
   } catch {
     return { ...base, raw: rawOf(call) };
+  }
+}
+
+/** The context kept for the session's directory (the payload's `cwd`), as a start with no worker prints it. */
+function keptContextFor(dataDir: string, call: HostCall): string | null {
+  if (!('text' in call.body)) return null;
+  try {
+    const cwd = (JSON.parse(call.body.text) as { cwd?: unknown }).cwd;
+    return typeof cwd === 'string' && isHostName(call.host) ? readContextFile(dataDir, cwd, adapterFor(call.host)?.contextVariant ?? null) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -30,6 +30,8 @@ export interface HostIntakeDeps {
   contextFor(cwd: string | null, nowMs: number): string;
   /** Keeps the context a session starting in `cwd` got, for a start while no worker runs (in the host's variant of the file). */
   keepContext(cwd: string, output: string, variant: string | null): void;
+  /** A line every live SessionStart gets on top while something needs the user (never kept in the file). */
+  notice?(): string | null;
   /** What the host's adapter may read of its transcripts. */
   adapterDeps(host: HostName): AdapterDeps;
   /** Counts what a hook call cost and whether it was shortened (hook_rollup, /health). */
@@ -138,7 +140,9 @@ export function createHostIntake(deps: HostIntakeDeps) {
       const markdown = deps.contextFor(contextFor.cwd, nowMs);
       const output = markdown.trim() === '' ? '' : contextFor.output(markdown);
       if (contextFor.cwd) deps.keepContext(contextFor.cwd, output, contextFor.variant);
-      return { ...result, output };
+      // The notice goes to this session only, never into the kept file.
+      const notice = deps.notice?.() ?? null;
+      return { ...result, output: notice === null ? output : contextFor.output(`> ${notice}\n\n${markdown}`) };
     },
   };
 }

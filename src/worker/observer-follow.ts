@@ -3,7 +3,8 @@ import type { ObserverChoice } from '../providers/select.js';
 import type { ObserverLoop } from './observer-loop.js';
 
 interface Stoppable {
-  stop(): Promise<void>;
+  /** `graceMs`: a call in flight is let finish (a hand-over), rather than cut off and paid twice. */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -51,9 +52,9 @@ export function followObserver(deps: {
         }
       });
     },
-    async stop() {
+    async stop(options: { graceMs?: number } = {}) {
       stopped = true;
-      await compaction?.stop();
+      await compaction?.stop(options);
     },
   };
 }

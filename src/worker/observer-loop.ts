@@ -69,8 +69,12 @@ export interface ObserverLoop {
   /** A write elsewhere succeeded: the store is usable again. */
   storeRecovered(): void;
   status(): LoopStatus;
-  /** Stops claiming, aborts calls in flight (their batches are released), waits at most deadlineMs. */
-  stop(deadlineMs: number): Promise<void>;
+  /**
+   * Stops claiming, aborts calls in flight (their batches are released), waits at most deadlineMs.
+   * With `finishCalls` (a hand-over to a newer version) calls in flight are let finish within the
+   * deadline instead, so none is cut off and paid again by the next worker; the rest are aborted.
+   */
+  stop(deadlineMs: number, options?: { finishCalls?: boolean }): Promise<void>;
 }
 
 /**
@@ -81,6 +85,9 @@ export interface ObserverLoop {
  * batch ends confirmed or released; none is left claimed except by a crash (undone on start) or
  * while the disk is full (released once it frees).
  */
+/** After a hand-over's deadline, how long the calls then aborted get to release their batches. */
+const SHUTDOWN_AFTER_FINISH_MS = 2_000;
+
 export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoopDeps): ObserverLoop {
   const { queue, clock, log, telemetry } = deps;
   const gates = new Map<string, { gate: ProviderGate; detail: string | null }>();
@@ -305,6 +312,18 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     wake();
   }
 
+  /** Waits for every call in flight to settle, at most `ms`. */
+  async function settled(ms: number): Promise<void> {
+    let expire: { cancel(): void } | null = null;
+    await Promise.race([
+      Promise.allSettled([...settling]),
+      new Promise<void>((resolve) => {
+        expire = deps.timers.setTimeout(resolve, ms);
+      }),
+    ]);
+    (expire as { cancel(): void } | null)?.cancel();
+  }
+
   const waits = () =>
     [...gates.entries()].flatMap(([provider, entry]) => {
       const status = entry.gate.status();
@@ -357,20 +376,17 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
           : null,
       };
     },
-    async stop(deadlineMs) {
+    async stop(deadlineMs, options = {}) {
       stopping = true;
       timer?.cancel();
       timer = null;
+      if (options.finishCalls && settling.size > 0) {
+        await settled(deadlineMs);
+        if (busy.size > 0) log.warn('calls still in flight at the hand-over deadline are released', { calls: busy.size });
+      }
       for (const b of busy.values()) b.controller.abort();
       if (settling.size === 0) return;
-      let expire: { cancel(): void } | null = null;
-      await Promise.race([
-        Promise.allSettled([...settling]),
-        new Promise<void>((resolve) => {
-          expire = deps.timers.setTimeout(resolve, deadlineMs);
-        }),
-      ]);
-      (expire as { cancel(): void } | null)?.cancel();
+      await settled(options.finishCalls ? SHUTDOWN_AFTER_FINISH_MS : deadlineMs);
     },
   };
 }

@@ -12,7 +12,7 @@ import { single, type ObserverChoice } from '../providers/select.js';
 import { observerEnvSet } from '../providers/observer-env.js';
 import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
-import { listenLoopback, listenUnixSocket } from '../http-edge/index.js';
+import { listenLoopbackOrAny, listenUnixSocket } from '../http-edge/index.js';
 import { createHookApp } from '../server/hook-app.js';
 import { adapterFor, isHostName } from '../hosts/index.js';
 import { createContextFiles } from './context-files.js';
@@ -20,7 +20,6 @@ import { hookDoor } from './hook-door.js';
 import { createMcpDoor } from './mcp-door.js';
 import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
 import {
-  acquireWorkerLock,
   ensureAuthToken,
   isObserverScratch,
   preparePrivateDataDir,
@@ -38,13 +37,16 @@ import { followObserver } from './observer-follow.js';
 import type { BatchLimits } from './batch-policy.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
-import { replaySpool } from './spool-replay.js';
+import { createSpoolReplayer } from './spool-replay.js';
 import { createWorkerServices } from './worker-services.js';
 import { nodeTimers, type Timers } from '../timers.js';
 import { platformOf } from '../hosts/platforms.js';
 import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
 import { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop, type ShareLoopConfig } from '../share/index.js';
+import { takeDataDir } from './hand-over-client.js';
+import { createLifecycle } from './lifecycle.js';
+import { SocketListenError } from './start-failure.js';
 
 export interface WorkerOptions {
   config: WorkerConfig;
@@ -76,6 +78,12 @@ export interface WorkerOptions {
   redactBody?: <T>(value: T, counts: RedactionCounts) => T;
   /** The shared-memory loop's intervals (tests); docs/sharing.md's defaults otherwise. */
   share?: Partial<Pick<ShareLoopConfig, 'pollMs' | 'checkMs' | 'backoff' | 'timeouts'>>;
+  /**
+   * The install this worker runs from (`<package>/bin`) and its command line after memtrace.cjs:
+   * a newer install starts with the same (docs/interfaces.md#upgrades). Without it (in-process
+   * workers) nothing is started on an upgrade, though a newer worker may still take over.
+   */
+  self?: { bin: string; argv: readonly string[] };
 }
 
 export interface RunningWorker {
@@ -90,10 +98,16 @@ export interface RunningWorker {
   share: ShareLoop;
   /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
   stop(): Promise<void>;
+  /** Settles with the newer version's number once this worker has handed the data dir over to it and stopped. */
+  handedOver: Promise<string>;
 }
 
 const SHUTDOWN_LOOP_MS = 2_000;
 const SHUTDOWN_TELEMETRY_MS = 3_000;
+const START_REPLAY_EVERY_MS = 2_000;
+const START_REPLAY_FOR_MS = 60_000;
+/** A hand-over's wait beyond the provider timeout: telemetry drain, checkpoint, lock release. */
+const HAND_OVER_MARGIN_MS = 15_000;
 
 /** Composes the worker: store, telemetry, observer loop and HTTP API. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
@@ -101,7 +115,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const { config } = options;
   preparePrivateDataDir(config.dataDir);
   // The lock comes before the store: recovering claimed messages is only safe for the one owner.
-  const lock = acquireWorkerLock(config.dataDir, { pid: process.pid, port: null, version: APP_VERSION, started_at: new Date(clock.now()).toISOString() });
+  // An older worker holding it is asked to hand over; its observer calls finish first.
+  const lock = await takeDataDir(
+    config.dataDir,
+    {
+      pid: process.pid,
+      port: null,
+      version: APP_VERSION,
+      started_at: new Date(clock.now()).toISOString(),
+      ...(options.self ? { package: options.self.bin } : {}),
+    },
+    { log: options.log, waitMs: config.providerTimeoutMs + HAND_OVER_MARGIN_MS, clock },
+  );
   try {
     return await startLocked(options, clock, lock);
   } catch (error) {
@@ -216,6 +241,24 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   });
 
   let port = config.port;
+  let portWanted: number | null = null;
+  let stopWorker: (handOver: boolean) => Promise<void> = async () => undefined;
+  let handedOverTo: (version: string) => void = () => undefined;
+  const handedOver = new Promise<string>((resolve) => {
+    handedOverTo = resolve;
+  });
+  const lifecycle = createLifecycle(
+    { dataDir: config.dataDir, version: APP_VERSION, bin: options.self?.bin ?? null, argv: options.self?.argv ?? ['worker'], env: options.env },
+    {
+      log,
+      clock,
+      handOver: (version) =>
+        void stopWorker(true).then(
+          () => handedOverTo(version),
+          (error) => log.error('the hand-over did not finish cleanly', { error: String(error) }),
+        ),
+    },
+  );
   // Folded inside the hook's own transaction (host-intake.ts): one commit for the event and its count.
   const hooks = createHookAccounting({ recordCounters: telemetry.foldCounters });
   const projectOf = createProjectResolver();
@@ -262,6 +305,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     keepContext,
     // A CLI installed or logged in since the last look is noticed by the next session at the latest.
     onSessionStart: follow.sessionStarted,
+    lifecycle: { health: () => ({ ...lifecycle.health(), portWanted }), notice: () => lifecycle.notice() },
   });
   const watcher = startTranscriptWatcher(options.watch ?? { ...DEFAULT_WATCH_CONFIG, dirs: [] }, {
     store,
@@ -278,23 +322,29 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   if (resumedStops > 0) log.info('waiting again for the final text of held Stops', { count: resumedStops });
 
   // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
-  const replay = () =>
-    replaySpool({
-      dataDir: config.dataDir,
-      intake: services.hostIntake,
-      app,
-      port,
-      token,
-      log,
-      nowMs: () => clock.now(),
-      replayed: (entry, nowMs) =>
-        hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
-      unreadable: () => hooks.unreadable(),
-    }).catch((error) => log.warn('spool replay failed', { error: String(error) }));
+  const spool = createSpoolReplayer({
+    dataDir: config.dataDir,
+    intake: services.hostIntake,
+    app,
+    port: () => port,
+    token,
+    log,
+    nowMs: () => clock.now(),
+    replayed: (entry, nowMs) => hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
+    unreadable: () => hooks.unreadable(),
+    held: () => lifecycle.takeOver.holding(),
+  });
+  const replay = spool.replay;
   await replay();
-  const server = await listenLoopback(app, config.port);
+  // Only a port the user chose is theirs to insist on: the default one may be another user's worker.
+  const server = await listenLoopbackOrAny(app, config.port, config.portIsDefault);
   port = server.port;
-  lock.update({ port });
+  portWanted = server.wanted;
+  if (server.wanted !== null)
+    log.warn(
+      `port ${server.wanted} is taken (another user's worker or another program): the HTTP API listens on 127.0.0.1:${port}; hooks and MCP use ${config.dataDir}/${WORKER_SOCKET}`,
+    );
+  lock.update({ port, ...(server.wanted === null ? {} : { port_wanted: server.wanted }) });
   const mcpDoor = createMcpDoor({ store, recordCounters: telemetry.recordCounters, clock, log, env: options.env });
   const hookSocket = await listenUnixSocket(
     createHookApp(
@@ -305,15 +355,25 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         log,
         now: () => clock.now(),
         reportError: (error) => telemetry.captureException(error, 'server', clock.now()),
+        noticeBin: lifecycle.takeOver.noticeBin,
+        handOver: lifecycle.takeOver.requested,
+        holding: lifecycle.takeOver.holding,
       }),
     ),
     config.dataDir,
     WORKER_SOCKET,
     // The MCP server shares the hooks' socket: same identity check, no token, no TCP port.
     { pathLimit: SOCKET_PATH_LIMIT, upgrade: mcpDoor.upgrade },
-  );
+  ).catch(async (error) => {
+    await server.close();
+    throw new SocketListenError(`${config.dataDir}/${WORKER_SOCKET}`, error);
+  });
   // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
   await replay();
+  // Hooks that fired while this worker started (or took over) are still writing their spool
+  // entries (a detached Node hook on a busy machine takes seconds): look often for a minute.
+  spool.replayOften(START_REPLAY_EVERY_MS, START_REPLAY_FOR_MS);
+  lifecycle.started();
   const refreshContextFiles = () => {
     try {
       contextFiles.refreshChanged(clock.now());
@@ -329,6 +389,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     follow.refresh(clock.now());
     loop.rescan();
     refreshContextFiles();
+    lifecycle.tick();
   }, options.tickMs ?? 30_000);
   ticker.unref();
   loop.wake();
@@ -337,6 +398,29 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   follow.start();
 
   let stopped: Promise<void> | null = null;
+  // A hand-over closes the doors first (later hooks spool for the newer worker), then lets the
+  // observer and compaction calls in flight finish, so none is paid for twice.
+  stopWorker = (handOver: boolean) => {
+    stopped ??= (async () => {
+      clearInterval(ticker);
+      spool.stop();
+      lifecycle.stop();
+      services.stopTexts.stop();
+      await hookSocket.close();
+      await server.close();
+      await retention.stop();
+      await watcher.stop();
+      await follow.stop(handOver ? { graceMs: config.providerTimeoutMs } : {});
+      await share.stop();
+      await loop.stop(handOver ? config.providerTimeoutMs : SHUTDOWN_LOOP_MS, { finishCalls: handOver });
+      await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
+      refreshContextFiles();
+      await checkpointer.stop();
+      store.close();
+      lock.release();
+    })();
+    return stopped;
+  };
   return {
     url: server.url,
     port: server.port,
@@ -347,24 +431,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     watcher,
     retention,
     share,
-    stop() {
-      stopped ??= (async () => {
-        clearInterval(ticker);
-        services.stopTexts.stop();
-        await retention.stop();
-        await watcher.stop();
-        await hookSocket.close();
-        await server.close();
-        await follow.stop();
-        await share.stop();
-        await loop.stop(SHUTDOWN_LOOP_MS);
-        await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
-        refreshContextFiles();
-        await checkpointer.stop();
-        store.close();
-        lock.release();
-      })();
-      return stopped;
-    },
+    stop: () => stopWorker(false),
+    handedOver,
   };
 }

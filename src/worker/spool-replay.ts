@@ -9,7 +9,7 @@ export interface SpoolReplayDeps {
   intake: HostIntake;
   /** The HTTP app, for entries a 0.2.0 hook wrote (an HTTP call each). */
   app: Hono;
-  port: number;
+  port(): number;
   token: string;
   log: Logger;
   nowMs: () => number;
@@ -24,7 +24,7 @@ export interface SpoolReplayDeps {
  * An event the store cannot take now (a full disk) stays for the next pass, and so does every
  * later one, to keep their order. An event that can never be read is moved aside and counted.
  */
-export async function replaySpool(deps: SpoolReplayDeps): Promise<number> {
+async function replaySpool(deps: SpoolReplayDeps): Promise<number> {
   let replayed = 0;
   for (const name of listSpool(deps.dataDir)) {
     const entry = readSpooled(deps.dataDir, name);
@@ -69,11 +69,44 @@ function replayEvent(deps: SpoolReplayDeps, entry: Extract<SpoolEntry, { v: 2 }>
 async function replayCall(deps: SpoolReplayDeps, call: Exclude<SpoolEntry, { v: 2 }>): Promise<'done' | 'wait'> {
   const response = await deps.app.request(call.path, {
     method: 'POST',
-    headers: { host: `127.0.0.1:${deps.port}`, authorization: `Bearer ${deps.token}`, 'content-type': 'application/json' },
+    headers: { host: `127.0.0.1:${deps.port()}`, authorization: `Bearer ${deps.token}`, 'content-type': 'application/json' },
     body: JSON.stringify(call.body),
   });
   if (response.status >= 500) return 'wait';
   if (response.status >= 400)
     deps.log.warn('spooled hook call refused; dropped', { path: call.path, status: response.status, body: (await response.text()).slice(0, 300) });
   return 'done';
+}
+
+/**
+ * The worker's replays: one pass at a time (a pass awaits 0.2.0's entries, and two would take the
+ * same file), never throwing (a failure is logged), and, for a while after a start, every few seconds.
+ */
+export function createSpoolReplayer(deps: SpoolReplayDeps & { held?(): boolean }) {
+  let replaying: Promise<unknown> | null = null;
+  let often: NodeJS.Timeout | null = null;
+  const replay = (): Promise<unknown> => {
+    // What is spooled while a newer version takes over is for that version to store.
+    if (deps.held?.()) return Promise.resolve(0);
+    if (replaying === null)
+      replaying = replaySpool(deps)
+        .catch((error) => deps.log.warn('spool replay failed', { error: String(error) }))
+        .finally(() => {
+          replaying = null;
+        });
+    return replaying;
+  };
+  return {
+    replay,
+    /** Replays every `everyMs` for `forMs` (timers unref'd). */
+    replayOften(everyMs: number, forMs: number): void {
+      const timer = setInterval(() => void replay(), everyMs);
+      timer.unref();
+      often = timer;
+      setTimeout(() => clearInterval(timer), forMs).unref();
+    },
+    stop(): void {
+      if (often) clearInterval(often);
+    },
+  };
 }

@@ -7,7 +7,7 @@ import type { ProjectResolver } from '../repository/project-resolver.js';
 import type { Store } from '../store/index.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
-import { healthReport, type StoreHealth } from './health-report.js';
+import { healthReport, type LifecycleHealth, type StoreHealth } from './health-report.js';
 import type { ObserverStatus } from './observer-runtime.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { ObserverLoop } from './observer-loop.js';
@@ -59,6 +59,8 @@ export interface ServiceDeps {
   /** How long a Stop waits for the final text its host writes later (Copilot), and how often it is looked for. */
   stopText?: StopTextConfig;
   timers?: Timers;
+  /** Versions and ports for /health, and the line a live SessionStart gets when a newer install cannot take over. */
+  lifecycle?: { health(): LifecycleHealth; notice(): string | null };
 }
 
 export type Services = WorkerServices & {
@@ -118,7 +120,16 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     ...(deps.excludedCwd ? { excludedCwd: deps.excludedCwd } : {}),
     stopText: stopTexts,
   });
-  const health = () => healthReport(loop.status(), store.queue.depth(), deps.hooks.stats(), deps.providerName(), deps.storeHealth?.(), deps.observerStatus?.());
+  const health = () =>
+    healthReport(
+      loop.status(),
+      store.queue.depth(),
+      deps.hooks.stats(),
+      deps.providerName(),
+      deps.storeHealth?.(),
+      deps.observerStatus?.(),
+      deps.lifecycle?.health(),
+    );
   const accept = (event: Parameters<typeof intake.accept>[0], nowMs: number) => {
     if (event.kind === 'session_start') deps.onSessionStart?.(nowMs);
     return intake.accept(event, nowMs);
@@ -163,6 +174,7 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       return result.ok ? result.markdown : '';
     },
     keepContext: (cwd, output, variant) => deps.keepContext?.(cwd, output, variant),
+    notice: () => deps.lifecycle?.notice() ?? null,
     adapterDeps: adapterDepsFor,
     seen: (call) => {
       deps.hooks.seen(call);

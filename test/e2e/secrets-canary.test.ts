@@ -17,6 +17,7 @@ import { TranscriptBuilder } from '../support/transcripts.js';
 import { IMMEDIATE_BATCHES, startHarness, type Harness } from '../support/worker-harness.js';
 import { listSpool } from '../../src/data-dir/index.js';
 import { hookCommand, runHookProcess } from '../support/hook-process.js';
+import { holdWorkerStarts } from '../support/no-worker-starts.js';
 
 /**
  * Secrets of every kind enter through every edge — a hook's spool while no worker runs, the hook
@@ -72,6 +73,8 @@ describe('canaries of every kind through every edge', () => {
     const everything = [...viaSpool, ...viaApi, ...viaTranscript, ...viaForwarder];
 
     // 1. The spool: no worker runs; the real hook (the bundled bin) keeps each event on disk.
+    // (The worker is started in step 2, in this process: no hook may start one first.)
+    holdWorkerStarts(dataDir);
     const closed = await freePort();
     const groups = [0, 8, 16, 24].map((at) => viaSpool.slice(at, at + 8));
     for (const [i, group] of groups.entries()) {

@@ -12,6 +12,7 @@ import { observationXml } from '../support/replies.js';
 import { freePort } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
+import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join('test/fixtures/claude-code/hooks', `${name}.json`), 'utf8')) as Record<string, unknown>;
@@ -146,6 +147,8 @@ describe('memtrace hook against a real worker', () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     const closed = await freePort();
+    // The worker is started below, in this process: no hook may start one first.
+    holdWorkerStarts(dataDir);
     const r = await hook('post-tool-use', fixture('post-tool-use-read'), { MEMTRACE_PORT: String(closed), MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('event kept in');

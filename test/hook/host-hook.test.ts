@@ -13,6 +13,7 @@ import { captureIO } from '../support/cli-io.js';
 import { freePort } from '../support/free-port.js';
 import { hostPayloads, hostTranscript } from '../support/host-fixtures.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 import { waitFor } from '../support/wait-for.js';
 import { listSpool } from '../../src/data-dir/index.js';
@@ -158,6 +159,8 @@ describe('memtrace hook --host', () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     const env = { MEMTRACE_PORT: String(await freePort()), MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir };
+    // The worker is started below, in this process: no hook may start one first.
+    holdWorkerStarts(dataDir);
     const payload = hostPayloads('gemini-cli', 'session')[2]!.payload;
     const r = await hook(['--host', 'gemini-cli', 'AfterTool'], payload, env);
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
@@ -171,6 +174,7 @@ describe('memtrace hook --host', () => {
   it('never blocks the agent: an unknown host or event, or bad JSON, is a warning and exit code 0', async () => {
     temp = makeTempDir();
     const env = { MEMTRACE_DATA_DIR: path.join(temp.dir, 'data'), HOME: temp.dir, MEMTRACE_PORT: String(await freePort()) };
+    holdWorkerStarts(env.MEMTRACE_DATA_DIR);
     expect(await hook(['--host', 'codex', 'PreToolUse'], { session_id: 's' }, env)).toMatchObject({ code: 0, stdout: '' });
     expect(await hook(['--host', 'codex', 'Stop'], 'not json', env)).toMatchObject({ code: 0, stderr: expect.stringContaining('not valid JSON') });
     expect(await hook(['--host', 'cursor', 'Stop'], {}, env)).toMatchObject({

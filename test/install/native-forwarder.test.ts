@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildNativeForwarder, nativeForwarderName, NATIVE_FORWARDER_SOURCE, runProgram } from '../../src/install/index.js';
+import {
+  buildNativeForwarder,
+  buildNativeForwarderAsync,
+  forwarderOutdated,
+  nativeForwarderName,
+  NATIVE_FORWARDER_SOURCE,
+  runProgram,
+  runProgramAsync,
+} from '../../src/install/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -57,5 +65,31 @@ describe('building the native hook forwarder', () => {
     const result = build(lying);
     expect(result).toMatchObject({ status: 'failed', reason: expect.stringContaining('answered 0') });
     expect(binEntries()).toEqual([]);
+  });
+
+  it('is rebuilt by a worker after an upgrade changed its source, off the event loop, only where install built one before', async () => {
+    temp = makeTempDir();
+    const dataDir = path.join(temp.dir, 'data');
+    // No build at all: left so on purpose (no compiler, or install never ran).
+    expect(forwarderOutdated(ROOT, dataDir)).toBe(false);
+    fs.mkdirSync(path.join(dataDir, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'bin', 'hook-0123456789abcdef'), '', { mode: 0o700 });
+    expect(forwarderOutdated(ROOT, dataDir)).toBe(true);
+    const built = await buildNativeForwarderAsync({ packageRoot: ROOT, dataDir, compiler: 'cc', run: runProgramAsync });
+    expect(built.status).toBe('built');
+    expect(forwarderOutdated(ROOT, dataDir)).toBe(false);
+    expect(await buildNativeForwarderAsync({ packageRoot: ROOT, dataDir, compiler: 'no-such-compiler-here', run: runProgramAsync })).toEqual({
+      status: 'present',
+      file: (built as { file: string }).file,
+    });
+  });
+
+  it('says so, built in the background too, when there is no compiler', async () => {
+    temp = makeTempDir();
+    const dataDir = path.join(temp.dir, 'data');
+    expect(await buildNativeForwarderAsync({ packageRoot: ROOT, dataDir, compiler: 'no-such-compiler-here', run: runProgramAsync })).toEqual({
+      status: 'no-compiler',
+      compiler: 'no-such-compiler-here',
+    });
   });
 });

@@ -3,12 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/context/index.js';
+import { readWorkerInfo } from '../../src/data-dir/index.js';
 import { openStore } from '../../src/store/index.js';
 import { startChildWorker } from '../support/child-worker.js';
 import { seedObservations } from '../support/compaction-fixtures.js';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 import { freePort } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 import { toolEvent } from '../support/worker-harness.js';
 
 /**
@@ -97,6 +99,9 @@ describe(`every command on a fresh data dir under umask ${UMASK}`, () => {
     const result = await run(['hook', 'post-tool-use'], env, JSON.stringify(event));
     expect(result.code, result.output).toBe(0);
     expect(fs.readdirSync(path.join(dataDir, 'spool')).length).toBeGreaterThan(0);
+    // The hook also started the missing worker (issue 35): its files are checked too, once it is stopped.
+    await waitFor(() => readWorkerInfo(dataDir)?.port != null, 30_000);
+    expect((await run(['worker', 'stop'], env)).code).toBe(0);
     expect(notPrivate(path.dirname(dataDir))).toEqual([]);
   });
 

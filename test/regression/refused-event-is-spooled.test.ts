@@ -13,6 +13,7 @@ import { listSpool } from '../../src/data-dir/index.js';
 import { createReplayProvider } from '../../src/providers/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
 import { buildNativeForwarderInto } from '../support/native-forwarder.js';
+import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
@@ -35,6 +36,8 @@ describe('an event the worker does not take is spooled, then replayed in order e
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     fs.mkdirSync(dataDir, { mode: 0o700 });
+    // What is spooled with no worker is the point: no hook here may start one.
+    holdWorkerStarts(dataDir);
     return { dataDir, env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir, MEMTRACE_HOOK_TIMEOUT_MS: '500' } };
   };
   /** Something on the data dir's socket that reads and then answers (or never does). */

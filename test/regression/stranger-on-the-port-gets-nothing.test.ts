@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listSpool } from '../../src/data-dir/index.js';
 import { hookCommand, runHookProcess, type HookPath } from '../support/hook-process.js';
 import { buildNativeForwarderInto } from '../support/native-forwarder.js';
+import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -45,6 +46,8 @@ describe('a stranger listening on the worker port', () => {
       const { port, connections, bytes } = await listenAsStranger();
       // The token file exists (a worker ran here before): it must not leave either.
       fs.mkdirSync(dataDir, { mode: 0o700 });
+      // No worker runs here, and no hook may start one (it would take the spooled events).
+      holdWorkerStarts(dataDir);
       if (via === 'forwarder-native') buildNativeForwarderInto(dataDir);
       fs.writeFileSync(path.join(dataDir, 'auth-token'), 'secret-token-of-this-install\n', { mode: 0o600 });
       const env = { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), HOME: temp.dir };

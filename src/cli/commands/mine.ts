@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
-import { loadWorkerConfig, parsePort, DEFAULT_PORT } from '../../config.js';
+import { loadWorkerConfig } from '../../config.js';
 import { openStore } from '../../store/index.js';
 import { isObserverScratch } from '../../data-dir/index.js';
 import { startCheckpointer } from '../../store/checkpointer.js';
@@ -32,6 +32,7 @@ import {
   type TranscriptTarget,
 } from '../../mining/index.js';
 import { createProgressBar } from '../progress-bar.js';
+import { workerHealth } from '../worker-health.js';
 
 /** Projects by repository root, as the worker keys them. */
 const projectOf = createProjectResolver();
@@ -198,7 +199,7 @@ export const mineCommand: Command = {
       store.close();
     }
     const elapsedMs = Date.now() - startedMs;
-    const workerUp = report.eventsQueued + report.summariesQueued > 0 ? await workerRunning(io.env) : false;
+    const workerUp = report.eventsQueued + report.summariesQueued > 0 ? await workerRunning(config.dataDir) : false;
     if (values.json) {
       io.stdout.write(`${JSON.stringify(toJson(report, elapsedMs, config.dbFile, workerUp), null, 2)}\n`);
     } else {
@@ -226,17 +227,10 @@ function recordTelemetry(io: CliIO, dataDir: string, db: ReturnType<typeof openS
   }
 }
 
-/** Whether a worker answers on the configured port (to say what happens next). */
-async function workerRunning(env: Record<string, string | undefined>): Promise<boolean> {
-  const port = parsePort(env.MEMTRACE_PORT ?? '') ?? DEFAULT_PORT;
-  if (port === 0) return false;
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(500) });
-    const body = (await res.json()) as { status?: unknown; queue_depth?: unknown };
-    return res.ok && typeof body.queue_depth === 'number';
-  } catch {
-    return false;
-  }
+/** Whether this data dir's own worker runs and answers (its port from worker.json: not whatever holds MEMTRACE_PORT). */
+async function workerRunning(dataDir: string): Promise<boolean> {
+  const worker = await workerHealth(dataDir, 500);
+  return worker.running && worker.health !== undefined;
 }
 
 function nextStep(report: PassReport, workerUp: boolean): string {

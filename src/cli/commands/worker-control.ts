@@ -3,9 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type CliIO } from '../command.js';
 import { loadWorkerConfig } from '../../config.js';
-import { runningWorker } from '../../data-dir/index.js';
+import { claimStartAttempt, readWorkerInfo, runningWorker } from '../../data-dir/index.js';
 import { sqliteDriver } from '../../store/index.js';
-import { spawnWorkerDetached } from '../../hook/start-worker.js';
+import { installToStart, spawnWorkerDetached } from '../../hook/start-worker.js';
+import { isNewerVersion } from '../../version-order.js';
+import { describeLifecycle, readWorkerLifecycle } from '../worker-lifecycle.js';
 import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { describeDegraded, workerHealth } from '../worker-health.js';
 import { describeObserver, readSpend } from '../observer-spend.js';
@@ -49,16 +51,19 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
     const seen = observerHealth?.env_seen;
     const unseen = Array.isArray(seen) ? unseenByWorker(observerEnvSet(io.env), seen as string[]) : [];
     const share = shareQuietly(dataDir, loaded.config.dbFile);
+    const lifecycle = readWorkerLifecycle(dataDir, health.running ? readWorkerInfo(dataDir) : null, Date.now());
     if (values.json) {
       const observer = { ...(observerHealth ?? {}), ...(spend ?? { days: [], sessions: [] }), env_unseen: unseen };
-      say(JSON.stringify({ data_dir: dataDir, ...health, observer, ...(share ? { share } : {}) }, null, 2));
+      say(JSON.stringify({ data_dir: dataDir, ...health, observer, lifecycle, ...(share ? { share } : {}) }, null, 2));
       return health.running ? EXIT_OK : EXIT_FAILURE;
     }
     if (!health.running) {
       say(`memtrace worker: not running (data dir ${dataDir}); start it with 'memtrace worker start'`);
+      for (const line of describeLifecycle(lifecycle)) say(line);
       return EXIT_FAILURE;
     }
     say(`memtrace worker: running, pid ${health.pid}, port ${health.port ?? '(starting)'}, data dir ${dataDir}`);
+    for (const line of describeLifecycle(lifecycle)) say(line);
     say(`  status       ${health.status}${health.degraded && health.degraded.length > 0 ? ` — ${describeDegraded(health.degraded)}` : ''}`);
     if (full) {
       if (full.observing === false && typeof full.note === 'string') say(`  observer     ${full.note}`);
@@ -83,17 +88,27 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
   const waitMs = parseIntegerFlag('wait-ms', values['wait-ms'] as string | undefined, { min: 100, max: 600_000 }) ?? 15_000;
   const running = runningWorker(dataDir);
   if (action === 'start') {
-    if (running) {
+    // The newest install that ran here serves (an older command never starts an older worker).
+    const install = installToStart(dataDir, MEMTRACE_BIN);
+    if (running && !isNewerVersion(install.version, running.version)) {
       say(`memtrace worker: already running on ${dataDir} (pid ${running.pid}${running.port ? `, port ${running.port}` : ''}); nothing started`);
       return EXIT_OK;
     }
+    if (running) say(`memtrace worker: ${running.version} runs; starting ${install.version}, which takes over once it has finished what it holds`);
+    else if (install.bin !== path.dirname(MEMTRACE_BIN)) say(`memtrace worker: starting memtrace ${install.version} (${install.bin}), the newest installed`);
     const port = parseIntegerFlag('port', values.port as string | undefined, { min: 0, max: 65535 });
     // Here, in the foreground: a skipped driver build is completed with its progress line, or its fix said.
-    sqliteDriver();
-    const pid = spawnWorkerDetached(MEMTRACE_BIN, dataDir, port === undefined ? io.env : { ...io.env, MEMTRACE_PORT: String(port) });
+    if (install.bin === path.dirname(MEMTRACE_BIN)) sqliteDriver();
+    // Asked for by the user: counted in the hooks' schedule, never held back by it.
+    try {
+      claimStartAttempt(dataDir, Date.now(), { force: true });
+    } catch {
+      /* a data dir that cannot be written: the worker says so itself */
+    }
+    const pid = spawnWorkerDetached(path.join(install.bin, 'memtrace.cjs'), dataDir, port === undefined ? io.env : { ...io.env, MEMTRACE_PORT: String(port) });
     const started = await waitUntil(waitMs, () => {
       const info = runningWorker(dataDir);
-      return info?.port ? info : null;
+      return info?.port && info.version === install.version ? info : null;
     });
     if (!started) {
       io.stderr.write(

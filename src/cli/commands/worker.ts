@@ -2,13 +2,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_WATCH_CONFIG, defaultHostTranscriptRoots, defaultProjectsDir } from '../../mining/index.js';
 import { EXIT_FAILURE, EXIT_OK, parseCommandArgs, parseIntegerFlag, UsageError, type Command } from '../command.js';
-import { loadWorkerConfig } from '../../config.js';
+import { dataDirFromEnv, loadWorkerConfig } from '../../config.js';
 import { chooseLiveObserver } from '../../providers/index.js';
 import { createFileLogger } from '../file-logger.js';
 import { startWorker, type RunningWorker } from '../../worker/runtime.js';
 import { waitForStopSignal } from '../../stop-signal.js';
-import { DataDirError, preparePrivateDataDir, WorkerRunningError } from '../../data-dir/index.js';
+import { DataDirError, preparePrivateDataDir, recordStartFailure, WorkerRunningError, type StartFailure } from '../../data-dir/index.js';
 import { StoreTooNewError } from '../../store/index.js';
+import type { Logger } from '../../log.js';
+import { APP_VERSION } from '../../version.js';
+import { classifyStartFailure, configFailure, type StartContext } from '../../worker/start-failure.js';
+import { HandOverTimeoutError } from '../../worker/lock-take-over.js';
+import { MEMTRACE_BIN } from '../memtrace-bin.js';
 import { runWorkerControl, WORKER_CONTROL_USAGE } from './worker-control.js';
 
 const USAGE = `usage: memtrace worker [--port N] [--concurrency N] [--watch [--watch-dir DIR]]
@@ -40,11 +45,14 @@ MEMTRACE_RAW_RETENTION_DAYS (30: raw data kept this many days after processing),
 
 ${WORKER_CONTROL_USAGE}`;
 
-/** One line a user can act on, for the ways a start fails. */
-export function startFailure(error: unknown, port: number): string {
-  if (error instanceof WorkerRunningError || error instanceof DataDirError || error instanceof StoreTooNewError) return error.message;
-  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return `port ${port} is already in use by another program; set MEMTRACE_PORT or --port`;
-  return `could not start: ${error instanceof Error ? error.message : String(error)}`;
+/** One line a user can act on, for the ways a start fails (the same words `worker status` and the next SessionStart show). */
+export function startFailure(error: unknown, ctx: StartContext): { line: string; failure: StartFailure | null } {
+  if (error instanceof WorkerRunningError || error instanceof HandOverTimeoutError) return { line: error.message, failure: null };
+  const failure = classifyStartFailure(error, ctx);
+  // These name their own fix already.
+  if (error instanceof DataDirError || error instanceof StoreTooNewError) return { line: error.message, failure };
+  if (failure.reason === 'port') return { line: `port ${ctx.port} is already in use by another program; set MEMTRACE_PORT or --port`, failure };
+  return { line: `${failure.detail}; ${failure.fix}`, failure };
 }
 
 export const workerCommand: Command = {
@@ -68,21 +76,36 @@ export const workerCommand: Command = {
     const concurrency = parseIntegerFlag('concurrency', values.concurrency, { min: 1, max: 64 }) ?? 2;
 
     const loaded = loadWorkerConfig(io.env, os.homedir(), port === undefined ? {} : { port });
-    if (!loaded.ok) {
-      for (const error of loaded.errors) io.stderr.write(`memtrace worker: ${error}\n`);
+    const dataDir = loaded.ok ? loaded.config.dataDir : dataDirFromEnv(io.env, os.homedir());
+    let log: Logger;
+    try {
+      preparePrivateDataDir(dataDir);
+      log = createFileLogger(dataDir, io.stderr);
+    } catch (error) {
+      io.stderr.write(`memtrace worker: ${error instanceof DataDirError ? error.message : `could not start: ${String(error)}`}\n`);
       return EXIT_FAILURE;
     }
+    // Every start is in the log, so a loop of them would show (docs/interfaces.md#upgrades).
+    log.info(`worker starting, version ${APP_VERSION}, pid ${process.pid}`);
+    const refuse = (failure: StartFailure | null, lines: readonly string[]) => {
+      for (const line of lines) io.stderr.write(`memtrace worker: ${line}\n`);
+      if (failure === null) return EXIT_FAILURE;
+      log.info(`worker could not start, version ${APP_VERSION}, pid ${process.pid}: ${failure.reason}`, { detail: failure.detail, fix: failure.fix });
+      try {
+        recordStartFailure(dataDir, failure);
+      } catch {
+        /* the line above still says it */
+      }
+      return EXIT_FAILURE;
+    };
+    const refuseConfig = (errors: string[]) => refuse(configFailure(errors, { version: APP_VERSION, nowMs: Date.now() }), errors);
+    if (!loaded.ok) return refuseConfig(loaded.errors);
     const { config } = loaded;
-    const selected = chooseLiveObserver(io.env, { dataDir: config.dataDir });
-    if ('error' in selected) {
-      io.stderr.write(`memtrace worker: ${selected.error}\n`);
-      return EXIT_FAILURE;
-    }
+    const selected = chooseLiveObserver(io.env, { dataDir });
+    if ('error' in selected) return refuseConfig([selected.error]);
     const observers = selected.choice;
     let worker: RunningWorker;
     try {
-      preparePrivateDataDir(config.dataDir);
-      const log = createFileLogger(config.dataDir, io.stderr);
       worker = await startWorker({
         config,
         env: io.env,
@@ -92,10 +115,11 @@ export const workerCommand: Command = {
         stderr: io.stderr,
         loop: { concurrency },
         watch: watchDir === null ? null : { ...DEFAULT_WATCH_CONFIG, dirs: [watchDir], hostDirs },
+        self: { bin: path.dirname(MEMTRACE_BIN), argv: ['worker', ...args] },
       });
     } catch (error) {
-      io.stderr.write(`memtrace worker: ${startFailure(error, config.port)}\n`);
-      return EXIT_FAILURE;
+      const { line, failure } = startFailure(error, { dataDir, dbFile: config.dbFile, version: APP_VERSION, port: config.port, nowMs: Date.now() });
+      return refuse(failure, [line]);
     }
     io.stdout.write(`memtrace worker listening on ${worker.url} (data: ${config.dataDir})\n${observers.describe()}\n`);
     if (watchDir !== null)
@@ -104,7 +128,14 @@ export const workerCommand: Command = {
       );
     if (worker.recoveredClaimed > 0) io.stdout.write(`recovered ${worker.recoveredClaimed} message(s) left in flight by an unclean stop\n`);
 
-    await waitForStopSignal((signal) => io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`));
+    const ended = await Promise.race([
+      worker.handedOver,
+      waitForStopSignal((signal) => io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`)).then(() => null),
+    ]);
+    if (ended !== null) {
+      io.stdout.write(`memtrace worker: handed over to memtrace ${ended}, which serves this data dir from now on\n`);
+      return EXIT_OK;
+    }
     await worker.stop();
     io.stdout.write('memtrace worker stopped\n');
     return EXIT_OK;
