@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { openFleetStore, startCollector, type CollectedEvent, type FleetStore, type StoreSpec } from '../src/fleet/collector/index.js';
@@ -20,7 +21,10 @@ const FILL_BATCH = 50_000;
  *   one new event, which brings every tile up to date (on chdb: every tile's rows computed anew).
  * BENCH_COLLECTOR_SIZES (millions, comma-separated; default 1,10; 0.1 for a quick run),
  * BENCH_COLLECTOR_ENGINES (default sqlite,chdb), BENCH_COLLECTOR_INGEST_EVENTS (default 60000),
- * BENCH_COLLECTOR_PLAIN=0 skips the plain queries (minutes at 10 M).
+ * BENCH_COLLECTOR_PLAIN=0 skips the plain queries (minutes at 10 M),
+ * BENCH_COLLECTOR_KEEP=DIR keeps the filled stores in DIR (tiles-<events>-<engine>) and reuses a
+ * store there that already holds the size (filling 10 M events takes a long while; a reused
+ * store reports no fill figure, and each run's one-event inserts are new events).
  */
 export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
@@ -31,10 +35,12 @@ export async function run(): Promise<Record<string, unknown>> {
   const engines = (process.env.BENCH_COLLECTOR_ENGINES ?? 'sqlite,chdb').split(',').filter((e) => e === 'sqlite' || e === 'chdb');
   const ingestEvents = Number(process.env.BENCH_COLLECTOR_INGEST_EVENTS ?? 60_000);
   const plain = process.env.BENCH_COLLECTOR_PLAIN !== '0';
+  const keep = process.env.BENCH_COLLECTOR_KEEP;
+  if (keep) fs.mkdirSync(keep, { recursive: true });
   try {
     const out: Record<string, unknown> = { tiles: TILES.length, engines };
     for (const engine of engines) out[`ingest_http_${engine}`] = await ingest(engine, temp.dir, ingestEvents);
-    for (const millions of sizes) out[`tiles_${millions}m`] = await tilesAt(temp.dir, Math.round(millions * 1_000_000), engines, plain);
+    for (const millions of sizes) out[`tiles_${millions}m`] = await tilesAt(keep ?? temp.dir, Math.round(millions * 1_000_000), engines, plain);
     out.targets = { clickhouse_ingest_events_per_s: 50_000, all_tiles_10m_ms: 50 };
     return out;
   } finally {
@@ -93,19 +99,23 @@ async function ingest(engine: string, dir: string, count: number): Promise<Recor
 
 async function tilesAt(dir: string, target: number, engines: readonly string[], plain: boolean): Promise<Record<string, unknown>> {
   const stores = new Map<string, FleetStore>();
+  const filling = new Map<string, FleetStore>();
   const fillMs = new Map<string, number>();
   try {
     for (const engine of engines) {
       const opened = await openFleetStore(spec(engine, dir, `tiles-${target}-${engine}`));
       stores.set(engine, opened.store);
+      const held = await opened.store.count();
+      if (held === 0) filling.set(engine, opened.store);
+      else if (held < target) throw new Error(`${engine} store in ${dir} holds ${held} of ${target} events (an interrupted fill): remove it`);
       fillMs.set(engine, 0);
     }
-    let events = 0;
+    let events = filling.size === 0 ? target : 0;
     let generateMs = 0;
     let seed = 1_000;
     let batch: CollectedEvent[] = [];
     const flushBatch = async () => {
-      for (const [engine, store] of stores) {
+      for (const [engine, store] of filling) {
         const started = performance.now();
         await store.insert(batch);
         fillMs.set(engine, fillMs.get(engine)! + performance.now() - started);
@@ -114,7 +124,7 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
       batch = [];
     };
     let started = performance.now();
-    fill: for (;;) {
+    fill: while (events < target) {
       for (const e of generateFleet({ seed: seed++, installs: 2_000, nowMs: NOW_MS })) {
         batch.push(e);
         if (batch.length === Math.min(FILL_BATCH, target - events)) {
@@ -125,7 +135,7 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
         }
       }
     }
-    const out: Record<string, unknown> = { events, generate_s: +(generateMs / 1000).toFixed(1) };
+    const out: Record<string, unknown> = { events, generate_s: +(generateMs / 1000).toFixed(1), reused: engines.filter((e) => !filling.has(e)) };
     const kept = new Map<string, TileResult[]>();
     for (const [engine, store] of stores) {
       const reads: number[] = [];
@@ -137,7 +147,7 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
       }
       kept.set(engine, results);
       const figures: Record<string, unknown> = {
-        fill_events_per_s: Math.round(events / (fillMs.get(engine)! / 1000)),
+        fill_events_per_s: filling.has(engine) ? Math.round(events / (fillMs.get(engine)! / 1000)) : null,
         fill_batch: FILL_BATCH,
         all_tiles_ms_first: +reads[0]!.toFixed(1),
         all_tiles_ms_median_warm: +reads
@@ -155,8 +165,10 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
       // An insert of one new event: the cost of bringing every tile up to date after an insert
       // (for chdb, computing every tile's kept rows from the states: what a read costs without them).
       const insertOne: number[] = [];
+      // Seeds past what the store holds, so a reused store is given new events too.
+      const held = await store.count();
       for (let i = 0; i < 3; i += 1) {
-        const [event] = generateFleet({ seed: 900_000 + i, installs: 1, nowMs: NOW_MS });
+        const [event] = generateFleet({ seed: 900_000 + held + i, installs: 1, nowMs: NOW_MS });
         const t = performance.now();
         await store.insert([event!]);
         insertOne.push(performance.now() - t);
