@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CollectedEvent } from '../collector/collected-event.js';
 import { compileSQLite, PROPERTY_FUNCTIONS } from './compile-sqlite.js';
 import { propertyText, tileNumber } from './posthog-property.js';
-import { openRankedGroups, RANKED_STATE_TABLE } from './ranked-groups.js';
+import { openRankedGroups, RANKED_STATE_DDL, RANKED_STATE_TABLE } from './ranked-groups.js';
 import { addCompensated, type CompensatedSum } from './sql-values.js';
 import { compileTileEvaluator, type GroupValues } from './tile-eval.js';
 import type { Tile } from './tile-ir.js';
@@ -57,7 +57,7 @@ interface Group {
 export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TILES): TileSums {
   registerPropertyFunctions(db);
   db.exec('CREATE TABLE IF NOT EXISTS dashboard_tiles (tile TEXT PRIMARY KEY, definition TEXT NOT NULL, through_seq INTEGER NOT NULL)');
-  db.exec(`CREATE TABLE IF NOT EXISTS ${RANKED_STATE_TABLE} (tile TEXT PRIMARY KEY, through_seq INTEGER NOT NULL)`);
+  db.exec(RANKED_STATE_DDL);
   const state = db.prepare<[string], { definition: string; through_seq: number }>('SELECT definition, through_seq FROM dashboard_tiles WHERE tile = ?');
   const setState = db.prepare(
     'INSERT INTO dashboard_tiles (tile, definition, through_seq) VALUES (?, ?, ?) ON CONFLICT (tile) DO UPDATE SET definition = excluded.definition, through_seq = excluded.through_seq',

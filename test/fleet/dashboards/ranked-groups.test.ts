@@ -87,6 +87,49 @@ describe('ranked tiles read from the ranking kept at ingest', () => {
     expectSameAsPlainSql(results, store.db, CUT);
   });
 
+  it('count the installs above zero as they cross it, leave the ranking and come back', () => {
+    store = openCollectorStore(':memory:');
+    const tile: Tile = {
+      id: 'crossing',
+      name: 'Crossing zero',
+      description: 'A ranked tile whose installs cross zero and leave, for the tests.',
+      healthy: 'n/a',
+      chart: 'ranked',
+      unit: 'count',
+      events: ['e'],
+      x: 'install',
+      measures: [{ name: 'v', agg: sum(num('v')) }],
+      having: { nonZero: num('w') },
+      order: { by: 'v', desc: true },
+      keep: { ends: 1 },
+    };
+    const sums = openTileSums(store.db, [tile]);
+    let n = 0;
+    const event = (install: string, v: number, w: number) => ({
+      uuid: `00000000-0000-4000-8000-${String((n += 1)).padStart(12, '0')}`,
+      event: 'e',
+      distinctId: install,
+      timestamp: NOW,
+      properties: { v, w },
+    });
+    const batches = [
+      [event('a', 5, 1), event('b', -3, 1), event('c', 0, 1), event('d', 2, 0), event('e', 1, 1)],
+      [event('b', 4, 0), event('a', -10, 0), event('d', 0, 1)],
+      [event('c', 0, -1), event('a', 5, 0), event('e', -1, 0)],
+      [event('c', 3, 1), event('e', 0, -1)],
+    ];
+    const aboveZero: unknown[] = [];
+    for (const batch of batches) {
+      store.insert(batch);
+      sums.refresh();
+      const results = sums.read();
+      aboveZero.push(results[0]!.rows[0]!.ranked_above_zero);
+      expectSameAsPlainSql(results, store.db, [tile]);
+    }
+    // a 5 → −5 → 0, b −3 → 1, c 0 → gone → 3, d out → 2, e 1 → 0 → gone.
+    expect(aboveZero).toEqual([2, 3, 2, 3]);
+  });
+
   it('count a store from before rankings from its kept sums, without counting its events again', () => {
     temp = makeTempDir();
     const file = path.join(temp.dir, 'collector.db');
