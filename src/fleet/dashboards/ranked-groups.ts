@@ -84,8 +84,11 @@ export function openRankedGroups(db: Database.Database, plan: TilePlan, sql: Ran
 
   const place = (xk: GroupKey, sums: readonly CompensatedSum[]) => {
     const key = bound(xk);
+    // undefined: no row (out of the ranking); null: ranked with an unknown measure.
     const was = current.get(key);
     const v = placeOf(sums);
+    // Most events move a group's other sums, not its place: the index is written only when the place moved.
+    if (v === was) return;
     if (v === undefined) remove.run(key);
     else upsert.run(key, v);
     if (above(was) !== above(v)) addAboveZero.run(above(v) ? 1 : -1, tile.id);
