@@ -54,7 +54,7 @@ export function openRankedGroups(db: Database.Database, plan: TilePlan, sql: Ran
   const current = db.prepare<[GroupKey | bigint], number | null>(`SELECT v FROM ${table} WHERE xk = ?`).pluck();
   const state = db.prepare<[string], { through_seq: number; above_zero: number }>(`SELECT through_seq, above_zero FROM ${RANKED_STATE_TABLE} WHERE tile = ?`);
   const restart = db.prepare(
-    `INSERT INTO ${RANKED_STATE_TABLE} (tile, through_seq, above_zero) VALUES (?, ?, 0) ON CONFLICT (tile) DO UPDATE SET through_seq = excluded.through_seq, above_zero = 0`,
+    `INSERT INTO ${RANKED_STATE_TABLE} (tile, through_seq, above_zero) VALUES (?, ?, ?) ON CONFLICT (tile) DO UPDATE SET through_seq = excluded.through_seq, above_zero = excluded.above_zero`,
   );
   const setWatermark = db.prepare(`UPDATE ${RANKED_STATE_TABLE} SET through_seq = ? WHERE tile = ?`);
   const addAboveZero = db.prepare(`UPDATE ${RANKED_STATE_TABLE} SET above_zero = above_zero + ? WHERE tile = ?`);
@@ -107,11 +107,14 @@ export function openRankedGroups(db: Database.Database, plan: TilePlan, sql: Ran
     },
     rebuild(seq) {
       clear.run();
-      restart.run(tile.id, seq);
+      let aboveZero = 0;
       for (const row of sumsRows.all() as unknown[][]) {
-        const sums = Array.from({ length: leaves }, (_, i) => ({ s: row[1 + 2 * i] as number, c: (row[2 + 2 * i] as number | null) ?? Number.NaN }));
-        place(row[0] as GroupKey, sums);
+        const v = placeOf(Array.from({ length: leaves }, (_, i) => ({ s: row[1 + 2 * i] as number, c: (row[2 + 2 * i] as number | null) ?? Number.NaN })));
+        if (v === undefined) continue;
+        upsert.run(bound(row[0] as GroupKey), v);
+        if (above(v)) aboveZero += 1;
       }
+      restart.run(tile.id, seq, aboveZero);
       through = seq;
     },
     advance,
