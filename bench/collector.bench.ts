@@ -22,9 +22,10 @@ const FILL_BATCH = 50_000;
  * BENCH_COLLECTOR_SIZES (millions, comma-separated; default 1,10; 0.1 for a quick run),
  * BENCH_COLLECTOR_ENGINES (default sqlite,chdb), BENCH_COLLECTOR_INGEST_EVENTS (default 60000),
  * BENCH_COLLECTOR_PLAIN=0 skips the plain queries (minutes at 10 M),
- * BENCH_COLLECTOR_KEEP=DIR keeps the filled stores in DIR (tiles-<events>-<engine>) and reuses a
- * store there that already holds the size (filling 10 M events takes a long while; a reused
- * store reports no fill figure, and each run's one-event inserts are new events).
+ * BENCH_COLLECTOR_KEEP=DIR keeps the filled stores in DIR (tiles-<events>-<engine>, and a
+ * `.filled` file once the fill is done) and reuses a filled store there (filling 10 M events
+ * takes a long while; a reused store reports no fill figure, and each run's one-event inserts are
+ * new events).
  */
 export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-bench-');
@@ -102,12 +103,14 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
   const filling = new Map<string, FleetStore>();
   const fillMs = new Map<string, number>();
   try {
+    // The simulator repeats a few uuids across seeds, so a filled store holds a little less than `target`: a marker says it is whole.
+    const filled = (engine: string) => path.join(dir, `tiles-${target}-${engine}.filled`);
     for (const engine of engines) {
       const opened = await openFleetStore(spec(engine, dir, `tiles-${target}-${engine}`));
       stores.set(engine, opened.store);
       const held = await opened.store.count();
       if (held === 0) filling.set(engine, opened.store);
-      else if (held < target) throw new Error(`${engine} store in ${dir} holds ${held} of ${target} events (an interrupted fill): remove it`);
+      else if (!fs.existsSync(filled(engine))) throw new Error(`${engine} store in ${dir} holds ${held} events but its fill never finished: remove it`);
       fillMs.set(engine, 0);
     }
     let events = filling.size === 0 ? target : 0;
@@ -135,6 +138,7 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
         }
       }
     }
+    for (const engine of filling.keys()) fs.writeFileSync(filled(engine), `${events}\n`);
     const out: Record<string, unknown> = { events, generate_s: +(generateMs / 1000).toFixed(1), reused: engines.filter((e) => !filling.has(e)) };
     const kept = new Map<string, TileResult[]>();
     for (const [engine, store] of stores) {
