@@ -6,6 +6,7 @@ import { openTileSums, queryTilesDirect, simulateFleet, TILES, type Tile, type T
 import { num, ratio, sum } from '../../../src/fleet/dashboards/tile-ir.js';
 import { ROLLUP } from '../../../src/fleet/dashboards/tiles.js';
 import { oddEvents } from '../../support/hostile-fleet.js';
+import { RANKED_TEST_TILE } from '../../support/ranked-test-tile.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { compareTileResults } from '../../support/tile-compare.js';
 
@@ -89,20 +90,7 @@ describe('ranked tiles read from the ranking kept at ingest', () => {
 
   it('count the installs above zero as they cross it, leave the ranking and come back', () => {
     store = openCollectorStore(':memory:');
-    const tile: Tile = {
-      id: 'crossing',
-      name: 'Crossing zero',
-      description: 'A ranked tile whose installs cross zero and leave, for the tests.',
-      healthy: 'n/a',
-      chart: 'ranked',
-      unit: 'count',
-      events: ['e'],
-      x: 'install',
-      measures: [{ name: 'v', agg: sum(num('v')) }],
-      having: { nonZero: num('w') },
-      order: { by: 'v', desc: true },
-      keep: { ends: 1 },
-    };
+    const tile: Tile = { ...RANKED_TEST_TILE, having: { nonZero: num('w') } };
     const sums = openTileSums(store.db, [tile]);
     let n = 0;
     const event = (install: string, v: number, w: number) => ({
