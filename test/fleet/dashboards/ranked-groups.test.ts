@@ -93,8 +93,12 @@ describe('ranked tiles read from the ranking kept at ingest', () => {
     const tile: Tile = { ...RANKED_TEST_TILE, having: { nonZero: num('w') } };
     const sums = openTileSums(store.db, [tile]);
     let n = 0;
+    const nextUuid = () => {
+      n += 1;
+      return `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    };
     const event = (install: string, v: number, w: number) => ({
-      uuid: `00000000-0000-4000-8000-${String((n += 1)).padStart(12, '0')}`,
+      uuid: nextUuid(),
       event: 'e',
       distinctId: install,
       timestamp: NOW,
