@@ -17,8 +17,9 @@ const FILL_BATCH = 50_000;
  *   each store (for chdb: through the spool, timed until the store holds every event);
  * - at each size, the same events into both stores in batches of 50 k (events/s of that fill),
  *   then every tile read from what each store keeps at ingest, against each store's plain query
- *   over the raw events and against the other engine, cell by cell; then the time of an insert of
- *   one new event, which brings every tile up to date (on chdb: every tile's rows computed anew).
+ *   over the raw events (timed per tile too) and against the other engine, cell by cell; then the
+ *   time of an insert of one new event, which brings every tile up to date (on chdb: every tile's
+ *   rows computed anew).
  * BENCH_COLLECTOR_SIZES (millions, comma-separated; default 1,10; 0.1 for a quick run),
  * BENCH_COLLECTOR_ENGINES (default sqlite,chdb), BENCH_COLLECTOR_INGEST_EVENTS (default 60000),
  * BENCH_COLLECTOR_PLAIN=0 skips the plain queries (minutes at 10 M),
@@ -166,6 +167,8 @@ async function tilesAt(dir: string, target: number, engines: readonly string[], 
         const t = performance.now();
         const direct = await store.queryTilesPlain();
         figures.plain_all_tiles_ms = Math.round(performance.now() - t);
+        // Each tile's full scan beside its kept read above (per_tile_ms), same run.
+        figures.plain_per_tile_ms = Object.fromEntries(direct.map((r) => [r.tile.id, Math.round(r.ms)]));
         figures.kept_vs_plain = summary(compareTileResults(results, direct));
       }
       // An insert of one new event: the cost of bringing every tile up to date after an insert
