@@ -1,6 +1,6 @@
 import type { Dimension, Tile } from './tile-ir.js';
 import { planTile, quote, renderExpr, tileColumns, type ExprDialect, type TilePlan } from './tile-plan.js';
-import { renderTileQuery, type QueryDialect } from './tile-query.js';
+import { renderMeasuredGroups, renderTileQuery, type QueryDialect } from './tile-query.js';
 
 /**
  * SQL for the local collector's SQLite store (`events(seq, uuid, event, distinct_id, timestamp ms,
@@ -12,6 +12,7 @@ import { renderTileQuery, type QueryDialect } from './tile-query.js';
  * - `query`: one pass over the raw events — the plain compiled SQL, the reference the fast path must match;
  * - `read`: over the tile's table of sums kept at ingest (`table`, created by `createTable`),
  *   so reading costs the same whatever the store's size.
+ * A tile that keeps its ranked ends also has `ranked`: its groups in the tile's order, indexed.
  */
 export interface CompiledSQLite {
   columns: string[];
@@ -21,6 +22,23 @@ export interface CompiledSQLite {
   /** For a tile that counts installs: the (group, leaf, install) pairs already counted, kept beside the sums. */
   seenTable: string | null;
   read: string;
+  ranked: RankedSQLite | null;
+}
+
+/**
+ * A ranked tile's groups in its order, kept beside its sums (ranked-groups.ts): one row per group
+ * its `having` keeps, `v` the value of the measure it is ordered by, indexed in the tile's order
+ * (ties by xk, as `read` ranks them), so the ends and the median are a few index steps away
+ * however many installs there are.
+ */
+export interface RankedSQLite {
+  table: string;
+  createTable: string;
+  /** The tile's order over `v` and `xk`, and the same order reversed. */
+  order: string;
+  reversed: string;
+  /** x, the measures and xk of the groups whose keys are the one parameter, a JSON array: `read`'s arithmetic for only those rows. */
+  rows: string;
 }
 
 export const WEEK_MS = 604_800_000;
@@ -108,6 +126,7 @@ export function compileSQLite(tile: Tile): CompiledSQLite {
   const createSeen = seenTable
     ? `; CREATE TABLE IF NOT EXISTS "${seenTable}" (xk NOT NULL, series TEXT NOT NULL, leaf INTEGER NOT NULL, install TEXT NOT NULL, PRIMARY KEY (xk, series, leaf, install)) WITHOUT ROWID`
     : '';
+  const ranked = tile.keep && tile.order ? rankedSQLite(plan, table, fromTable, dialect) : null;
   return {
     columns: tileColumns(tile),
     query: renderTileQuery(plan, groupsFromEvents(plan), dialect),
@@ -115,5 +134,19 @@ export function compileSQLite(tile: Tile): CompiledSQLite {
     createTable: `CREATE TABLE IF NOT EXISTS "${table}" (xk NOT NULL, series TEXT NOT NULL, ${pairs.join(', ')}, PRIMARY KEY (xk, series)) WITHOUT ROWID${createSeen}`,
     seenTable,
     read: renderTileQuery(plan, fromTable, dialect),
+    ranked,
+  };
+}
+
+function rankedSQLite(plan: TilePlan, table: string, fromTable: string, dialect: QueryDialect): RankedSQLite {
+  const ranked = `${table}_ranked`;
+  const desc = plan.tile.order!.desc ?? false;
+  const order = `v${desc ? ' DESC' : ''}, xk`;
+  return {
+    table: ranked,
+    createTable: `CREATE TABLE IF NOT EXISTS "${ranked}" (xk NOT NULL PRIMARY KEY, v REAL) WITHOUT ROWID; CREATE INDEX IF NOT EXISTS "${ranked}_order" ON "${ranked}" (${order})`,
+    order,
+    reversed: `v${desc ? '' : ' DESC'}, xk DESC`,
+    rows: renderMeasuredGroups(plan, `${fromTable} WHERE xk IN (SELECT value FROM json_each(?))`, dialect),
   };
 }

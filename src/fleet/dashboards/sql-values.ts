@@ -15,3 +15,8 @@ export function addCompensated(acc: CompensatedSum, r: number): void {
   else acc.c += r - t + s;
   acc.s = t;
 }
+
+/** A kept pair's value, as SQLite's sum() finishes (compensatedValue in compile-sqlite.ts): s + c unless c overflowed or is unknown. */
+export function compensatedTotal(sum: CompensatedSum): number {
+  return Math.abs(sum.c) <= Number.MAX_VALUE ? sum.s + sum.c : sum.s;
+}

@@ -55,7 +55,7 @@ export function tileRowsFromGroups(plan: TilePlan, groups: readonly GroupSums[])
   const out = rows.map((r) => {
     const row: TileRow = { x: r.x };
     if (tile.series) row.series = r.series;
-    for (const m of plan.measures) row[m.name] = evaluate(m.agg, r.f, r.t);
+    for (const m of plan.measures) row[m.name] = aggregateValue(m.agg, r.f, r.t);
     return { row, r };
   });
   const order = tile.order;
@@ -103,23 +103,24 @@ function compareValues(x: Value, y: Value, desc: boolean): number {
   return desc ? b - a : a - b;
 }
 
-function evaluate(a: PlannedAggregate, f: readonly Value[], t: readonly Value[]): Value {
+/** A measure over one group's sums (f) and x totals (t), with SQL's arithmetic: NULL propagates, x / 0 is NULL. */
+export function aggregateValue(a: PlannedAggregate, f: readonly Value[], t: readonly Value[]): Value {
   if ('sum' in a) return f[a.sum] ?? null;
   if ('xTotal' in a) return t[a.xTotal] ?? null;
-  if ('ratio' in a) return ratio(evaluate(a.ratio[0], f, t), evaluate(a.ratio[1], f, t));
+  if ('ratio' in a) return ratio(aggregateValue(a.ratio[0], f, t), aggregateValue(a.ratio[1], f, t));
   if ('product' in a) {
-    const [x, y] = [evaluate(a.product[0], f, t), evaluate(a.product[1], f, t)];
+    const [x, y] = [aggregateValue(a.product[0], f, t), aggregateValue(a.product[1], f, t)];
     return x === null || y === null ? null : x * y;
   }
   if ('scale' in a) {
-    const x = evaluate(a.scale[0], f, t);
+    const x = aggregateValue(a.scale[0], f, t);
     return x === null ? null : x * a.scale[1];
   }
   if ('atLeast' in a) {
-    const [of, min] = [evaluate(a.atLeast.of, f, t), evaluate(a.atLeast.min, f, t)];
-    return of !== null && min !== null && of >= min ? evaluate(a.atLeast.value, f, t) : null;
+    const [of, min] = [aggregateValue(a.atLeast.of, f, t), aggregateValue(a.atLeast.min, f, t)];
+    return of !== null && min !== null && of >= min ? aggregateValue(a.atLeast.value, f, t) : null;
   }
-  const counts = a.quantile.buckets.map((b) => evaluate(b.count, f, t));
+  const counts = a.quantile.buckets.map((b) => aggregateValue(b.count, f, t));
   if (counts.some((c) => c === null)) return null;
   const total = (counts as number[]).reduce((n, c) => n + c, 0);
   if (total === 0) return null;

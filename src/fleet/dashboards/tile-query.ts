@@ -23,10 +23,31 @@ const orderKeyOf = (d: QueryDialect) => d.orderKey ?? ((key: string, desc: boole
 
 export function renderTileQuery(plan: TilePlan, groups: string, d: QueryDialect): string {
   const { tile } = plan;
+  const { withKept, select, rows, measured } = queryParts(plan, groups, d);
+  if (tile.keep && tile.order) return keepRankedEnds(plan, withKept, measured, d);
+  const total = tile.series?.total;
+  const tieBreak = total === undefined ? 'xk, series' : `xk, series = ${quote(total)} DESC, series`;
+  const order = tile.order ? `${orderKeyOf(d)(tile.order.by, tile.order.desc ?? false)}, ${tieBreak}` : tieBreak;
+  const limit = tile.limit ?? d.defaultLimit;
+  return [withKept, `SELECT ${select.join(', ')}`, `FROM (${rows})`, `ORDER BY ${order}`, ...(limit ? [`LIMIT ${limit}`] : [])].join('\n');
+}
+
+/**
+ * A ranked tile's rows before the ranking: x, the measures and the group key `xk`, one row per
+ * kept group, in no order — the very text the ranking reads in renderTileQuery, for a store that
+ * ranks the groups in an index of its own and reads only the kept positions' rows.
+ */
+export function renderMeasuredGroups(plan: TilePlan, groups: string, d: QueryDialect): string {
+  if (!plan.tile.keep || !plan.tile.order) throw new Error(`dashboard tile ${plan.tile.id}: only a tile that keeps ranked ends has measured groups`);
+  const { withKept, measured } = queryParts(plan, groups, d);
+  return `${withKept}\n${measured}`;
+}
+
+function queryParts(plan: TilePlan, groups: string, d: QueryDialect) {
+  const { tile } = plan;
   const sums = plan.leaves.map((_, i) => `f${i}`);
   const hasSeries = tile.series !== undefined;
   const nonZero = d.nonZero ?? ((f) => `${f} != 0`);
-  const orderKey = orderKeyOf(d);
   const kept = plan.having === null ? groups : `SELECT * FROM (${groups}) WHERE ${nonZero(`f${plan.having}`)}`;
   // Sums over kept rows name the column by its table (kept.f0): in ClickHouse (and HogQL) a bare
   // f0 next to `sum(f0) AS f0` would read the alias, an aggregate inside an aggregate.
@@ -39,11 +60,7 @@ export function renderTileQuery(plan: TilePlan, groups: string, d: QueryDialect)
       ? perGroup
       : `${perGroup} UNION ALL SELECT xk, ${quote(total)} AS series, ${[...sums.map((f) => `sum(kept.${f}) AS ${f}`), ...totals(false)].join(', ')} FROM kept GROUP BY xk`;
   const select = [`${d.xOut('xk')} AS x`, ...(hasSeries ? ['series'] : []), ...plan.measures.map((m) => `${renderAggregate(m.agg, d)} AS ${m.name}`)];
-  const tieBreak = total === undefined ? 'xk, series' : `xk, series = ${quote(total)} DESC, series`;
-  const order = tile.order ? `${orderKey(tile.order.by, tile.order.desc ?? false)}, ${tieBreak}` : tieBreak;
-  const limit = tile.limit ?? d.defaultLimit;
-  if (tile.keep && tile.order) return keepRankedEnds(plan, `WITH kept AS (${kept})`, `SELECT ${select.join(', ')}, xk FROM (${rows})`, d);
-  return [`WITH kept AS (${kept})`, `SELECT ${select.join(', ')}`, `FROM (${rows})`, `ORDER BY ${order}`, ...(limit ? [`LIMIT ${limit}`] : [])].join('\n');
+  return { withKept: `WITH kept AS (${kept})`, select, rows, measured: `SELECT ${select.join(', ')}, xk FROM (${rows})` };
 }
 
 /**

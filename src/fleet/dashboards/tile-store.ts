@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CollectedEvent } from '../collector/collected-event.js';
 import { compileSQLite, PROPERTY_FUNCTIONS } from './compile-sqlite.js';
 import { propertyText, tileNumber } from './posthog-property.js';
+import { openRankedGroups, RANKED_STATE_DDL, RANKED_STATE_TABLE } from './ranked-groups.js';
 import { addCompensated, type CompensatedSum } from './sql-values.js';
 import { compileTileEvaluator, type GroupValues } from './tile-eval.js';
 import type { Tile } from './tile-ir.js';
@@ -56,6 +57,7 @@ interface Group {
 export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TILES): TileSums {
   registerPropertyFunctions(db);
   db.exec('CREATE TABLE IF NOT EXISTS dashboard_tiles (tile TEXT PRIMARY KEY, definition TEXT NOT NULL, through_seq INTEGER NOT NULL)');
+  db.exec(RANKED_STATE_DDL);
   const state = db.prepare<[string], { definition: string; through_seq: number }>('SELECT definition, through_seq FROM dashboard_tiles WHERE tile = ?');
   const setState = db.prepare(
     'INSERT INTO dashboard_tiles (tile, definition, through_seq) VALUES (?, ?, ?) ON CONFLICT (tile) DO UPDATE SET definition = excluded.definition, through_seq = excluded.through_seq',
@@ -74,12 +76,19 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       evaluate: compileTileEvaluator(plan),
     };
   });
+  const forgetRanking = db.prepare(`DELETE FROM ${RANKED_STATE_TABLE} WHERE tile = ?`);
   db.transaction(() => {
     for (const c of compiled) {
+      // A store from before rankings gets an empty one, with no watermark: it is counted from the sums, not the events.
+      if (c.sql.ranked) db.exec(c.sql.ranked.createTable);
       if (state.get(c.tile.id)?.definition === c.definition) continue;
       db.exec(`DROP TABLE IF EXISTS "${c.sql.table}"`);
       if (c.sql.seenTable) db.exec(`DROP TABLE IF EXISTS "${c.sql.seenTable}"`);
       db.exec(c.sql.createTable);
+      if (c.sql.ranked) {
+        db.exec(`DELETE FROM "${c.sql.ranked.table}"`);
+        forgetRanking.run(c.tile.id);
+      }
       setState.run(c.tile.id, c.definition, 0);
     }
   }).immediate();
@@ -94,6 +103,7 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       readAll: db.prepare(c.sql.read),
       // An installs leaf adds 1 only for the first event of an install in its group: the pairs are rows, so every connection agrees.
       markSeen: c.sql.seenTable ? db.prepare(`INSERT OR IGNORE INTO "${c.sql.seenTable}" (xk, series, leaf, install) VALUES (?, ?, ?, ?)`) : null,
+      ranked: c.sql.ranked ? openRankedGroups(db, c.plan, c.sql.ranked, c.sql.table) : null,
     };
   });
   type TileState = (typeof tilesState)[number];
@@ -114,6 +124,7 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
     knownVersion = version;
     for (const c of groupCache) c.clear();
     throughCache.clear();
+    for (const t of tilesState) t.ranked?.forget();
   };
   const through = (t: TileState) => {
     let at = throughCache.get(t.tile.id);
@@ -126,6 +137,11 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
   const setThrough = (t: TileState, seq: number) => {
     advance.run(seq, t.tile.id);
     throughCache.set(t.tile.id, seq);
+    t.ranked?.advance(seq);
+  };
+  /** Before a tile's sums move on from `seq`: its ranking reflects them too (rebuilt from them if not). */
+  const rankedThrough = (t: TileState, seq: number) => {
+    if (t.ranked && !t.ranked.reflects(seq)) t.ranked.rebuild(seq);
   };
 
   /** Folds events into one tile's sums: each touched group is stepped per event, then written once. */
@@ -153,7 +169,10 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       }
       touched.add(group);
     }
-    for (const g of touched) t.save.run(typeof g.xk === 'number' ? BigInt(g.xk) : g.xk, g.series, ...g.sums.flatMap((sum) => [sum.s, sum.c]));
+    for (const g of touched) {
+      t.save.run(typeof g.xk === 'number' ? BigInt(g.xk) : g.xk, g.series, ...g.sums.flatMap((sum) => [sum.s, sum.c]));
+      t.ranked?.place(g.xk, g.sums);
+    }
   };
 
   const addStored = (events: readonly StoredEvent[], fromSeq: number) => {
@@ -162,6 +181,7 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
     const toSeq = events[events.length - 1]!.seq;
     tilesState.forEach((t, i) => {
       if (through(t) !== fromSeq) return;
+      rankedThrough(t, fromSeq);
       fold(i, events);
       setThrough(t, toSeq);
     });
@@ -192,9 +212,16 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       });
     }
     for (const b of behind) {
+      rankedThrough(b.t, b.through);
       fold(b.index, b.through === from ? events : events.filter((e) => e.seq > b.through));
       setThrough(b.t, to);
     }
+  });
+
+  /** Rankings behind their tile's sums (a store from before them, or an older memtrace wrote since) are counted from the sums. */
+  const rerank = db.transaction(() => {
+    validate();
+    for (const t of tilesState) rankedThrough(t, through(t));
   });
 
   const refresh = (onProgress?: (done: number, total: number) => void): RefreshStats => {
@@ -213,6 +240,14 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
       }
       onProgress?.(at - lowest, pending);
     }
+    if (tilesState.some((t) => t.ranked && !t.ranked.reflects(through(t)))) {
+      try {
+        rerank.immediate();
+      } catch (error) {
+        forget();
+        throw error;
+      }
+    }
     return { pending, ms: performance.now() - started };
   };
 
@@ -222,11 +257,16 @@ export function openTileSums(db: Database.Database, tiles: readonly Tile[] = TIL
     refresh,
     read() {
       refresh();
-      return tilesState.map((t) => {
-        const started = performance.now();
-        const result = finiteCells(t.readAll.all() as TileRow[]);
-        return { tile: t.tile, columns: t.sql.columns, rows: result, ms: performance.now() - started };
-      });
+      // One snapshot for every tile, so a ranking and its sums are read as they were committed together.
+      return db.transaction(() =>
+        tilesState.map((t) => {
+          const started = performance.now();
+          // A ranking another connection left behind since the refresh is not read: the tile is ranked from its sums instead.
+          const ranked = t.ranked?.rows(state.get(t.tile.id)?.through_seq ?? 0) ?? null;
+          const result = finiteCells(ranked ?? (t.readAll.all() as TileRow[]));
+          return { tile: t.tile, columns: t.sql.columns, rows: result, ms: performance.now() - started };
+        }),
+      )();
     },
   };
 }

@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { rankedCounts } from '../../../src/fleet/dashboards/ranked-counts.js';
-import { num, sum, type Tile } from '../../../src/fleet/dashboards/tile-ir.js';
 import { tileRowsFromGroups } from '../../../src/fleet/dashboards/tile-measures.js';
 import { keptPosition, planTile } from '../../../src/fleet/dashboards/tile-plan.js';
+import { RANKED_TEST_TILE } from '../../support/ranked-test-tile.js';
 
-const tile: Tile = {
-  id: 'ranked-test',
-  name: 'Ranked',
-  description: 'A ranked tile that keeps one install at each end and the median.',
-  healthy: 'n/a',
-  chart: 'ranked',
-  unit: 'count',
-  events: ['e'],
-  x: 'install',
-  measures: [{ name: 'v', agg: sum(num('v')) }],
-  order: { by: 'v', desc: true },
-  keep: { ends: 1 },
-};
+const tile = RANKED_TEST_TILE;
 
 const groups = (values: Record<string, number>) => Object.entries(values).map(([x, v]) => ({ x, series: '', sums: [v] }));
 
