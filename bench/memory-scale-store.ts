@@ -160,7 +160,9 @@ function buildScaleStore(file: string, corpus: ScaleCorpus, count: number, log: 
   };
   const pushUp = (project: string, depth: number, node: { id: number; first: number; last: number; n: number; at: number }) => {
     const state = pending.get(project)!;
-    (state.depths[depth] ??= []).push(node);
+    const level = state.depths[depth] ?? [];
+    state.depths[depth] = level;
+    level.push(node);
     if (state.depths[depth]!.length === CONDENSE) {
       const parts = state.depths[depth]!;
       state.depths[depth] = [];
@@ -225,8 +227,8 @@ function buildScaleStore(file: string, corpus: ScaleCorpus, count: number, log: 
         [],
         id,
       );
-      let state = pending.get(project);
-      if (!state) pending.set(project, (state = { ids: [], titles: [], first: id, depths: [] }));
+      const state = pending.get(project) ?? { ids: [], titles: [], first: id, depths: [] };
+      pending.set(project, state);
       state.ids.push(id);
       state.titles.push(item.observation.title);
       if (state.ids.length === LEAF_SIZE) {
