@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SEARCH_TABLE } from '../store/index.js';
+import { SEARCH_RECENT_TABLE, SEARCH_TABLE } from '../store/index.js';
 import { createMemorySearch, MAX_SEARCH_LIMIT, normalizeProject } from './search.js';
 
 /**
@@ -184,7 +184,7 @@ export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResu
     })
     .immediate();
   // Deleted index entries can survive in older index segments until they merge: merge them all now.
-  db.prepare(`INSERT INTO ${SEARCH_TABLE} (${SEARCH_TABLE}) VALUES ('optimize')`).run();
+  for (const table of [SEARCH_TABLE, SEARCH_RECENT_TABLE]) db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
   const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
   return { ...result, checkpointed: checkpoint[0]?.busy === 0 };
 }

@@ -56,7 +56,7 @@ export function characterPairs(run: string): string[] {
 }
 
 /** Any character outside ASCII: text without one has nothing this module rewrites (a test far cheaper than SPACELESS). */
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** True when the text holds anything this module rewrites (a cheap test before the work). */
 function hasSpacelessScript(text: string): boolean {

@@ -15,6 +15,7 @@ import { SEARCH_EVERY_SCRIPT_SCHEMA } from './0900-search-every-script.js';
 import { CHECKOUTS_SCHEMA } from './0901-checkouts.js';
 import { SUBAGENTS_SCHEMA } from './0902-subagents.js';
 import { IMPORT_LEDGER_SCHEMA } from './0903-import-ledger.js';
+import { SEARCH_RECENT_SCHEMA } from './1200-search-recent.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = [
   CHECKOUTS_SCHEMA,
   SUBAGENTS_SCHEMA,
   IMPORT_LEDGER_SCHEMA,
+  SEARCH_RECENT_SCHEMA,
 ];
