@@ -46,7 +46,7 @@ export interface HybridConfig {
   recent: number;
 }
 
-export const DEFAULT_HYBRID: HybridConfig = { cap: 3_000, exactBudget: 4_000, pool: 32, maxPool: 128, recent: 32 };
+export const DEFAULT_HYBRID: HybridConfig = { cap: 2_000, exactBudget: 4_000, pool: 32, maxPool: 128, recent: 32 };
 
 /** What a ranking did, for the bench: which path, and whether the score bound proved the history pool large enough. */
 export interface RankingTrace {
@@ -123,18 +123,19 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
           .sort((a, b) => a.rank - b.rank || b.rowid - a.rowid)
           .slice(0, limit);
 
-      if (recent) score(recent.rank(match, filters, Math.max(config.recent, limit)).map((r) => r.rowid));
-      let pool = Math.max(config.pool, limit * 2);
       const kthOf = (results: Ranked[]) => (results.length === limit ? -results.at(-1)!.rank : 0);
+      if (recent) score(recent.rank(match, filters, Math.max(config.recent, limit)).map((r) => r.rowid));
       let bounded = kthOf(best()) > ceiling;
-      while (selective.length > 0) {
-        const ranked = candidates.rank(selective.map((s) => s.term.match).join(' OR '), filters, pool);
-        score(ranked.map((r) => r.rowid));
-        const kth = kthOf(best());
-        // A row outside the pool ranks at best as the pool's last over the rare phrases, plus all the others can add.
-        bounded = kth > (ranked.length === pool ? -ranked.at(-1)!.rank : 0) + ceiling;
-        if (bounded || ranked.length < pool || pool >= config.maxPool) break;
-        pool = Math.min(config.maxPool, pool * 4);
+      if (selective.length > 0) {
+        // One read of the rare phrases' ranking (its cost is the rows they match, not the limit); scored in growing slices.
+        const ranked = candidates.rank(selective.map((s) => s.term.match).join(' OR '), filters, Math.max(config.maxPool, limit * 2));
+        for (let pool = Math.max(config.pool, limit * 2); ; pool *= 4) {
+          const slice = ranked.slice(0, pool);
+          score(slice.map((r) => r.rowid));
+          // A row outside the slice ranks at best as its last over the rare phrases, plus all the others can add.
+          bounded = kthOf(best()) > (slice.length < ranked.length || ranked.length === config.maxPool ? -slice.at(-1)!.rank : 0) + ceiling;
+          if (bounded || slice.length === ranked.length) break;
+        }
       }
       trace = { path: 'hybrid', common: seen.length - selective.length, candidates: scores.size, bounded };
       return best();
