@@ -46,7 +46,7 @@ export interface ScaleCorpus {
  * The corpus as of this commit (MEMORY_SCALE_CORPUS_AT), not the working tree: a cached store
  * stays valid while the code changes, and before/after figures are taken on the same rows.
  */
-export const CORPUS_AT = process.env.MEMORY_SCALE_CORPUS_AT ?? '44478ae4c2c6aba0c23b178fddd54adbb31d0ef6';
+const CORPUS_AT = process.env.MEMORY_SCALE_CORPUS_AT ?? '44478ae4c2c6aba0c23b178fddd54adbb31d0ef6';
 
 export function scaleCorpus(at: string = CORPUS_AT): ScaleCorpus {
   const items = [...buildCorpus({ at }), ...loadCjkSet().items];
@@ -57,7 +57,7 @@ export function scaleCorpus(at: string = CORPUS_AT): ScaleCorpus {
   return { items, keyOf: (id) => items[(id - 1) % items.length]?.key, fingerprint };
 }
 
-export function cacheDir(): string {
+function cacheDir(): string {
   return process.env.MEMORY_SCALE_CACHE ?? path.join(os.tmpdir(), 'memtrace-memory-scale-cache');
 }
 
