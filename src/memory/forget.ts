@@ -143,6 +143,25 @@ function compactedFrom(db: Database.Database, observationIds: readonly number[])
   return rows.map((r) => r.id);
 }
 
+/** Pages of index one merge step writes: a step is a short transaction (a running worker's hooks wait for none longer). */
+const MERGE_PAGES = 256;
+
+/**
+ * FTS5's 'optimize' (every segment merged into one), done as FTS5's incremental 'merge' with a
+ * negative page count, one short transaction per step: 'optimize' rewrites a million-row index in
+ * one write that held the store's lock for minutes. FTS5 says it is done when a step changes
+ * fewer than two rows.
+ */
+function mergeWhole(db: Database.Database, table: string): void {
+  const merge = db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
+  const total = db.prepare('SELECT total_changes()').pluck();
+  for (;;) {
+    const before = Number(total.get());
+    merge.run(-MERGE_PAGES);
+    if (Number(total.get()) - before < 2) break;
+  }
+}
+
 /** Removes what the plan names, in one transaction, then merges the index and truncates the WAL. */
 export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResult {
   const ids = (kind: ForgetItem['kind']) => JSON.stringify(plan.items.filter((i) => i.kind === kind).map((i) => i.id));
@@ -184,7 +203,7 @@ export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResu
     })
     .immediate();
   // Deleted index entries can survive in older index segments until they merge: merge them all now.
-  for (const table of [SEARCH_TABLE, SEARCH_RECENT_TABLE]) db.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
+  for (const table of [SEARCH_TABLE, SEARCH_RECENT_TABLE]) mergeWhole(db, table);
   const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
   return { ...result, checkpointed: checkpoint[0]?.busy === 0 };
 }
