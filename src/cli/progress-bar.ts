@@ -35,3 +35,35 @@ export function createProgressBar(out: { write(chunk: string): unknown }, option
     },
   };
 }
+
+/** Whether the command's stderr is a terminal (a bar there is read; in a log or a pipe it is noise). */
+export function stderrIsTerminal(io: { stderr: unknown }): boolean {
+  return (io.stderr as { isTTY?: boolean }).isTTY === true;
+}
+
+/** A one-line progress bar on a terminal by items done of a known total, redrawn at most every 100 ms. */
+export function createCountBar(out: { write(chunk: string): unknown }, options: { total: number; unit: string; now(): number; width?: number }) {
+  const width = options.width ?? 30;
+  let done = 0;
+  let drawnAt = Number.NEGATIVE_INFINITY;
+  const draw = (force: boolean) => {
+    const t = options.now();
+    if (!force && t - drawnAt < 100) return;
+    drawnAt = t;
+    const share = options.total > 0 ? Math.min(1, done / options.total) : 1;
+    const filled = Math.round(share * width);
+    out.write(
+      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(share * 100)).padStart(3)}%  ${done}/${options.total} ${options.unit} `,
+    );
+  };
+  return {
+    tick() {
+      done += 1;
+      draw(done === options.total);
+    },
+    done() {
+      draw(true);
+      out.write('\n');
+    },
+  };
+}
