@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SEARCH_RECENT_TABLE, SEARCH_TABLE } from '../store/index.js';
+import { SEARCH_RECENT_TABLE, SEARCH_TABLE, type Rest } from '../store/index.js';
 import { createMemorySearch, MAX_SEARCH_LIMIT, normalizeProject } from './search.js';
 
 /**
@@ -152,18 +152,26 @@ const MERGE_PAGES = 256;
  * one write that held the store's lock for minutes. FTS5 says it is done when a step changes
  * fewer than two rows.
  */
-function mergeWhole(db: Database.Database, table: string): void {
+async function mergeWhole(db: Database.Database, table: string, deps: ForgetDeps): Promise<void> {
   const merge = db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
   const total = db.prepare('SELECT total_changes()').pluck();
   for (;;) {
     const before = Number(total.get());
+    const started = deps.elapsedMs();
     merge.run(-MERGE_PAGES);
+    await deps.rest(deps.elapsedMs() - started);
     if (Number(total.get()) - before < 2) break;
   }
 }
 
+/** What forget needs besides the store: a clock for how long each step held the lock, and the rest between steps. */
+export interface ForgetDeps {
+  elapsedMs(): number;
+  rest: Rest;
+}
+
 /** Removes what the plan names, in one transaction, then merges the index and truncates the WAL. */
-export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResult {
+export async function applyForget(db: Database.Database, plan: ForgetPlan, deps: ForgetDeps): Promise<ForgetResult> {
   const ids = (kind: ForgetItem['kind']) => JSON.stringify(plan.items.filter((i) => i.kind === kind).map((i) => i.id));
   const sessions = JSON.stringify(plan.sessions);
   const compacted = JSON.stringify(plan.compactedSummaries);
@@ -203,7 +211,10 @@ export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResu
     })
     .immediate();
   // Deleted index entries can survive in older index segments until they merge: merge them all now.
-  for (const table of [SEARCH_TABLE, SEARCH_RECENT_TABLE]) mergeWhole(db, table);
+  for (const table of [SEARCH_TABLE, SEARCH_RECENT_TABLE]) await mergeWhole(db, table, deps);
+  // The merge wrote the index anew into the WAL. A truncating checkpoint holds the write lock while
+  // it copies: copy it first with a passive one (which never blocks writers), so little is left.
+  db.pragma('wal_checkpoint(PASSIVE)');
   const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
   return { ...result, checkpointed: checkpoint[0]?.busy === 0 };
 }

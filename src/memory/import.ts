@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.js';
+import { NO_REST, type Rest, type Store } from '../store/index.js';
 import { checkLine } from './portable-record.js';
 
 /**
@@ -14,6 +14,8 @@ export interface ImportDeps {
   nowMs: number;
   /** A monotonic clock (ms) that bounds each transaction; performance.now by default. */
   elapsedMs?: () => number;
+  /** Between transactions (a running worker's turn at the lock); none by default. */
+  rest?: Rest;
 }
 
 export interface ImportProblem {
@@ -112,9 +114,12 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     for (let i = from; i < batch.length && (i === from || elapsed() - started < TRANSACTION_MS); i += 1) outcomes.push([batch[i]![0], storeLine(batch[i]![1])]);
     return outcomes;
   });
-  const commit = (batch: Array<[number, string]>) => {
+  const rest = deps.rest ?? NO_REST;
+  const commit = async (batch: Array<[number, string]>) => {
     for (let from = 0; from < batch.length; ) {
+      const started = elapsed();
       const outcomes = storeSome.immediate(batch, from);
+      await rest(elapsed() - started);
       from += outcomes.length;
       for (const [lineNo, outcome] of outcomes) {
         if (outcome === 'imported') report.imported += 1;
@@ -135,10 +140,10 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     }
     batch.push([lineNo, text]);
     if (batch.length >= BATCH) {
-      commit(batch);
+      await commit(batch);
       batch = [];
     }
   }
-  if (batch.length > 0) commit(batch);
+  if (batch.length > 0) await commit(batch);
   return report;
 }

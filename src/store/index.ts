@@ -79,6 +79,7 @@ export { toStoredSummary } from './summaries.js';
 export { SEARCH_RECENT_TABLE, SEARCH_TABLE } from './search-index.js';
 export { expandedTerms, observationDocument, summaryDocument } from './search-text.js';
 export { createSearchStats } from './search-stats.js';
+export { NO_REST, restBesideWorker, type Rest } from './write-pacing.js';
 export { createSearchScratch, type ScratchDoc } from './search-scratch.js';
 export type { StoredSummary } from './summaries.js';
 export type { ToolEventRow } from './tool-events.js';

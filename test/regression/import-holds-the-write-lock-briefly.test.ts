@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { importJsonl, TRANSACTION_MS } from '../../src/memory/import.js';
-import { openStore } from '../../src/store/index.js';
+import { openStore, restBesideWorker } from '../../src/store/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 async function* lines(count: number) {
@@ -56,6 +56,28 @@ describe('import and the write lock', () => {
       expect(reader.prepare('SELECT count(*) FROM observations').pluck().get()).toBe(1200);
     } finally {
       reader.close();
+      store.close();
+      temp.cleanup();
+    }
+  });
+
+  it('rests after each transaction as long as it held the lock when a worker shares the store, and not at all without one', async () => {
+    const temp = makeTempDir('memtrace-import-rest-');
+    const store = openStore(path.join(temp.dir, 'memtrace.db'));
+    let clock = 0;
+    const slept: number[] = [];
+    try {
+      await importJsonl(store, lines(30), {
+        nowMs: 0,
+        elapsedMs: () => (clock += 8),
+        rest: restBesideWorker(true, async (ms) => void slept.push(ms)),
+      });
+      expect(slept.length).toBeGreaterThan(1);
+      for (const ms of slept) expect(ms).toBeGreaterThanOrEqual(8);
+      const none: number[] = [];
+      await restBesideWorker(false, async (ms) => void none.push(ms))(50);
+      expect(none).toEqual([]);
+    } finally {
       store.close();
       temp.cleanup();
     }
