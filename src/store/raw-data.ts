@@ -72,9 +72,13 @@ export function createRawData(db: Database.Database) {
         autoVacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none',
       };
     },
-    /** Returns free pages to the file system (the file shrinks at the next checkpoint); a no-op without incremental auto-vacuum. */
-    vacuumFreePages(): void {
-      db.exec('PRAGMA incremental_vacuum');
+    /**
+     * Returns up to `pages` free pages to the file system (the file shrinks at the next checkpoint);
+     * a no-op without incremental auto-vacuum. Each call is one write: moving thousands of pages at
+     * once held the store's lock for seconds, so callers go in steps.
+     */
+    vacuumFreePages(pages: number): void {
+      db.pragma(`incremental_vacuum(${Math.max(1, Math.trunc(pages))})`);
     },
   };
 }
