@@ -21,7 +21,8 @@ import { COLUMN_WEIGHTS, createSearchCandidates, type CandidateFilters, type Ran
  * ("hook", "worker") reads hundreds of thousands of postings, whatever the limit. So:
  * 1. How common each phrase is comes from its exact word among the newest rows, at most `cap`
  *    of them (a streamed read that stops there). Under `cap` the count is exact; at `cap` the
- *    phrase is common, and its share of the newest rows estimates how many rows hold it.
+ *    phrase is common, and its share of recent memory (counted in the small recent index)
+ *    estimates how many rows of the whole index hold it.
  * 2. No common phrase, and the rare ones within `exactBudget` rows together: FTS5 ranks the
  *    whole query over the whole index, as before, so results are exactly the old engine's.
  * 3. Otherwise two pools of candidates: the best rows of all history by the rare phrases alone
@@ -63,6 +64,7 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
   const scratch = createSearchScratch(db);
   const hasRecent = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(SEARCH_RECENT_TABLE) !== undefined;
   const recent = hasRecent ? createSearchCandidates(db, SEARCH_RECENT_TABLE) : null;
+  const recentStats = hasRecent ? createSearchStats(db, SEARCH_RECENT_TABLE) : null;
   const observations = db.prepare('SELECT * FROM observations WHERE id IN (SELECT value FROM json_each(?))');
   const summaries = db.prepare(
     'SELECT id, request, investigated, learned, completed, next_steps, notes FROM summaries WHERE id IN (SELECT value FROM json_each(?))',
@@ -101,7 +103,12 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
         trace = { path: 'exact', common: 0, candidates: 0, bounded: true };
         return candidates.rank(match, filters, limit);
       }
-      const idfs = seen.map((s) => idf(totals.rows, s.common ? s.rows : candidates.count(s.term.match)));
+      // A common phrase's rows: its share of recent memory (the whole phrase, prefix and all, counted
+      // in the small recent index) across the whole index; without one, its share of the newest rows.
+      const recentRows = recentStats?.totals().rows ?? 0;
+      const commonRows = (s: (typeof seen)[number]) =>
+        recent && recentRows > 0 ? Math.min(totals.rows, Math.round((recent.count(s.term.match) * totals.rows) / recentRows)) : s.rows;
+      const idfs = seen.map((s) => idf(totals.rows, s.common ? commonRows(s) : candidates.count(s.term.match)));
       // The most the phrases outside the rare expression can add to any row.
       const ceiling = seen.reduce((sum, s, i) => sum + (selective.includes(s) ? 0 : phraseCeiling(idfs[i]!)), 0);
 

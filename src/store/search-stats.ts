@@ -31,10 +31,10 @@ export function readVarints(bytes: Uint8Array): number[] {
   return out;
 }
 
-export function createSearchStats(db: Database.Database) {
-  const averages = db.prepare(`SELECT block FROM ${SEARCH_TABLE}_data WHERE id = 1`).pluck();
-  const maxRowid = db.prepare(`SELECT max(id) FROM ${SEARCH_TABLE}_docsize`).pluck();
-  const docsize = db.prepare(`SELECT id, sz FROM ${SEARCH_TABLE}_docsize WHERE id IN (SELECT value FROM json_each(?))`).raw();
+export function createSearchStats(db: Database.Database, table: string = SEARCH_TABLE) {
+  const averages = db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck();
+  const maxRowid = db.prepare(`SELECT max(id) FROM ${table}_docsize`).pluck();
+  const docsize = db.prepare(`SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`).raw();
   return {
     totals(): IndexTotals {
       const block = averages.get() as Uint8Array | undefined;
