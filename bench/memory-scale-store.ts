@@ -157,7 +157,7 @@ function buildScaleStore(file: string, corpus: ScaleCorpus, count: number, log: 
         source.run(id, ordinal, null, p.id);
         condensedInto.run(id, p.id);
       });
-    } else ids.forEach((o, ordinal) => source.run(id, ordinal, o, null));
+    } else for (const [ordinal, o] of ids.entries()) source.run(id, ordinal, o, null);
     return { id, first, last, n, at };
   };
   const pushUp = (project: string, depth: number, node: { id: number; first: number; last: number; n: number; at: number }) => {

@@ -177,9 +177,17 @@ describe('the size budget on a real file', () => {
     await runRetentionPass(
       { rawRetentionDays: 30, maxDbBytes: 1024 * MB, batch: 100 },
       {
-        raw: { ...raw, vacuumFreePages: (pages: number) => (steps.push(pages), raw.vacuumFreePages(pages)) },
+        raw: {
+          ...raw,
+          vacuumFreePages: (pages: number) => {
+            steps.push(pages);
+            raw.vacuumFreePages(pages);
+          },
+        },
         pruneSpool: () => 0,
-        pause: async () => void (pauses += 1),
+        pause: async () => {
+          pauses += 1;
+        },
       },
       T0 + 40 * DAY_MS,
     );
