@@ -204,6 +204,7 @@ export async function pathFigures(input: PathsInput): Promise<Record<string, unk
   } finally {
     await worker.stop();
   }
+  if (process.env.MEMORY_SCALE_IMPORT === '0') return out;
   const importDir = path.join(scratch, 'import-data');
   fs.mkdirSync(importDir, { recursive: true, mode: 0o700 });
   const importWorker = await startWorker(importDir);

@@ -23,6 +23,7 @@
  *   MEMORY_SCALE_BEFORE     0: skip the engine before issue 36 (a few minutes at 1M)
  *   MEMORY_SCALE_PATHS      0: search only
  *   MEMORY_SCALE_MCP        0: no MCP figures
+ *   MEMORY_SCALE_IMPORT     0: every path but import (the slowest at 1M)
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -193,11 +193,10 @@ export async function applyForget(db: Database.Database, plan: ForgetPlan, deps:
       rawEvents += db.prepare(`DELETE FROM tool_events WHERE queue_id ${inList}`).run(sources).changes;
       // Compacted history: children of a removed summary are on top again, to be condensed anew.
       db.prepare(`UPDATE memory_summaries SET condensed_into = NULL WHERE condensed_into ${inList} AND id NOT ${inList}`).run(compacted, compacted);
-      db.prepare(`DELETE FROM summary_sources WHERE summary_id ${inList} OR source_summary_id ${inList} OR observation_id ${inList}`).run(
-        compacted,
-        compacted,
-        observations,
-      );
+      // One statement per column, each through its own index (one OR of the three read the whole table).
+      db.prepare(`DELETE FROM summary_sources WHERE summary_id ${inList}`).run(compacted);
+      db.prepare(`DELETE FROM summary_sources WHERE source_summary_id ${inList}`).run(compacted);
+      db.prepare(`DELETE FROM summary_sources WHERE observation_id ${inList}`).run(observations);
       const compactedSummaries = db.prepare(`DELETE FROM memory_summaries WHERE id ${inList}`).run(compacted).changes;
       const removedObservations = db.prepare(`DELETE FROM observations WHERE id ${inList}`).run(observations).changes;
       const removedSummaries = db.prepare(`DELETE FROM summaries WHERE id ${inList}`).run(summaries).changes;
