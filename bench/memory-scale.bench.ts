@@ -22,6 +22,7 @@
  *   MEMORY_SCALE_CORPUS_AT  the commit whose history and files make the corpus (see memory-scale-store.ts)
  *   MEMORY_SCALE_BEFORE     0: skip the engine before issue 36 (a few minutes at 1M)
  *   MEMORY_SCALE_PATHS      0: search only
+ *   MEMORY_SCALE_SEARCH     0: no search in process (the other paths only)
  *   MEMORY_SCALE_MCP        0: no MCP figures
  *   MEMORY_SCALE_IMPORT     0: every path but import (the slowest at 1M)
  */
@@ -140,22 +141,24 @@ async function atSize(corpus: ScaleCorpus, qs: readonly Question[], size: number
     const file = copyStore(cached.file, dataDir);
     const out: Record<string, unknown> = { observations: size, build_s: cached.buildS ?? 'cached', upgrade: upgradeFigure(file) };
     out.size = storeSize(file);
-    log(`memory-scale: ${size} search…`);
-    const store = openStore(file);
-    try {
-      const search = createMemorySearch(store.db);
-      const rank = (q: string) => search.search(q).map((h) => (h.kind === 'observation' ? h.id : -h.id));
-      out.search = measure(qs, corpus, rank, () => search.lastTrace()?.path);
-      if (on('MEMORY_SCALE_BEFORE')) {
-        const candidates = createSearchCandidates(store.db);
-        const before = (q: string) => {
-          const query = buildSearchQuery(q);
-          return query.ok ? candidates.rank(query.match, { project: null, type: null, sinceMs: null }, 10).map((r) => r.rowid) : [];
-        };
-        out.search_before_issue_36 = measure(qs, corpus, before);
+    if (on('MEMORY_SCALE_SEARCH')) {
+      const store = openStore(file);
+      try {
+        log(`memory-scale: ${size} search…`);
+        const search = createMemorySearch(store.db);
+        const rank = (q: string) => search.search(q).map((h) => (h.kind === 'observation' ? h.id : -h.id));
+        out.search = measure(qs, corpus, rank, () => search.lastTrace()?.path);
+        if (on('MEMORY_SCALE_BEFORE')) {
+          const candidates = createSearchCandidates(store.db);
+          const before = (q: string) => {
+            const query = buildSearchQuery(q);
+            return query.ok ? candidates.rank(query.match, { project: null, type: null, sinceMs: null }, 10).map((r) => r.rowid) : [];
+          };
+          out.search_before_issue_36 = measure(qs, corpus, before);
+        }
+      } finally {
+        store.close();
       }
-    } finally {
-      store.close();
     }
     if (on('MEMORY_SCALE_MCP')) out.mcp_search_call = await mcpSearch(dataDir, qs);
     if (on('MEMORY_SCALE_PATHS')) {
@@ -165,6 +168,7 @@ async function atSize(corpus: ScaleCorpus, qs: readonly Question[], size: number
         scratch: temp.dir,
         projects: Array.from({ length: PROJECTS }, (_, i) => `/work/project-${i}`),
         forgetMatch: 'Packaging test',
+        forgetBefore: '2025-03-01',
         sampleSession: 'scale-0-0',
         sampleObservation: 1,
       });
