@@ -167,9 +167,8 @@ export interface PathsInput {
   dataDir: string;
   scratch: string;
   projects: readonly string[];
+  /** Fewer than 1,000 items in a project at every size (forget refuses a --match of more, whatever else narrows it). */
   forgetMatch: string;
-  /** An ISO date: forget refuses a --match of 1,000 items or more, which the whole project holds at 1M. */
-  forgetBefore: string;
   sampleSession: string;
   sampleObservation: number;
 }
@@ -191,8 +190,7 @@ export async function pathFigures(input: PathsInput): Promise<Record<string, unk
       return { process_ms: ms, file_mb: +mb.toFixed(1), mb_per_s: +(mb / (ms / 1000)).toFixed(1) };
     });
     out.forget_match = await during(dataDir, async () => {
-      const args = ['forget', '--match', input.forgetMatch, '--project', input.projects[0]!, '--before', input.forgetBefore, '--yes'];
-      const { ms, stdout } = await memtrace(args, dataDir);
+      const { ms, stdout } = await memtrace(['forget', '--match', input.forgetMatch, '--project', input.projects[0]!, '--yes'], dataDir);
       return { process_ms: ms, said: stdout.trim().split('\n').slice(-2) };
     });
     out.retention = await during(dataDir, async () => {

@@ -167,8 +167,7 @@ async function atSize(corpus: ScaleCorpus, qs: readonly Question[], size: number
         dataDir,
         scratch: temp.dir,
         projects: Array.from({ length: PROJECTS }, (_, i) => `/work/project-${i}`),
-        forgetMatch: 'Packaging test',
-        forgetBefore: '2025-03-01',
+        forgetMatch: 'release packaging',
         sampleSession: 'scale-0-0',
         sampleObservation: 1,
       });
