@@ -177,7 +177,17 @@ export interface PathsInput {
 export async function pathFigures(input: PathsInput): Promise<Record<string, unknown>> {
   const { dataDir, scratch } = input;
   const file = path.join(dataDir, 'memtrace.db');
-  const out: Record<string, unknown> = {};
+  // Each figure also goes to stderr as it is taken: a run stopped midway (a 1M pass is long) keeps what it measured.
+  const out = new Proxy<Record<string, unknown>>(
+    {},
+    {
+      set(figures, key, value) {
+        process.stderr.write(`memory-scale: ${String(key)} ${JSON.stringify(value)}\n`);
+        figures[String(key)] = value;
+        return true;
+      },
+    },
+  );
   out.viewer = await viewerFigures(file, input.sampleSession, input.sampleObservation);
   const worker = await startWorker(dataDir);
   try {
