@@ -34,7 +34,7 @@ interface CjkItem {
   concepts: string[];
   files: string[];
 }
-interface CjkQuestion {
+export interface CjkQuestion {
   q: string;
   target: string;
   lang: string;
@@ -43,7 +43,7 @@ interface CjkQuestion {
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-function loadCjkSet(): { items: CorpusItem[]; questions: CjkQuestion[]; langOf: Map<string, string> } {
+export function loadCjkSet(): { items: CorpusItem[]; questions: CjkQuestion[]; langOf: Map<string, string> } {
   const data = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench', 'data', 'memory-cjk.json'), 'utf8')) as { items: CjkItem[]; questions: CjkQuestion[] };
   const items = data.items.map(
     (item, i): CorpusItem => ({

@@ -49,8 +49,32 @@ function splitSubject(subject: string): { title: string; rest: string } {
   return { title: subject, rest: '' };
 }
 
-function commitItems(): CorpusItem[] {
-  const log = execFileSync('git', ['log', '--no-merges', '--format=%x1e%h%x1f%ct%x1f%s%x1f%b', '--name-only'], {
+/** Where the corpus's files are read: the working tree, or one commit of the repository. */
+interface Source {
+  at: string | null;
+  list(dir: string): string[];
+  read(file: string): string;
+}
+
+function workingTree(): Source {
+  return {
+    at: null,
+    list: (dir) => (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).map((f) => `${dir}/${f}`),
+    read: (file) => fs.readFileSync(path.join(ROOT, file), 'utf8'),
+  };
+}
+
+function commitTree(at: string): Source {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return {
+    at,
+    list: (dir) => git('ls-tree', '-r', '--name-only', at, '--', `${dir}/`).split('\n').filter(Boolean),
+    read: (file) => git('show', `${at}:${file}`),
+  };
+}
+
+function commitItems(source: Source): CorpusItem[] {
+  const log = execFileSync('git', ['log', '--no-merges', '--format=%x1e%h%x1f%ct%x1f%s%x1f%b', '--name-only', ...(source.at ? [source.at] : [])], {
     cwd: ROOT,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -104,12 +128,14 @@ function headerComment(text: string): string | null {
     .trim();
 }
 
-function sourceItems(): CorpusItem[] {
-  const files = (fs.readdirSync(path.join(ROOT, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort();
+function sourceItems(source: Source): CorpusItem[] {
+  const files = source
+    .list('src')
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
   const items: CorpusItem[] = [];
-  files.forEach((relative, i) => {
-    const file = `src/${relative}`;
-    const comment = headerComment(fs.readFileSync(path.join(ROOT, file), 'utf8'));
+  files.forEach((file, i) => {
+    const comment = headerComment(source.read(file));
     if (!comment || comment.length < 40) return;
     const first = comment.split(/(?<=[.:])\s/)[0]!.slice(0, 120);
     items.push({
@@ -130,14 +156,15 @@ function sourceItems(): CorpusItem[] {
   return items;
 }
 
-function docItems(): CorpusItem[] {
-  const docs = fs
-    .readdirSync(path.join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
+function docItems(source: Source): CorpusItem[] {
+  const docs = source
+    .list('docs')
+    .map((f) => f.slice('docs/'.length))
+    .filter((f) => f.endsWith('.md') && !f.includes('/'))
     .sort();
   const items: CorpusItem[] = [];
   for (const doc of docs) {
-    const text = fs.readFileSync(path.join(ROOT, 'docs', doc), 'utf8');
+    const text = source.read(`docs/${doc}`);
     for (const section of text.split(/\n(?=## )/)) {
       const heading = /^#{1,2} (.+)$/m.exec(section)?.[1]?.trim();
       if (!heading) continue;
@@ -162,8 +189,10 @@ function docItems(): CorpusItem[] {
   return items;
 }
 
-export function buildCorpus(): CorpusItem[] {
-  return [...commitItems(), ...sourceItems(), ...docItems()];
+/** `at`: a commit, to read the history and files as they were then (a corpus that does not move as the tree changes). */
+export function buildCorpus(options: { at?: string } = {}): CorpusItem[] {
+  const source = options.at ? commitTree(options.at) : workingTree();
+  return [...commitItems(source), ...sourceItems(source), ...docItems(source)];
 }
 
 export function loadQuestions(): Question[] {

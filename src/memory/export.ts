@@ -44,10 +44,21 @@ function* exportRows(
 /** Takes one chunk of an export; resolves when the chunk may be released (a file stream drained). */
 export type ExportSink = (chunk: string) => Promise<void>;
 
-export async function writeJsonl(db: Database.Database, filter: ExportFilter, sink: ExportSink): Promise<ExportCounts> {
+/** How many rows an export with this filter holds (for a progress bar). */
+export function exportSize(db: Database.Database, filter: ExportFilter = {}): number {
+  const project = filter.project ? normalizeProject(filter.project) : null;
+  const where = `(@project IS NULL OR project = @project OR project = @project || '/') AND (@session IS NULL OR session_id = @session)`;
+  const params = { project, session: filter.sessionId ?? null };
+  const count = (table: string) => Number(db.prepare(`SELECT count(*) FROM ${table} WHERE ${where}`).pluck().get(params));
+  return count('observations') + count('summaries');
+}
+
+/** `onRow`: called after each row is written (a progress bar). */
+export async function writeJsonl(db: Database.Database, filter: ExportFilter, sink: ExportSink, onRow?: () => void): Promise<ExportCounts> {
   const counts: ExportCounts = { observations: 0, summaries: 0, bytes: 0 };
   let buffer = '';
   for (const item of exportRows(db, filter)) {
+    onRow?.();
     buffer += `${JSON.stringify(item.kind === 'observation' ? observationLine(item.row) : summaryLine(item.row))}\n`;
     if (item.kind === 'observation') counts.observations += 1;
     else counts.summaries += 1;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SEARCH_TABLE } from '../store/index.js';
+import { SEARCH_RECENT_TABLE, SEARCH_TABLE, type Rest } from '../store/index.js';
 import { createMemorySearch, MAX_SEARCH_LIMIT, normalizeProject } from './search.js';
 
 /**
@@ -143,8 +143,35 @@ function compactedFrom(db: Database.Database, observationIds: readonly number[])
   return rows.map((r) => r.id);
 }
 
+/** Pages of index one merge step writes: a step is a short transaction (a running worker's hooks wait for none longer). */
+const MERGE_PAGES = 256;
+
+/**
+ * FTS5's 'optimize' (every segment merged into one), done as FTS5's incremental 'merge' with a
+ * negative page count, one short transaction per step: 'optimize' rewrites a million-row index in
+ * one write that held the store's lock for minutes. FTS5 says it is done when a step changes
+ * fewer than two rows.
+ */
+async function mergeWhole(db: Database.Database, table: string, deps: ForgetDeps): Promise<void> {
+  const merge = db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`);
+  const total = db.prepare('SELECT total_changes()').pluck();
+  for (;;) {
+    const before = Number(total.get());
+    const started = deps.elapsedMs();
+    merge.run(-MERGE_PAGES);
+    await deps.rest(deps.elapsedMs() - started);
+    if (Number(total.get()) - before < 2) break;
+  }
+}
+
+/** What forget needs besides the store: a clock for how long each step held the lock, and the rest between steps. */
+export interface ForgetDeps {
+  elapsedMs(): number;
+  rest: Rest;
+}
+
 /** Removes what the plan names, in one transaction, then merges the index and truncates the WAL. */
-export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResult {
+export async function applyForget(db: Database.Database, plan: ForgetPlan, deps: ForgetDeps): Promise<ForgetResult> {
   const ids = (kind: ForgetItem['kind']) => JSON.stringify(plan.items.filter((i) => i.kind === kind).map((i) => i.id));
   const sessions = JSON.stringify(plan.sessions);
   const compacted = JSON.stringify(plan.compactedSummaries);
@@ -166,11 +193,10 @@ export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResu
       rawEvents += db.prepare(`DELETE FROM tool_events WHERE queue_id ${inList}`).run(sources).changes;
       // Compacted history: children of a removed summary are on top again, to be condensed anew.
       db.prepare(`UPDATE memory_summaries SET condensed_into = NULL WHERE condensed_into ${inList} AND id NOT ${inList}`).run(compacted, compacted);
-      db.prepare(`DELETE FROM summary_sources WHERE summary_id ${inList} OR source_summary_id ${inList} OR observation_id ${inList}`).run(
-        compacted,
-        compacted,
-        observations,
-      );
+      // One statement per column, each through its own index (one OR of the three read the whole table).
+      db.prepare(`DELETE FROM summary_sources WHERE summary_id ${inList}`).run(compacted);
+      db.prepare(`DELETE FROM summary_sources WHERE source_summary_id ${inList}`).run(compacted);
+      db.prepare(`DELETE FROM summary_sources WHERE observation_id ${inList}`).run(observations);
       const compactedSummaries = db.prepare(`DELETE FROM memory_summaries WHERE id ${inList}`).run(compacted).changes;
       const removedObservations = db.prepare(`DELETE FROM observations WHERE id ${inList}`).run(observations).changes;
       const removedSummaries = db.prepare(`DELETE FROM summaries WHERE id ${inList}`).run(summaries).changes;
@@ -184,7 +210,10 @@ export function applyForget(db: Database.Database, plan: ForgetPlan): ForgetResu
     })
     .immediate();
   // Deleted index entries can survive in older index segments until they merge: merge them all now.
-  db.prepare(`INSERT INTO ${SEARCH_TABLE} (${SEARCH_TABLE}) VALUES ('optimize')`).run();
+  for (const table of [SEARCH_TABLE, SEARCH_RECENT_TABLE]) await mergeWhole(db, table, deps);
+  // The merge wrote the index anew into the WAL. A truncating checkpoint holds the write lock while
+  // it copies: copy it first with a passive one (which never blocks writers), so little is left.
+  db.pragma('wal_checkpoint(PASSIVE)');
   const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
   return { ...result, checkpointed: checkpoint[0]?.busy === 0 };
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.js';
+import { NO_REST, type Rest, type Store } from '../store/index.js';
 import { checkLine } from './portable-record.js';
 
 /**
@@ -12,6 +12,10 @@ export interface ImportDeps {
   /** Applied to every free-text value of a line before it is stored; identity by default. */
   sanitize?: (text: string) => string;
   nowMs: number;
+  /** A monotonic clock (ms) that bounds each transaction; performance.now by default. */
+  elapsedMs?: () => number;
+  /** Between transactions (a running worker's turn at the lock); none by default. */
+  rest?: Rest;
 }
 
 export interface ImportProblem {
@@ -30,8 +34,13 @@ export interface ImportReport {
 const MAX_PROBLEMS = 20;
 /** A line longer than this is refused unread (an export line is far smaller). */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
-/** Lines per transaction: fast, and a failure midway keeps what was committed before it. */
+/** Lines read ahead at most; they are stored in transactions of at most TRANSACTION_MS each. */
 const BATCH = 500;
+/**
+ * How long one transaction may hold the store's write lock: a running worker's hooks wait for it
+ * (docs/memory.md#export-and-import). A failure midway keeps what was committed before it.
+ */
+export const TRANSACTION_MS = 20;
 
 const IMPORT_PROVENANCE = { sourceMessageIds: [] as number[], provider: 'import', model: null, promptVersion: 'import' };
 
@@ -97,13 +106,27 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     ensureSession.run(line.session_id, line.project, createdAtMs, deps.nowMs, createdAtMs);
     return 'imported';
   };
-  // Counts are taken only once the batch committed, so a failed batch is not reported as stored.
-  const storeBatch = db.transaction((batch: Array<[number, string]>) => batch.map(([lineNo, text]) => [lineNo, storeLine(text)] as const));
-  const commit = (batch: Array<[number, string]>) => {
-    for (const [lineNo, outcome] of storeBatch.immediate(batch)) {
-      if (outcome === 'imported') report.imported += 1;
-      else if (outcome === 'skipped') report.skipped += 1;
-      else invalid(lineNo, outcome.invalid);
+  const elapsed = deps.elapsedMs ?? (() => performance.now());
+  // From `from`, as many lines as fit in TRANSACTION_MS (at least one). Counts are taken only once
+  // the transaction committed, so a failed one is not reported as stored.
+  const storeSome = db.transaction((batch: Array<[number, string]>, from: number) => {
+    const started = elapsed();
+    const outcomes: Array<readonly [number, ReturnType<typeof storeLine>]> = [];
+    for (let i = from; i < batch.length && (i === from || elapsed() - started < TRANSACTION_MS); i += 1) outcomes.push([batch[i]![0], storeLine(batch[i]![1])]);
+    return outcomes;
+  });
+  const rest = deps.rest ?? NO_REST;
+  const commit = async (batch: Array<[number, string]>) => {
+    for (let from = 0; from < batch.length; ) {
+      const started = elapsed();
+      const outcomes = storeSome.immediate(batch, from);
+      await rest(elapsed() - started);
+      from += outcomes.length;
+      for (const [lineNo, outcome] of outcomes) {
+        if (outcome === 'imported') report.imported += 1;
+        else if (outcome === 'skipped') report.skipped += 1;
+        else invalid(lineNo, outcome.invalid);
+      }
     }
   };
 
@@ -118,10 +141,10 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     }
     batch.push([lineNo, text]);
     if (batch.length >= BATCH) {
-      commit(batch);
+      await commit(batch);
       batch = [];
     }
   }
-  if (batch.length > 0) commit(batch);
+  if (batch.length > 0) await commit(batch);
   return report;
 }

@@ -4,7 +4,7 @@ export { createAccessRecorder, createCounterFold, type CounterFold } from './acc
 export { buildSearchQuery } from './query.js';
 export { createMemorySearch, DEFAULT_SEARCH_LIMIT, EmptyQueryError, type SearchHit } from './search.js';
 export { createTimeline, MAX_NEIGHBOURS, type Timeline, type TimelineItem } from './timeline.js';
-export { streamSink, writeJsonl, type ExportCounts, type ExportFilter, type ExportSink } from './export.js';
+export { exportSize, streamSink, writeJsonl, type ExportCounts, type ExportFilter, type ExportSink } from './export.js';
 export { projectFileName, projectsOf, writeProjectMarkdown } from './export-markdown.js';
 export { importJsonl, type ImportDeps } from './import.js';
 export { applyForget, ForgetRefusedError, planForget, type ForgetPlan } from './forget.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { WorkerConfig } from '../config.js';
-import { preparePrivateDataDir } from '../data-dir/index.js';
-import { openStore, sqliteDriver, type Store } from '../store/index.js';
+import { preparePrivateDataDir, runningWorker } from '../data-dir/index.js';
+import { openStore, restBesideWorker, sqliteDriver, type Rest, type Store } from '../store/index.js';
 import type { MemoryAccessSink } from './access-counters.js';
 import { createAccessRecorder } from './access-recorder.js';
 import { withMemorySpans } from './access-spans.js';
@@ -11,6 +11,8 @@ export interface MemoryStore {
   store: Store;
   config: WorkerConfig;
   access: MemoryAccessSink;
+  /** What a bulk writer does between its short transactions: rest, when a worker shares the store (src/store/write-pacing.ts). */
+  rest: Rest;
   close(): void;
 }
 
@@ -28,5 +30,6 @@ export function openMemoryStore(config: WorkerConfig, env: Record<string, string
   preparePrivateDataDir(config.dataDir);
   const store = openStore(config.dbFile);
   const access = withMemorySpans(createAccessRecorder({ dataDir: config.dataDir, env }, { db: store.db }), env);
-  return { store, config, access, close: () => store.close() };
+  const rest = restBesideWorker(runningWorker(config.dataDir) !== null, (ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  return { store, config, access, rest, close: () => store.close() };
 }

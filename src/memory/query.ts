@@ -13,7 +13,16 @@ import { DEFAULT_SCRIPT_STRATEGY, queryParts, type ScriptStrategy } from '../sto
  * without spaces (`認証`, `中间件`) is the phrase of the units the index stores for it
  * (src/store/spaceless-scripts.ts), and a word mixing scripts (`JWT認証`) searches each part.
  */
-export type SearchQuery = { ok: true; match: string; words: string[] } | { ok: false; reason: string };
+export type SearchQuery = { ok: true; match: string; words: string[]; terms: QueryTerm[] } | { ok: false; reason: string };
+
+/** One phrase of the match expression: its text as the index tokenizes it, and whether it also matches longer index terms. */
+export interface QueryTerm {
+  /** The FTS5 phrase as written in `match` (`"word" *`). */
+  match: string;
+  /** The text inside the quotes. */
+  text: string;
+  prefix: boolean;
+}
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 /** Enough words for any real question; a pasted page is cut here. */
@@ -32,7 +41,7 @@ const STOPWORDS = new Set(
 );
 
 /** One term of the query: a word (prefix-matched when long enough) or a phrase of index units. */
-type Term = { word: string; match: string };
+type Term = { word: string; match: string; text: string; prefix: boolean };
 
 /** `every`: a row must hold every word (AND), for choosing what to forget rather than ranking what to read. */
 export function buildSearchQuery(text: string, options: { every?: boolean; strategy?: ScriptStrategy } = {}): SearchQuery {
@@ -42,11 +51,17 @@ export function buildSearchQuery(text: string, options: { every?: boolean; strat
   const add = (term: Term) => {
     if (!terms.some((t) => t.match === term.match)) terms.push(term);
   };
-  const addWord = (word: string) => add({ word, match: `"${word}"${word.length >= PREFIX_MIN_LENGTH ? ' *' : ''}` });
+  const addWord = (word: string) => {
+    const prefix = word.length >= PREFIX_MIN_LENGTH;
+    add({ word, match: `"${word}"${prefix ? ' *' : ''}`, text: word, prefix });
+  };
   for (const token of raw) {
     for (const part of queryParts(token, options.strategy ?? DEFAULT_SCRIPT_STRATEGY)) {
       if (part.kind === 'run') {
-        for (const phrase of part.phrases) add({ word: phrase.text, match: `"${phrase.units.join(' ')}"${phrase.single ? ' *' : ''}` });
+        for (const phrase of part.phrases) {
+          const text = phrase.units.join(' ');
+          add({ word: phrase.text, match: `"${text}"${phrase.single ? ' *' : ''}`, text, prefix: phrase.single });
+        }
         continue;
       }
       addWord(part.text.toLowerCase());
@@ -55,5 +70,10 @@ export function buildSearchQuery(text: string, options: { every?: boolean; strat
   }
   const content = terms.filter((t) => !STOPWORDS.has(t.word));
   const kept = (content.length > 0 ? content : terms).slice(0, MAX_WORDS);
-  return { ok: true, match: kept.map((t) => t.match).join(options.every ? ' AND ' : ' OR '), words: kept.map((t) => t.word) };
+  return {
+    ok: true,
+    match: kept.map((t) => t.match).join(options.every ? ' AND ' : ' OR '),
+    words: kept.map((t) => t.word),
+    terms: kept.map(({ match, text, prefix }) => ({ match, text, prefix })),
+  };
 }

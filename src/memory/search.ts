@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { ObservationType } from '../vocabulary/observation.js';
-import { SEARCH_TABLE } from '../store/index.js';
 import { buildSearchQuery } from './query.js';
+import { createSearchCandidates } from './search-candidates.js';
+import { createHybridRanking, DEFAULT_HYBRID, type HybridConfig, type RankingTrace } from './search-hybrid.js';
 import { makeSnippet } from './snippet.js';
 
 /** `search --json`'s result shape (docs/interfaces.md#memtrace-search); a higher score is better. */
@@ -33,12 +34,7 @@ export interface SearchFilters {
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 1000;
-
-/**
- * bm25 column weights, in SEARCH_COLUMNS order (title, subtitle, narrative, facts, concepts,
- * files, terms). Tuned on the tune split of bench/memory.bench.ts.
- */
-export const COLUMN_WEIGHTS = [10, 3, 1, 2, 2, 4, 1] as const;
+export { COLUMN_WEIGHTS } from './search-candidates.js';
 
 /** A query with no words: the caller reports it (the CLI exits 2). */
 export class EmptyQueryError extends Error {
@@ -54,58 +50,33 @@ export function normalizeProject(project: string): string {
   return trimmed === '' && project !== '' ? '/' : trimmed;
 }
 
-type Ranked = { rowid: number; rank: number };
 type Row = Record<string, unknown> & { id: number };
 
 /**
- * Ranked full-text search over one store's observations and summaries. Ranking reads the index
- * alone and returns rowids; only the results' rows are read afterwards. (Carrying each match's
- * row through the sort made a search on a 100k store about 2.5 times slower.) A filter by
- * project, type or date needs a row per match: those searches join the tables, id and rank only.
+ * Ranked full-text search over one store's observations and summaries: the same engine for the
+ * CLI, the MCP server and the viewer. Ranking reads the index alone and returns rowids; only the
+ * results' rows are read afterwards. A question of common words in a large store is ranked by
+ * src/memory/search-hybrid.ts, which never reads a common word's whole doclist; every other
+ * search (and `everyWord`, forget's --match) is ranked by FTS5's bm25 over the whole query.
  */
-export function createMemorySearch(db: Database.Database) {
-  const T = SEARCH_TABLE;
-  const bm25 = `bm25(${T}, ${COLUMN_WEIGHTS.join(', ')})`;
-  const kinds = { any: '', observation: `AND ${T}.rowid > 0`, summary: `AND ${T}.rowid < 0` } as const;
-  const unfiltered = Object.fromEntries(
-    Object.entries(kinds).map(([kind, only]) => [
-      kind,
-      db.prepare(`SELECT rowid, ${bm25} AS rank FROM ${T} WHERE ${T} MATCH @match ${only} ORDER BY rank, rowid DESC LIMIT @limit`),
-    ]),
-  ) as Record<keyof typeof kinds, Database.Statement>;
-  const where = (alias: string) =>
-    `(@project IS NULL OR ${alias}.project = @project OR ${alias}.project = @project || '/') AND (@since IS NULL OR ${alias}.created_at >= @since)`;
-  // CROSS JOIN keeps the index as the outer loop: the match decides which rows are read.
-  const filteredObservations = db.prepare(`
-    SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} CROSS JOIN observations o ON o.id = ${T}.rowid
-    WHERE ${T} MATCH @match AND ${T}.rowid > 0 AND ${where('o')} AND (@type IS NULL OR o.type = @type) ORDER BY rank, rowid DESC LIMIT @limit`);
-  const filteredSummaries = db.prepare(`
-    SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} CROSS JOIN summaries s ON s.id = -${T}.rowid
-    WHERE ${T} MATCH @match AND ${T}.rowid < 0 AND ${where('s')} ORDER BY rank, rowid DESC LIMIT @limit`);
+export function createMemorySearch(db: Database.Database, config: HybridConfig = DEFAULT_HYBRID) {
+  const candidates = createSearchCandidates(db);
+  const hybrid = createHybridRanking(db, candidates, config);
   const observation = db.prepare('SELECT id, session_id, project, type, title, subtitle, narrative, facts, created_at, origin FROM observations WHERE id = ?');
   const summary = db.prepare(
     'SELECT id, session_id, project, request, investigated, learned, completed, next_steps, notes, created_at, origin FROM summaries WHERE id = ?',
   );
 
   return {
+    /** How the last search was ranked (for the bench). */
+    lastTrace: (): RankingTrace | null => hybrid.lastTrace(),
     /** Best first. Throws EmptyQueryError when the text has no word to search for. */
     search(text: string, options: SearchFilters = {}): SearchHit[] {
       const query = buildSearchQuery(text, { every: options.everyWord === true });
       if (!query.ok) throw new EmptyQueryError(query.reason);
       const limit = Math.min(Math.max(1, options.limit ?? DEFAULT_SEARCH_LIMIT), MAX_SEARCH_LIMIT);
-      const type = options.type ?? null;
-      const project = options.project ? normalizeProject(options.project) : null;
-      const since = options.sinceMs ?? null;
-      let ranked: Ranked[];
-      if (project === null && since === null && (type === null || type === 'summary')) {
-        ranked = unfiltered[type === 'summary' ? 'summary' : 'any'].all({ match: query.match, limit }) as Ranked[];
-      } else {
-        const params = { match: query.match, project, since, limit };
-        const observations = type === 'summary' ? [] : (filteredObservations.all({ ...params, type }) as Ranked[]);
-        const summaries = type === null || type === 'summary' ? (filteredSummaries.all(params) as Ranked[]) : [];
-        // One index, so ranks of both kinds are on the same scale.
-        ranked = [...observations, ...summaries].sort((a, b) => a.rank - b.rank || b.rowid - a.rowid).slice(0, limit);
-      }
+      const filters = { type: options.type ?? null, project: options.project ? normalizeProject(options.project) : null, sinceMs: options.sinceMs ?? null };
+      const ranked = options.everyWord ? candidates.rank(query.match, filters, limit) : hybrid.rank(query.match, query.terms, filters, limit);
       return ranked.flatMap(({ rowid, rank }) => {
         if (rowid > 0) {
           const r = observation.get(rowid) as Row | undefined;

@@ -53,7 +53,7 @@ export async function pullNew(deps: PullDeps, state: ShareProjectState): Promise
     const rows = await pullBatch(deps.client, state.remoteProject, cursor, batch);
     for (let i = 0; i < rows.length; i += chunkSize) {
       const chunk = rows.slice(i, i + chunkSize);
-      const result = apply(chunk);
+      const result = await apply(chunk);
       outcome.pulled += result.pulled;
       outcome.removedByOwner += result.removedByOwner;
       outcome.refused += result.refused;
@@ -66,6 +66,12 @@ export async function pullNew(deps: PullDeps, state: ShareProjectState): Promise
   }
 }
 
+/**
+ * A withdrawal's index merge runs in steps: between them the event loop (the worker's hooks) and
+ * any other writer get their turn, as long as the step held the lock (store/write-pacing.ts).
+ */
+const restAsLongAsHeld = (heldMs: number) => new Promise<void>((resume) => setTimeout(resume, Math.max(1, Math.ceil(heldMs))));
+
 function createApplier(deps: PullDeps, state: ShareProjectState) {
   const { db } = deps.store;
   const known = db.prepare('SELECT local_id, owner, kind FROM share_pulled WHERE uid = ?');
@@ -77,7 +83,7 @@ function createApplier(deps: PullDeps, state: ShareProjectState) {
   );
 
   /** Withdrawals first, each in forget's own transaction; a repeat finds nothing left to remove. */
-  const withdraw = (rows: IncomingRow[]): number => {
+  const withdraw = async (rows: IncomingRow[]): Promise<number> => {
     const observations: number[] = [];
     const summaries: number[] = [];
     for (const row of rows) {
@@ -89,7 +95,7 @@ function createApplier(deps: PullDeps, state: ShareProjectState) {
     if (observations.length + summaries.length === 0) return 0;
     const plan: ForgetPlan = planForget(db, { observationIds: observations });
     for (const id of summaries) plan.items.push({ kind: 'summary', id, title: '', session_id: '', project: state.project, created_at: '' });
-    const result = applyForget(db, plan);
+    const result = await applyForget(db, plan, { elapsedMs: () => performance.now(), rest: restAsLongAsHeld });
     return result.observations + result.summaries;
   };
 
@@ -129,9 +135,9 @@ function createApplier(deps: PullDeps, state: ShareProjectState) {
     deps.ledger.count(state.project, { pulled: out.pulled, refused: out.refused, removedByOwner: out.removedByOwner });
   });
 
-  return (rows: IncomingRow[]): PullOutcome => {
+  return async (rows: IncomingRow[]): Promise<PullOutcome> => {
     const theirs = rows.filter((r) => r.machine !== deps.machine);
-    const out: PullOutcome = { pulled: 0, refused: 0, lagsMs: [], removedByOwner: withdraw(theirs.filter((r) => r.kind === 'withdrawn')) };
+    const out: PullOutcome = { pulled: 0, refused: 0, lagsMs: [], removedByOwner: await withdraw(theirs.filter((r) => r.kind === 'withdrawn')) };
     store.immediate(
       theirs.filter((r) => r.kind !== 'withdrawn'),
       rows.at(-1)!,

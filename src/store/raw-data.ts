@@ -23,7 +23,10 @@ export interface StoreSize {
 
 export type RawData = ReturnType<typeof createRawData>;
 
-const NO_QUEUE_FOR_SESSION = (alias: string) => `NOT EXISTS (SELECT 1 FROM queue q WHERE q.session_id = ${alias}.session_id)`;
+// Every queue row is pending or claimed; naming both lets the lookup use queue_due (status, session_id, …)
+// instead of reading the whole queue once per row (a queue of 60,000 unobserved events made a pass take minutes).
+const NO_QUEUE_FOR_SESSION = (alias: string) =>
+  `NOT EXISTS (SELECT 1 FROM queue q WHERE q.status IN ('pending', 'claimed') AND q.session_id = ${alias}.session_id)`;
 
 export function createRawData(db: Database.Database) {
   const toolEvents = db.prepare(`
@@ -72,9 +75,13 @@ export function createRawData(db: Database.Database) {
         autoVacuum: mode === 2 ? 'incremental' : mode === 1 ? 'full' : 'none',
       };
     },
-    /** Returns free pages to the file system (the file shrinks at the next checkpoint); a no-op without incremental auto-vacuum. */
-    vacuumFreePages(): void {
-      db.exec('PRAGMA incremental_vacuum');
+    /**
+     * Returns up to `pages` free pages to the file system (the file shrinks at the next checkpoint);
+     * a no-op without incremental auto-vacuum. Each call is one write: moving thousands of pages at
+     * once held the store's lock for seconds, so callers go in steps.
+     */
+    vacuumFreePages(pages: number): void {
+      db.pragma(`incremental_vacuum(${Math.max(1, Math.trunc(pages))})`);
     },
   };
 }

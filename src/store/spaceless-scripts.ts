@@ -55,9 +55,12 @@ export function characterPairs(run: string): string[] {
   return pairs;
 }
 
+/** Any character outside ASCII: text without one has nothing this module rewrites (a test far cheaper than SPACELESS). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /** True when the text holds anything this module rewrites (a cheap test before the work). */
 function hasSpacelessScript(text: string): boolean {
-  return SPACELESS.test(text);
+  return NON_ASCII.test(text) && SPACELESS.test(text);
 }
 
 /** Full-width letters and half-width kana folded to their usual forms (`ＪＷＴ` → `JWT`, `ﾐﾄﾞﾙ` → `ミドル`). */

@@ -64,6 +64,15 @@ describe('memtrace export / import', () => {
     return out;
   };
 
+  it('shows its progress on a terminal, and prints no bar where stderr is not one', async () => {
+    const tty = captureIO({ env: { MEMTRACE_DATA_DIR: source, MEMTRACE_TELEMETRY: '0', HOME: temp.dir }, cwd: temp.dir });
+    (tty.io.stderr as { isTTY?: boolean }).isTTY = true;
+    expect(await main(['export', '--out', 'bar.jsonl'], tty.io)).toBe(0);
+    expect(tty.stderr()).toMatch(/\[#{30}\] 100% {2}7\/7 rows \n$/);
+    const piped = await cli(source, ['export', '--out', 'quiet.jsonl']);
+    expect(piped.stderr).toBe('');
+  });
+
   it('round-trips exactly: export, import into an empty data dir, export again gives the same bytes and the same rows', async () => {
     const first = await cli(source, ['export', '--out', 'one.jsonl']);
     expect(first.code, first.stderr).toBe(0);

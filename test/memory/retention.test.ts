@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DAY_MS, startRetention, type RetentionReport } from '../../src/memory/retention.js';
+import { DAY_MS, runRetentionPass, startRetention, type RetentionReport } from '../../src/memory/retention.js';
 import { createRawData, enableIncrementalVacuum, MIGRATIONS, openStore, runMigrations, type Store } from '../../src/store/index.js';
 import { keepUnreadable, listSpool, pruneSpool, spoolCall } from '../../src/data-dir/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -161,6 +161,41 @@ describe('the size budget on a real file', () => {
     const after = fileSize(store.db, file);
     expect(after).toBeLessThanOrEqual(3 * MB);
     expect(after).toBeLessThan(before / 2);
+    store.close();
+  });
+
+  it('hands freed pages back in short steps with a pause between them, until none is left', async () => {
+    temp = makeTempDir();
+    const file = path.join(temp.dir, 'memtrace.db');
+    const store = openStore(file);
+    for (let i = 0; i < 1_500; i += 1) processed(store, observe(store, `s${i % 50}`, T0 + i, 2_000), T0 + DAY_MS);
+    // Prompts of 5 kB: enough freed pages for several steps.
+    for (let i = 0; i < 400; i += 1) store.sessions.init({ sessionId: `p${i}`, prompt: `${i} ${'p'.repeat(5_000)}`, promptId: `p${i}`, nowMs: T0 });
+    const raw = createRawData(store.db);
+    const steps: number[] = [];
+    let pauses = 0;
+    await runRetentionPass(
+      { rawRetentionDays: 30, maxDbBytes: 1024 * MB, batch: 100 },
+      {
+        raw: {
+          ...raw,
+          vacuumFreePages: (pages: number) => {
+            steps.push(pages);
+            raw.vacuumFreePages(pages);
+          },
+        },
+        pruneSpool: () => 0,
+        pause: async () => {
+          pauses += 1;
+        },
+      },
+      T0 + 40 * DAY_MS,
+    );
+    expect(count(store, 'tool_events')).toBe(0);
+    expect(steps.length).toBeGreaterThan(1);
+    expect(Math.max(...steps)).toBeLessThanOrEqual(256);
+    expect(pauses).toBeGreaterThanOrEqual(steps.length);
+    expect(raw.size().freePages).toBe(0);
     store.close();
   });
 

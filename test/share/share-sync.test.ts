@@ -4,6 +4,10 @@ import { classifyShareFailure } from '../../src/share/failure.js';
 import { makeMachine, REMOTE_PROJECT, type Machine } from '../support/share-machines.js';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { NO_REST } from '../../src/store/index.js';
+
+/** Forget as the CLI runs it with no worker: no rests between the index merge's steps. */
+const NO_PACING = { elapsedMs: () => performance.now(), rest: NO_REST };
 
 let server: PostgresServer;
 const temp = makeTempDir('memtrace-share-sync-');
@@ -84,7 +88,7 @@ describe('sharing one project between machines through a real Postgres', () => {
     await laptop.sync();
     await bob.sync();
     expect(titles(bob)).toContain('wrong theory about the cache <alice@laptop>');
-    applyForget(laptop.store.db, planForget(laptop.store.db, { observationIds: [id] }));
+    await applyForget(laptop.store.db, planForget(laptop.store.db, { observationIds: [id] }), NO_PACING);
     expect(await laptop.sync()).toMatchObject({ withdrawn: 1 });
     expect(await bob.sync()).toMatchObject({ removedByOwner: 1 });
     expect(titles(bob)).not.toContain('wrong theory about the cache <alice@laptop>');
@@ -94,7 +98,7 @@ describe('sharing one project between machines through a real Postgres', () => {
 
   it("hides a teammate's record forgotten here on this machine only, and never pulls it again", async () => {
     const pulled = bob.store.db.prepare("SELECT id FROM observations WHERE title = 'cart rounding bug'").get() as { id: number };
-    applyForget(bob.store.db, planForget(bob.store.db, { observationIds: [pulled.id] }));
+    await applyForget(bob.store.db, planForget(bob.store.db, { observationIds: [pulled.id] }), NO_PACING);
     expect(await bob.sync()).toMatchObject({ withdrawn: 0, pulled: 0 });
     expect(titles(laptop)).toContain('cart rounding bug <here>');
     expect(await server.dumpDatabase('team')).toContain('cart rounding bug');

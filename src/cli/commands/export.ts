@@ -4,6 +4,7 @@ import { finished } from 'node:stream/promises';
 import { EXIT_OK, parseCommandArgs, UsageError, type CliIO, type Command } from '../command.js';
 import { makePrivateDir, openPrivateFile } from '../../data-dir/index.js';
 import {
+  exportSize,
   projectFileName,
   projectsOf,
   resolveProjectArgument,
@@ -15,12 +16,15 @@ import {
   type ExportSink,
 } from '../../memory/index.js';
 import { openMemoryStore } from '../memory-store.js';
+import { createCountBar, stderrIsTerminal } from '../progress-bar.js';
 
 const USAGE = `usage: memtrace export [--format jsonl|markdown] [--project P] [--session S] [--out PATH]
 
 Writes the stored memory as portable files. jsonl (the default) holds one observation or session
 summary per line and reads back with 'memtrace import' exactly; markdown is one readable document
 per project. Without --out the export goes to stdout. Files are created readable by you only (0600).
+The export is streamed (a store of any size, a page of rows at a time); on a terminal a jsonl
+export shows its progress on stderr.
 
 options:
   --format F      jsonl (default) or markdown
@@ -80,8 +84,13 @@ async function toFile(file: string, write: (sink: ExportSink) => Promise<ExportC
 }
 
 async function exportJsonl(db: Parameters<typeof writeJsonl>[0] | null, filter: ExportFilter, out: string | null, io: CliIO): Promise<ExportCounts> {
-  const write = (sink: ExportSink) => (db ? writeJsonl(db, filter, sink) : Promise.resolve(EMPTY));
-  return out === null ? write(stdoutSink(io)) : toFile(out, write);
+  const bar = db && stderrIsTerminal(io) ? createCountBar(io.stderr, { total: exportSize(db, filter), unit: 'rows', now: () => Date.now() }) : null;
+  const write = (sink: ExportSink) => (db ? writeJsonl(db, filter, sink, bar ? () => bar.tick() : undefined) : Promise.resolve(EMPTY));
+  try {
+    return await (out === null ? write(stdoutSink(io)) : toFile(out, write));
+  } finally {
+    bar?.done();
+  }
 }
 
 async function exportMarkdown(db: Parameters<typeof writeJsonl>[0] | null, filter: ExportFilter, out: string | null, io: CliIO): Promise<ExportCounts> {

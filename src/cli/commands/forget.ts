@@ -93,7 +93,7 @@ export const forgetCommand: Command = {
         }
       }
       const started = performance.now();
-      const result = applyForget(memory.store.db, plan);
+      const result = await applyForget(memory.store.db, plan, { elapsedMs: () => performance.now(), rest: memory.rest });
       memory.access.record('cli', { kind: 'forget', items: result.observations + result.summaries, durationMs: performance.now() - started }, Date.now());
       io.stdout.write(
         `forgot ${result.observations} observation(s) and ${result.summaries} session summary(ies)` +

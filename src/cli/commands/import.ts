@@ -69,7 +69,7 @@ export function createImportCommand(makeSanitize: () => { sanitize: ImportDeps['
         const lines = readline.createInterface({ input, crlfDelay: Infinity });
         const { sanitize, counts: redactions } = makeSanitize();
         const started = performance.now();
-        const report = await importJsonl(memory.store, lines, { sanitize, nowMs: Date.now() });
+        const report = await importJsonl(memory.store, lines, { sanitize, nowMs: Date.now(), rest: memory.rest });
         memory.access.record(
           'cli',
           { kind: 'import', imported: report.imported, invalid: report.invalid, durationMs: performance.now() - started },

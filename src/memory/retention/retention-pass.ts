@@ -37,7 +37,10 @@ export interface RetentionReport {
 }
 
 export const DAY_MS = 86_400_000;
-export const DEFAULT_RETENTION_BATCH = 500;
+/** Rows of each kind per transaction (a session's written files go with it): a few ms each at a million observations. */
+export const DEFAULT_RETENTION_BATCH = 100;
+/** Free pages handed back per step. */
+const VACUUM_STEP_PAGES = 256;
 
 function retentionCutoff(nowMs: number, days: number): number {
   return nowMs - days * DAY_MS;
@@ -60,6 +63,16 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
     const s = raw.size();
     return (s.pageCount - s.freePages) * s.pageSize;
   };
+  const vacuum = async () => {
+    if (raw.size().autoVacuum !== 'incremental') return;
+    for (let free = raw.size().freePages; free > 0; ) {
+      raw.vacuumFreePages(VACUUM_STEP_PAGES);
+      await deps.pause();
+      const left = raw.size().freePages;
+      if (left >= free) break;
+      free = left;
+    }
+  };
 
   for (;;) {
     const batch = raw.pruneProcessed(cutoffAt, config.batch);
@@ -68,7 +81,7 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
     await deps.pause();
   }
   removed.spoolFiles = deps.pruneSpool(cutoffAt);
-  raw.vacuumFreePages();
+  await vacuum();
 
   let removedForBudget = 0;
   // Over budget: processed raw data of any age, oldest first, then messages not yet observed.
@@ -76,7 +89,7 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
     const n = add(raw.pruneProcessed(Number.MAX_SAFE_INTEGER, config.batch));
     if (n === 0) break;
     removedForBudget += n;
-    raw.vacuumFreePages();
+    await vacuum();
     await deps.pause();
   }
   while (used() > config.maxDbBytes) {
@@ -84,7 +97,7 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
     if (n === 0) break;
     removed.unprocessedDropped += n;
     removedForBudget += n;
-    raw.vacuumFreePages();
+    await vacuum();
     await deps.pause();
   }
   const after = raw.size();

@@ -16,6 +16,8 @@ import { CHECKOUTS_SCHEMA } from './0901-checkouts.js';
 import { SUBAGENTS_SCHEMA } from './0902-subagents.js';
 import { IMPORT_LEDGER_SCHEMA } from './0903-import-ledger.js';
 import { SHARE_SCHEMA } from './1000-share.js';
+import { SEARCH_RECENT_SCHEMA } from './1200-search-recent.js';
+import { RECENT_ORDERS_SCHEMA } from './1201-recent-orders.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -39,4 +41,6 @@ export const MIGRATIONS: readonly Migration[] = [
   SUBAGENTS_SCHEMA,
   IMPORT_LEDGER_SCHEMA,
   SHARE_SCHEMA,
+  SEARCH_RECENT_SCHEMA,
+  RECENT_ORDERS_SCHEMA,
 ];
