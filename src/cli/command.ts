@@ -84,7 +84,8 @@ export function commandGroup(name: string, summary: string, subcommands: Command
       }
       const sub = subcommands.find((c) => c.name === first);
       if (!sub) throw new UsageError(`unknown command '${name} ${first}'`);
-      return runCommand(sub, rest, io);
+      // Its errors name the whole command the user typed (`memtrace share add: …`).
+      return runCommand({ ...sub, name: `${name} ${sub.name}` }, rest, io);
     },
   };
 }

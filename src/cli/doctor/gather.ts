@@ -3,11 +3,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { dataDirFromEnv, loadWorkerConfig } from '../../config.js';
-import { listSpool, readWorkerInfo, runningWorker, SOCKET_PATH_LIMIT, WORKER_SOCKET, type WorkerInfo } from '../../data-dir/index.js';
+import { listSpool, readStartState, readWorkerInfo, runningWorker, startProblemLine, SOCKET_PATH_LIMIT, WORKER_SOCKET, type WorkerInfo } from '../../data-dir/index.js';
 import { findPackageRoot, HOOK_FORWARDER, NATIVE_FORWARDER_SOURCE, nativeForwarderName } from '../../install/index.js';
 import { chooseObserver } from '../../providers/select.js';
 import { findOnPath } from '../../providers/cli/which.js';
 import { observerEnvSet } from '../../providers/observer-env.js';
+import { projectShareStatus, readShareStatus } from '../../share/index.js';
 import { inspectStore, SqliteDriverError } from '../../store/index.js';
 import { readTelemetryConfig } from '../../telemetry/config-file.js';
 import { resolveConsent } from '../../telemetry/consent.js';
@@ -54,7 +55,17 @@ export async function gatherSnapshot(io: CliIO, nowMs: number): Promise<DoctorSn
     inProcess: gatherInProcess(io.env, home),
     observer: { here: 'error' in chosen ? { error: chosen.error } : { line: chosen.choice.describe() }, envHere: observerEnvSet(io.env) },
     telemetry: consent,
+    sharing: sharingOf(dataDir, dbFile, nowMs),
+    startProblem: worker === null ? safe(() => startProblemLine(readStartState(dataDir), dataDir, nowMs), null) : null,
   };
+}
+
+function sharingOf(dataDir: string, dbFile: string, nowMs: number): DoctorSnapshot['sharing'] {
+  try {
+    return readShareStatus(dataDir, dbFile).map((state) => projectShareStatus(state, nowMs));
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 function safe<T>(fn: () => T, fallback: T): T {

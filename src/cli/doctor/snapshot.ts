@@ -32,6 +32,10 @@ export interface DoctorSnapshot {
   inProcess: InProcessFileSnapshot[];
   observer: ObserverSnapshot;
   telemetry: { enabled: boolean; decidedBy: string; reason: string; configError: string | null };
+  /** Each shared project's one line (docs/sharing.md), as `share list` says it; empty when none is shared. */
+  sharing: Array<{ status: 'ok' | 'warn' | 'fail'; line: string }> | { error: string };
+  /** With no worker running: why its last start failed and when hooks try again (DATA_DIR/worker-start.json). */
+  startProblem: string | null;
 }
 
 /** What the store's own read-only inspection found (src/store/inspect.ts). */

@@ -4,7 +4,9 @@ import { checkBudget } from '../../../src/cli/doctor/checks/budget.js';
 import { checkForwarder } from '../../../src/cli/doctor/checks/forwarder.js';
 import { checkHooks } from '../../../src/cli/doctor/checks/hooks.js';
 import { checkObserver } from '../../../src/cli/doctor/checks/observer.js';
+import { checkSharing } from '../../../src/cli/doctor/checks/sharing.js';
 import { checkSpool } from '../../../src/cli/doctor/checks/spool.js';
+import { checkWorkerStart } from '../../../src/cli/doctor/checks/start.js';
 import { checkStore } from '../../../src/cli/doctor/checks/store.js';
 import { checkVersions } from '../../../src/cli/doctor/checks/versions.js';
 import { checkWorker } from '../../../src/cli/doctor/checks/worker.js';
@@ -79,6 +81,8 @@ function healthy(): DoctorSnapshot {
     ],
     observer: { here: { line: 'observer: claude-code (haiku) — …' }, envHere: [] },
     telemetry: { enabled: false, decidedBy: 'MEMTRACE_TELEMETRY', reason: 'MEMTRACE_TELEMETRY=0', configError: null },
+    sharing: [],
+    startProblem: null,
   };
 }
 
@@ -106,6 +110,7 @@ describe('memtrace doctor’s checks', () => {
       'store_size:ok',
       'spool:ok',
       'telemetry:ok',
+      'sharing:ok',
     ]);
     expect(doctorExitCode(findings)).toBe(0);
   });
@@ -299,5 +304,31 @@ describe('memtrace doctor’s checks', () => {
       'spool:warn:3 hook event(s) wait in the spool for a worker, the oldest 10 min old',
       'spool_unreadable:warn:1 spooled event(s) could not be read and were set aside',
     ]);
+  });
+
+  it('say how each shared project stands, and fail one whose database refuses, naming the step', () => {
+    const s = healthy();
+    expect(checkSharing(s)).toEqual([expect.objectContaining({ check: 'sharing', status: 'ok' })]);
+    s.sharing = [
+      { status: 'ok', line: 'shop (postgresql://alice@db/team): synced 3 s ago; pushed 2, pulled 5, nothing waiting' },
+      { status: 'fail', line: 'api (postgresql://alice@db/team): cannot sync since 2 h ago (auth: password authentication failed)' },
+    ];
+    const found = checkSharing(s);
+    expect(found.map((f) => f.status)).toEqual(['ok', 'fail']);
+    expect(found[1]!.fix).toContain('memtrace share sync');
+    expect(doctorExitCode(found)).toBe(1);
+    s.sharing = { error: 'database disk image is malformed' };
+    expect(checkSharing(s)[0]).toMatchObject({ status: 'warn', detail: expect.stringContaining('malformed') });
+  });
+
+  it('fail a worker that cannot start with the reason its last start left, only while none runs', () => {
+    const s = healthy();
+    s.startProblem = "memtrace's worker (0.3.0) cannot start: the store is damaged. To fix: memtrace repair. Hook events are kept meanwhile and stored once it runs.";
+    expect(checkWorkerStart(s)).toEqual([]);
+    s.worker = null;
+    s.health = null;
+    expect(checkWorkerStart(s)[0]).toMatchObject({ check: 'worker_start', status: 'fail', detail: expect.stringContaining('the store is damaged') });
+    s.startProblem = null;
+    expect(checkWorkerStart(s)[0]).toMatchObject({ status: 'ok' });
   });
 });
