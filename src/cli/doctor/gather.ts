@@ -3,7 +3,16 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { dataDirFromEnv, loadWorkerConfig } from '../../config.js';
-import { listSpool, readStartState, readWorkerInfo, runningWorker, startProblemLine, SOCKET_PATH_LIMIT, WORKER_SOCKET, type WorkerInfo } from '../../data-dir/index.js';
+import {
+  listSpool,
+  readStartState,
+  readWorkerInfo,
+  runningWorker,
+  startProblemLine,
+  SOCKET_PATH_LIMIT,
+  WORKER_SOCKET,
+  type WorkerInfo,
+} from '../../data-dir/index.js';
 import { findPackageRoot, HOOK_FORWARDER, NATIVE_FORWARDER_SOURCE, nativeForwarderName } from '../../install/index.js';
 import { chooseObserver } from '../../providers/select.js';
 import { findOnPath } from '../../providers/cli/which.js';

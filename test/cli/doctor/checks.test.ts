@@ -323,7 +323,8 @@ describe('memtrace doctor’s checks', () => {
 
   it('fail a worker that cannot start with the reason its last start left, only while none runs', () => {
     const s = healthy();
-    s.startProblem = "memtrace's worker (0.3.0) cannot start: the store is damaged. To fix: memtrace repair. Hook events are kept meanwhile and stored once it runs.";
+    s.startProblem =
+      "memtrace's worker (0.3.0) cannot start: the store is damaged. To fix: memtrace repair. Hook events are kept meanwhile and stored once it runs.";
     expect(checkWorkerStart(s)).toEqual([]);
     s.worker = null;
     s.health = null;
