@@ -25,9 +25,15 @@ export function startCheckpointer(file: string, options: { intervalMs: number; o
   thread.on('message', (message) => options.onError(message));
   thread.on('error', options.onError);
   thread.unref();
+  // A thread that already ended (its store removed under it, a fault) has no 'exit' left to wait for.
+  let exited = false;
+  thread.once('exit', () => {
+    exited = true;
+  });
   return {
     stop: () =>
       new Promise<void>((resolve) => {
+        if (exited) return resolve();
         thread.once('exit', () => resolve());
         thread.ref(); // keep the process alive until the final checkpoint is done
         thread.postMessage('stop');

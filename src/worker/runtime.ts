@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -100,6 +101,8 @@ export interface RunningWorker {
   stop(): Promise<void>;
   /** Settles with the newer version's number once this worker has handed the data dir over to it and stopped. */
   handedOver: Promise<string>;
+  /** Settles once this worker found its store removed (the data dir deleted) and stopped: it serves nobody. */
+  dataDirGone: Promise<void>;
 }
 
 const SHUTDOWN_LOOP_MS = 2_000;
@@ -247,6 +250,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const handedOver = new Promise<string>((resolve) => {
     handedOverTo = resolve;
   });
+  let storeGone: () => void = () => undefined;
+  const dataDirGone = new Promise<void>((resolve) => {
+    storeGone = resolve;
+  });
   const lifecycle = createLifecycle(
     { dataDir: config.dataDir, version: APP_VERSION, bin: options.self?.bin ?? null, argv: options.self?.argv ?? ['worker'], env: options.env },
     {
@@ -382,6 +389,13 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     }
   };
   const ticker = setInterval(() => {
+    // A removed data dir (rm -rf ~/.memtrace, a test's temp dir): the next hook starts a worker on
+    // a new one; this one would only write to a deleted file for ever.
+    if (config.dbFile !== ':memory:' && !fs.existsSync(config.dbFile)) {
+      log.warn('the store was removed (its data dir deleted): stopping');
+      void stopWorker(false).then(storeGone, storeGone);
+      return;
+    }
     telemetry.tick(clock.now());
     // Off the start's path: the first MCP session after a cold start then answers at once.
     mcpDoor.preload();
@@ -433,5 +447,6 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     share,
     stop: () => stopWorker(false),
     handedOver,
+    dataDirGone,
   };
 }

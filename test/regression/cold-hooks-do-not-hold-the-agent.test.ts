@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listSpool } from '../../src/data-dir/index.js';
 import { noProvider } from '../../src/providers/index.js';
 import { hookCommand } from '../support/hook-process.js';
+import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
@@ -51,6 +52,8 @@ describe('hooks fired while no worker runs (perl forwarder)', () => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
     fs.mkdirSync(dataDir, { mode: 0o700 });
+    // The spool with no worker is the point: these hooks must not start one (issue 35 lets any hook).
+    holdWorkerStarts(dataDir);
     const env = { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir };
     const ids = ['toolu_a', 'toolu_b', 'toolu_c', 'toolu_d', 'toolu_e'];
     for (const id of ids) expect(await fireAndKillGroup(JSON.stringify({ ...fixture, tool_use_id: id }), env)).toBe(0);

@@ -130,8 +130,13 @@ export const workerCommand: Command = {
 
     const ended = await Promise.race([
       worker.handedOver,
+      worker.dataDirGone.then(() => 'gone' as const),
       waitForStopSignal((signal) => io.stdout.write(`memtrace worker: ${signal} received, stopping…\n`)).then(() => null),
     ]);
+    if (ended === 'gone') {
+      io.stdout.write(`memtrace worker: ${config.dbFile} was removed; stopped\n`);
+      return EXIT_OK;
+    }
     if (ended !== null) {
       io.stdout.write(`memtrace worker: handed over to memtrace ${ended}, which serves this data dir from now on\n`);
       return EXIT_OK;
