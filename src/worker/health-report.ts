@@ -43,7 +43,7 @@ function storeHealthReport(store: StoreHealth): Record<string, unknown> {
 
 /** What /health and `worker status` say when no provider is configured: a mode, not a fault. */
 function notObservingNote(providerName: string): string {
-  return `no observer provider (${providerName}): events are stored, not observed; install Claude Code, Gemini CLI or Codex (observed with your own login; noticed at the next session start, no restart needed), or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or MEMTRACE_PROVIDER) and restart the worker`;
+  return `no observer provider (${providerName}): events are stored, not observed; install an agent CLI — Claude Code, Gemini CLI, Codex, OpenCode, Copilot CLI or pi — (observed with your own login; noticed at the next session start, no restart needed), or set ANTHROPIC_API_KEY or OPENAI_API_KEY (or MEMTRACE_PROVIDER) and restart the worker`;
 }
 
 /** The observer's part of /health: which observer and why, whether it waits, and today's spend against the budget (counts only). */

@@ -32,7 +32,7 @@ export function checkObserver(s: DoctorSnapshot): Finding[] {
 }
 
 const NO_OBSERVER_FIX =
-  'install Claude Code, Gemini CLI or Codex and log in (noticed at the next session start), or set ANTHROPIC_API_KEY / OPENAI_API_KEY and restart the worker';
+  'install an agent CLI (Claude Code, Gemini CLI, Codex, OpenCode, Copilot CLI or pi) and log in (noticed at the next session start), or set ANTHROPIC_API_KEY / OPENAI_API_KEY and restart the worker';
 
 function workerObserver(s: DoctorSnapshot): Record<string, unknown> | null {
   if (s.health?.reachable !== true) return null;
