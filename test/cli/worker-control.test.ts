@@ -77,7 +77,9 @@ describe('memtrace worker start|stop|status', () => {
     });
     const text = await run('status');
     expect(text.out).toContain('  status       ok\n');
-    expect(text.out).toMatch(/ {2}observer {5}no observer provider \(none\): events are stored, not observed; install an agent CLI — Claude Code, Gemini CLI, Codex, OpenCode, Copilot CLI or pi/);
+    expect(text.out).toMatch(
+      / {2}observer {5}no observer provider \(none\): events are stored, not observed; install an agent CLI — Claude Code, Gemini CLI, Codex, OpenCode, Copilot CLI or pi/,
+    );
     expect(text.out).toMatch(/store +[\d.]+ MB of 2048\.0 MB \(MEMTRACE_MAX_DB_MB\)\n/);
     expect(text.out).toMatch(/retention +(raw data kept 30 day\(s\) after processing; no pass yet|last pass .*: removed 0 tool event\(s\))/);
 
