@@ -89,10 +89,10 @@ module.exports = {
     {
       name: 'in-process-code-imports-nothing',
       comment:
-        'The OpenCode plugin and the pi extension run inside the agent host as one bundled file that imports nothing (an OpenCode plugin importing a package stalls its start offline): only their own folder and the pure HTTP response reader; Node built-ins come from process.getBuiltinModule.',
+        'The OpenCode plugin and the pi extension run inside the agent host as one bundled file that imports nothing (an OpenCode plugin importing a package stalls its start offline): only their own folder and the pure socket exchange with its HTTP response reader; Node built-ins come from process.getBuiltinModule.',
       severity: 'error',
       from: { path: '^src/install/in-process/' },
-      to: { pathNot: ['^src/install/in-process/', '^src/hook/http-response\\.ts$'], dependencyTypesNot: ['type-only'] },
+      to: { pathNot: ['^src/install/in-process/', '^src/hook/http-response\\.ts$', '^src/hook/socket-exchange\\.ts$'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'sinks-do-not-call-back',
