@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loopbackSandboxAvailable } from './claude-code.js';
-import { runInLoopbackSandbox, startFakeApiFile, type FakeApi, type FakeApiOptions } from './host-cli.js';
+import { runInLoopbackSandbox, startFakeApiFile, type FakeApi, type FakeApiOptions, type HostRunOptions } from './host-cli.js';
 
 export type { FakeApi } from './host-cli.js';
 
@@ -93,18 +93,8 @@ export function prepareInProcessHome(host: InProcessHost, home: string, apiPort:
   );
 }
 
-export interface InProcessRunOptions {
-  projectDir: string;
-  home: string;
-  apiPort: number;
-  prompt?: string;
-  env?: Record<string, string>;
-  /** Other 127.0.0.1 ports the CLI must reach (the memtrace worker's HTTP port). */
-  forwardPorts?: number[];
-  timeoutMs?: number;
-  /** Looked at every 100 ms while the CLI runs: once true, its process group is SIGKILLed, as a crash or a closed terminal would. */
-  killWhen?: () => boolean;
-}
+/** The same options as a command-hook host's run (host-cli.ts). */
+export type InProcessRunOptions = HostRunOptions;
 
 export interface InProcessRunResult {
   exitCode: number | null;
