@@ -33,6 +33,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createMemorySearch } from '../src/memory/index.js';
 import { buildSearchQuery } from '../src/memory/query.js';
 import { createSearchCandidates } from '../src/memory/search-candidates.js';
+import { DEFAULT_HYBRID } from '../src/memory/search-hybrid.js';
 import { MIGRATIONS, openStore, SEARCH_RECENT_TABLE } from '../src/store/index.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { evaluateCjkQuality, loadCjkSet } from './memory-cjk.js';
@@ -86,6 +87,7 @@ function measure(qs: readonly Question[], corpus: ScaleCorpus, rank: (q: string)
   const wall: number[] = [];
   const cpu: number[] = [];
   const ranks: Array<number | null> = [];
+  const results: number[][] = [];
   const paths: Record<string, number> = {};
   for (const q of qs) {
     const cpuStarted = process.cpuUsage();
@@ -95,10 +97,29 @@ function measure(qs: readonly Question[], corpus: ScaleCorpus, rank: (q: string)
     const used = process.cpuUsage(cpuStarted);
     cpu.push((used.user + used.system) / 1000);
     ranks.push(rankOf(rowids, q.target, corpus));
+    results.push(rowids);
     const path_ = after?.();
     if (path_) paths[path_] = (paths[path_] ?? 0) + 1;
   }
-  return { wall: summarize(wall), cpu: summarize(cpu), ...(after ? { paths } : {}), quality: quality(qs, ranks) };
+  return { wall: summarize(wall), cpu: summarize(cpu), ...(after ? { paths } : {}), quality: quality(qs, ranks), results };
+}
+
+/**
+ * How often the engine's results name the same corpus items as FTS5 ranking the whole index (the
+ * engine before issue 36): its best result, and the items of its ten. Copies of one item are one.
+ */
+function agreement(corpus: ScaleCorpus, engine: readonly number[][], full: readonly number[][]) {
+  const keyOf = (r: number) => (r > 0 ? (corpus.keyOf(r) ?? `o${r}`) : `s${r}`);
+  let best = 0;
+  let items = 0;
+  engine.forEach((rowids, i) => {
+    const mine = rowids.map(keyOf);
+    const theirs = full[i]!.map(keyOf);
+    if (mine[0] === theirs[0]) best += 1;
+    const wanted = new Set(theirs);
+    items += wanted.size === 0 ? 1 : [...new Set(mine)].filter((k) => wanted.has(k)).length / wanted.size;
+  });
+  return { same_best_result: +(best / engine.length).toFixed(3), same_items_in_ten: +(items / engine.length).toFixed(3) };
 }
 
 async function mcpSearch(dataDir: string, qs: readonly Question[]) {
@@ -133,6 +154,8 @@ function upgradeFigure(file: string): Record<string, unknown> {
   return { steps: ['1200_search_recent', '1201_recent_orders'], open_and_upgrade_ms: Math.round(performance.now() - started) };
 }
 
+const WIDE_POOLS = { ...DEFAULT_HYBRID, cap: 2_000, maxPool: 128, recent: 32, recentObservations: 10_000, recentSummaries: 1_000 };
+
 async function atSize(corpus: ScaleCorpus, qs: readonly Question[], size: number): Promise<Record<string, unknown>> {
   const cached = cachedScaleStore(corpus, size, log);
   const temp = makeTempDir(`memtrace-bench-scale-${size}-`);
@@ -147,14 +170,21 @@ async function atSize(corpus: ScaleCorpus, qs: readonly Question[], size: number
         log(`memory-scale: ${size} search…`);
         const search = createMemorySearch(store.db);
         const rank = (q: string) => search.search(q).map((h) => (h.kind === 'observation' ? h.id : -h.id));
-        out.search = measure(qs, corpus, rank, () => search.lastTrace()?.path);
+        const { results: engineResults, ...engine } = measure(qs, corpus, rank, () => search.lastTrace()?.path);
+        out.search = engine;
         if (on('MEMORY_SCALE_BEFORE')) {
           const candidates = createSearchCandidates(store.db);
           const before = (q: string) => {
             const query = buildSearchQuery(q);
             return query.ok ? candidates.rank(query.match, { project: null, type: null, sinceMs: null }, 10).map((r) => r.rowid) : [];
           };
-          out.search_before_issue_36 = measure(qs, corpus, before);
+          const { results: fullResults, ...full } = measure(qs, corpus, before);
+          out.search_before_issue_36 = full;
+          out.agreement_with_full_ranking = agreement(corpus, engineResults, fullResults);
+          // The pools this engine had before they were tuned (docs/memory.md#search-at-scale), for the comparison.
+          const wide = createMemorySearch(store.db, WIDE_POOLS);
+          const { results: wideResults, ...wideFigures } = measure(qs, corpus, (q) => wide.search(q).map((h) => (h.kind === 'observation' ? h.id : -h.id)));
+          out.search_wide_pools = { config: WIDE_POOLS, ...wideFigures, agreement_with_full_ranking: agreement(corpus, wideResults, fullResults) };
         }
       } finally {
         store.close();

@@ -8,6 +8,14 @@ export const COLUMN_WEIGHTS = [10, 3, 1, 2, 2, 4, 1] as const;
 /** A row of the index (an observation's id, a summary's id negated) and its bm25 rank (lower is better). */
 export type Ranked = { rowid: number; rank: number };
 
+/** Rowids from `from` to `to`, both included. */
+export interface RowidRange {
+  from: number;
+  to: number;
+}
+
+const EVERY_ROWID: RowidRange = { from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER };
+
 /** The filters a search applies, normalised. */
 export interface CandidateFilters {
   project: string | null;
@@ -26,6 +34,8 @@ export function createSearchCandidates(db: Database.Database, table: string = SE
   const T = table;
   const bm25 = `bm25(${T}, ${COLUMN_WEIGHTS.join(', ')})`;
   const kinds = { any: '', observation: `AND ${T}.rowid > 0`, summary: `AND ${T}.rowid < 0` } as const;
+  // Plain bounds FTS5 reads as a rowid range, so only the rows inside it are ranked.
+  const span = `AND ${T}.rowid >= @from AND ${T}.rowid <= @to`;
   const where = (alias: string) =>
     `(@project IS NULL OR ${alias}.project = @project OR ${alias}.project = @project || '/') AND (@since IS NULL OR ${alias}.created_at >= @since)`;
   const joined = {
@@ -35,12 +45,12 @@ export function createSearchCandidates(db: Database.Database, table: string = SE
   const rankAll = Object.fromEntries(
     Object.entries(kinds).map(([kind, only]) => [
       kind,
-      db.prepare(`SELECT rowid, ${bm25} AS rank FROM ${T} WHERE ${T} MATCH @match ${only} ORDER BY rank, rowid DESC LIMIT @limit`),
+      db.prepare(`SELECT rowid, ${bm25} AS rank FROM ${T} WHERE ${T} MATCH @match ${only} ${span} ORDER BY rank, rowid DESC LIMIT @limit`),
     ]),
   ) as Record<keyof typeof kinds, Database.Statement>;
   const rankFiltered = {
-    observation: db.prepare(`SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} ${joined.observation} ORDER BY rank, rowid DESC LIMIT @limit`),
-    summary: db.prepare(`SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} ${joined.summary} ORDER BY rank, rowid DESC LIMIT @limit`),
+    observation: db.prepare(`SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} ${joined.observation} ${span} ORDER BY rank, rowid DESC LIMIT @limit`),
+    summary: db.prepare(`SELECT ${T}.rowid AS rowid, ${bm25} AS rank FROM ${T} ${joined.summary} ${span} ORDER BY rank, rowid DESC LIMIT @limit`),
   };
   // Newest first: an observation's rowid grows with time; a summary's (its id negated) shrinks.
   const newest = {
@@ -56,11 +66,11 @@ export function createSearchCandidates(db: Database.Database, table: string = SE
   const params = (match: string, f: CandidateFilters, limit: number) => ({ match, project: f.project, since: f.sinceMs, limit });
 
   return {
-    /** The best `limit` rows for the expression, best first (rank, then newest). */
-    rank(match: string, f: CandidateFilters, limit: number): Ranked[] {
-      if (!filtered(f)) return rankAll[f.type === 'summary' ? 'summary' : 'any'].all({ match, limit }) as Ranked[];
-      const observations = wantsObservations(f) ? (rankFiltered.observation.all({ ...params(match, f, limit), type: f.type }) as Ranked[]) : [];
-      const summaries = wantsSummaries(f) ? (rankFiltered.summary.all(params(match, f, limit)) as Ranked[]) : [];
+    /** The best `limit` rows for the expression, best first (rank, then newest); only rowids within `rowids` when given. */
+    rank(match: string, f: CandidateFilters, limit: number, rowids: RowidRange = EVERY_ROWID): Ranked[] {
+      if (!filtered(f)) return rankAll[f.type === 'summary' ? 'summary' : 'any'].all({ match, limit, ...rowids }) as Ranked[];
+      const observations = wantsObservations(f) ? (rankFiltered.observation.all({ ...params(match, f, limit), ...rowids, type: f.type }) as Ranked[]) : [];
+      const summaries = wantsSummaries(f) ? (rankFiltered.summary.all({ ...params(match, f, limit), ...rowids }) as Ranked[]) : [];
       // One index, so ranks of both kinds are on the same scale.
       return [...observations, ...summaries].sort((a, b) => a.rank - b.rank || b.rowid - a.rowid).slice(0, limit);
     },

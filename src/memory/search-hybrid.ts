@@ -19,15 +19,18 @@ import { COLUMN_WEIGHTS, createSearchCandidates, type CandidateFilters, type Ran
  * FTS5's bm25() first counts every row of every phrase in the whole index (its IDF), and a prefix
  * phrase merges the doclists of all the words it begins: a question holding a few common words
  * ("hook", "worker") reads hundreds of thousands of postings, whatever the limit. So:
- * 1. How common each phrase is comes from its exact word among the newest rows, at most `cap`
- *    of them (a streamed read that stops there). Under `cap` the count is exact; at `cap` the
- *    phrase is common, and its share of recent memory (counted in the small recent index)
- *    estimates how many rows of the whole index hold it.
- * 2. No common phrase, and the rare ones within `exactBudget` rows together: FTS5 ranks the
+ * 1. How common each phrase is: first its share of the small recent index scaled to the whole
+ *    index (common now is common); else the phrase as matched, prefix and all ("even" * begins
+ *    "event"), among the newest rows up to `cap` (a streamed read that stops there). Under `cap`
+ *    the count is every row the phrase matches; at `cap` the phrase is common, its rows estimated
+ *    from the span of newest rows it took to reach the cap.
+ * 2. A store of at most `exactBudget` rows, or no common phrase and the rare ones within
+ *    `exactBudget` rows together: FTS5 ranks the
  *    whole query over the whole index, as before, so results are exactly the old engine's.
  * 3. Otherwise two pools of candidates: the best rows of all history by the rare phrases alone
  *    (FTS5's bm25 over them), and the best rows of recent memory by the whole query (FTS5's bm25
- *    over `memory_fts_recent`, the newest rows only). Each candidate is then scored over the
+ *    over `memory_fts_recent`, within the newest `recentObservations` observations and, apart,
+ *    the newest `recentSummaries` summaries). Each candidate is then scored over the
  *    whole query by the same bm25 (src/memory/bm25.ts) with the whole index's statistics: its
  *    phrases found by the index's own tokenizer (src/store/search-scratch.ts), a rare phrase's
  *    IDF from its exact count, a common one's from the estimate. The history pool grows while a
@@ -43,11 +46,30 @@ export interface HybridConfig {
   /** First size of the history pool, and the most it may grow to. */
   pool: number;
   maxPool: number;
-  /** Rows taken from recent memory. */
+  /** Rows taken from recent memory, of each kind. */
   recent: number;
+  /** How many of the newest observations and summaries recent memory ranks whole. */
+  recentObservations: number;
+  recentSummaries: number;
 }
 
-export const DEFAULT_HYBRID: HybridConfig = { cap: 2_000, exactBudget: 4_000, pool: 32, maxPool: 128, recent: 32 };
+/**
+ * Tuned on the memory-scale bench (real word frequencies, 100k and 1M observations): a question's
+ * cost is the postings it reads and the rows it scores. A common word is known after 1,000 of the
+ * newest rows as surely as after 2,000; ranking recent memory costs in proportion to the rows it
+ * ranks (the newest 2,500 observations and 250 summaries, of the 10,000 and 1,000 the recent index
+ * holds for counting); pools past 32 history rows and 16 recent ones changed no question's best
+ * result against FTS5 ranking the whole index (the bench prints that agreement beside recall).
+ */
+export const DEFAULT_HYBRID: HybridConfig = {
+  cap: 1_000,
+  exactBudget: 4_000,
+  pool: 32,
+  maxPool: 32,
+  recent: 16,
+  recentObservations: 2_500,
+  recentSummaries: 250,
+};
 
 /** What a ranking did, for the bench: which path, and whether the score bound proved the history pool large enough. */
 export interface RankingTrace {
@@ -86,8 +108,22 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
     lastTrace: () => trace,
     rank(match: string, terms: readonly QueryTerm[], filters: CandidateFilters, limit: number): Ranked[] {
       const totals = stats.totals();
+      // A store this small costs FTS5 little whatever the words: nothing to count.
+      if (totals.rows <= config.exactBudget) {
+        trace = { path: 'exact', common: 0, candidates: 0, bounded: true };
+        return candidates.rank(match, filters, limit);
+      }
+      const recentRows = recentStats?.totals().rows ?? 0;
       const seen = terms.map((t) => {
-        const { n, last } = candidates.countNewest(`"${t.text}"`, config.cap);
+        // First the phrase's share of recent memory (the small recent index: a cheap count), scaled to
+        // the whole index: what is common now is common, with no read of the large index at all.
+        if (recent && recentRows > 0) {
+          const rows = Math.min(totals.rows, Math.round((recent.count(t.match) * totals.rows) / recentRows));
+          if (rows >= config.cap) return { term: t, common: true, rows };
+        }
+        // Then the phrase as matched (a prefix too: a rare word can begin common ones, "even" → "event")
+        // among the newest rows, up to the cap: under it the count is every row the phrase matches.
+        const { n, last } = candidates.countNewest(t.match, config.cap);
         if (n < config.cap) return { term: t, common: false, rows: n };
         const span = last !== null && last > 0 ? totals.maxRowid - last + 1 : totals.rows;
         return { term: t, common: true, rows: Math.min(totals.rows, Math.round((n * totals.rows) / Math.max(span, n))) };
@@ -103,12 +139,7 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
         trace = { path: 'exact', common: 0, candidates: 0, bounded: true };
         return candidates.rank(match, filters, limit);
       }
-      // A common phrase's rows: its share of recent memory (the whole phrase, prefix and all, counted
-      // in the small recent index) across the whole index; without one, its share of the newest rows.
-      const recentRows = recentStats?.totals().rows ?? 0;
-      const commonRows = (s: (typeof seen)[number]) =>
-        recent && recentRows > 0 ? Math.min(totals.rows, Math.round((recent.count(s.term.match) * totals.rows) / recentRows)) : s.rows;
-      const idfs = seen.map((s) => idf(totals.rows, s.common ? commonRows(s) : candidates.count(s.term.match)));
+      const idfs = seen.map((s) => idf(totals.rows, s.rows));
       // The most the phrases outside the rare expression can add to any row.
       const ceiling = seen.reduce((sum, s, i) => sum + (selective.includes(s) ? 0 : phraseCeiling(idfs[i]!)), 0);
 
@@ -131,7 +162,15 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
           .slice(0, limit);
 
       const kthOf = (results: Ranked[]) => (results.length === limit ? -results.at(-1)!.rank : 0);
-      if (recent) score(recent.rank(match, filters, Math.max(config.recent, limit)).map((r) => r.rowid));
+      if (recent) {
+        // The newest of recent memory, each kind in its own rowid range (observations count up, summaries down).
+        const { maxRowid, minRowid } = recentStats!.totals();
+        const take = Math.max(config.recent, limit);
+        const newestObservations = { from: Math.max(1, maxRowid - config.recentObservations + 1), to: Number.MAX_SAFE_INTEGER };
+        const newestSummaries = { from: Number.MIN_SAFE_INTEGER, to: Math.min(-1, minRowid + config.recentSummaries - 1) };
+        score(recent.rank(match, filters, take, newestObservations).map((r) => r.rowid));
+        score(recent.rank(match, filters, take, newestSummaries).map((r) => r.rowid));
+      }
       let bounded = kthOf(best()) > ceiling;
       if (selective.length > 0) {
         // One read of the rare phrases' ranking (its cost is the rows they match, not the limit); scored in growing slices.

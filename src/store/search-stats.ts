@@ -11,6 +11,8 @@ export interface IndexTotals {
   tokens: number;
   /** The highest rowid (the newest observation); 0 when there is none. */
   maxRowid: number;
+  /** The lowest rowid (the newest summary, its id negated); 0 when there is none. */
+  minRowid: number;
 }
 
 /** SQLite's varint: big-endian groups of 7 bits, high bit set on all but the last (the ninth byte holds 8 bits). */
@@ -34,12 +36,13 @@ export function readVarints(bytes: Uint8Array): number[] {
 export function createSearchStats(db: Database.Database, table: string = SEARCH_TABLE) {
   const averages = db.prepare(`SELECT block FROM ${table}_data WHERE id = 1`).pluck();
   const maxRowid = db.prepare(`SELECT max(id) FROM ${table}_docsize`).pluck();
+  const minRowid = db.prepare(`SELECT min(id) FROM ${table}_docsize`).pluck();
   const docsize = db.prepare(`SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`).raw();
   return {
     totals(): IndexTotals {
       const block = averages.get() as Uint8Array | undefined;
       const [rows = 0, ...columns] = block ? readVarints(block) : [];
-      return { rows, tokens: columns.reduce((a, b) => a + b, 0), maxRowid: Number(maxRowid.get() ?? 0) };
+      return { rows, tokens: columns.reduce((a, b) => a + b, 0), maxRowid: Number(maxRowid.get() ?? 0), minRowid: Number(minRowid.get() ?? 0) };
     },
     /** Each row's length in tokens, all columns together (what bm25 calls D). */
     rowTokens(rowids: readonly number[]): Map<number, number> {

@@ -84,7 +84,7 @@ describe('search at scale', () => {
   });
 
   it('applies the filters to both pools when it ranks candidates itself', () => {
-    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5 });
+    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5, exactBudget: 20 });
     const hits = search.search('worker restarts', { project: '/work/b', limit: 50 });
     expect(search.lastTrace()?.path).toBe('hybrid');
     expect(hits.length).toBeGreaterThan(0);
@@ -98,7 +98,7 @@ describe('search at scale', () => {
       narrative: 'the worker restarts; the hook queue waits',
       createdAt: T0 + 10_000_000,
     });
-    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5 });
+    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5, exactBudget: 20 });
     const hits = search.search('worker restarts hook queue');
     expect(search.lastTrace()).toMatchObject({ path: 'hybrid', common: 4 });
     expect(hits[0]!.id).toBe(best);
@@ -109,14 +109,32 @@ describe('search at scale', () => {
     const old = addObservation(store, { title: 'The worker met a zeppelin', narrative: 'a zeppelin and a worker', createdAt: T0 - 1 });
     // As if newer rows had pushed it out of the window.
     store.db.prepare(`DELETE FROM ${SEARCH_RECENT_TABLE} WHERE rowid = ?`).run(old);
-    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5 });
+    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5, exactBudget: 20 });
     const hits = search.search('zeppelin worker');
     expect(search.lastTrace()).toMatchObject({ path: 'hybrid', common: 1 });
     expect(hits[0]!.id).toBe(old);
   });
 
-  it('answers nothing rather than failing when no row holds a word', () => {
+  it('lets FTS5 rank a store no larger than the exact budget, however common its words', () => {
     const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5 });
+    const hits = search.search('worker restarts hook queue');
+    expect(search.lastTrace()).toMatchObject({ path: 'exact', common: 0 });
+    expect(hits.map((h) => (h.kind === 'observation' ? h.id : -h.id))).toEqual(wholeQuery('worker restarts hook queue').map((r) => r.rowid));
+  });
+
+  it('counts a rare word as common when the longer words it begins are common', () => {
+    for (let i = 0; i < 20; i += 1) addObservation(store, { title: `events arrive ${i}`, narrative: 'eventually every event arrives' });
+    const rare = addObservation(store, { title: 'even the zeppelin', narrative: 'even a zeppelin' });
+    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5, exactBudget: 20 });
+    const hits = search.search('even zeppelin');
+    // "even" is matched as a prefix ("even" *): the 21 rows it begins make it common, so it is not
+    // read whole as a rare phrase; the rare "zeppelin" still finds the row.
+    expect(search.lastTrace()).toMatchObject({ path: 'hybrid', common: 1 });
+    expect(hits[0]!.id).toBe(rare);
+  });
+
+  it('answers nothing rather than failing when no row holds a word', () => {
+    const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 5, exactBudget: 20 });
     expect(search.search('xylophone')).toEqual([]);
     expect(search.search('xylophone worker').length).toBeGreaterThan(0);
   });
@@ -179,7 +197,7 @@ describe('the recent index', () => {
       expect(upgraded.prepare(`SELECT count(*) FROM ${SEARCH_RECENT_TABLE}_docsize`).pluck().get()).toBe(41);
       upgraded.close();
       const store = openStore(file);
-      const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 2 });
+      const search = createMemorySearch(store.db, { ...DEFAULT_HYBRID, cap: 2, exactBudget: 8 });
       expect(search.search('worker restarts').length).toBeGreaterThan(0);
       expect(search.lastTrace()?.path).toBe('hybrid');
       store.close();
