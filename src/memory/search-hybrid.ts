@@ -1,14 +1,6 @@
 import type Database from 'better-sqlite3';
-import {
-  createSearchScratch,
-  createSearchStats,
-  observationDocument,
-  SEARCH_RECENT_TABLE,
-  summaryDocument,
-  toStoredObservation,
-  type ScratchDoc,
-} from '../store/index.js';
-import type { ParsedSummary } from '../vocabulary/observation.js';
+import { createSearchScratch, createSearchStats, observationDocument, SEARCH_RECENT_TABLE, summaryDocument, type ScratchDoc } from '../store/index.js';
+import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
 import { bm25, idf, phraseCeiling } from './bm25.js';
 import type { QueryTerm } from './query.js';
 import { COLUMN_WEIGHTS, createSearchCandidates, type CandidateFilters, type Ranked } from './search-candidates.js';
@@ -81,13 +73,28 @@ export interface RankingTrace {
 
 type Candidates = ReturnType<typeof createSearchCandidates>;
 
+const list = (value: unknown) => JSON.parse(String(value)) as string[];
+const indexedFields = (row: Record<string, unknown>): ParsedObservation => ({
+  type: row.type as ParsedObservation['type'],
+  title: String(row.title),
+  subtitle: String(row.subtitle),
+  narrative: String(row.narrative),
+  facts: list(row.facts),
+  concepts: list(row.concepts),
+  files_read: list(row.files_read),
+  files_modified: list(row.files_modified),
+});
+
 export function createHybridRanking(db: Database.Database, candidates: Candidates, config: HybridConfig = DEFAULT_HYBRID) {
   const stats = createSearchStats(db);
   const scratch = createSearchScratch(db);
   const hasRecent = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(SEARCH_RECENT_TABLE) !== undefined;
   const recent = hasRecent ? createSearchCandidates(db, SEARCH_RECENT_TABLE) : null;
   const recentStats = hasRecent ? createSearchStats(db, SEARCH_RECENT_TABLE) : null;
-  const observations = db.prepare('SELECT * FROM observations WHERE id IN (SELECT value FROM json_each(?))');
+  // Only what the index holds of a row (observationDocument), none of its provenance.
+  const observations = db.prepare(
+    'SELECT id, type, title, subtitle, narrative, facts, concepts, files_read, files_modified FROM observations WHERE id IN (SELECT value FROM json_each(?))',
+  );
   const summaries = db.prepare(
     'SELECT id, request, investigated, learned, completed, next_steps, notes FROM summaries WHERE id IN (SELECT value FROM json_each(?))',
   );
@@ -96,7 +103,7 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
   const documents = (rowids: readonly number[]): ScratchDoc[] => {
     const docs: ScratchDoc[] = [];
     for (const row of observations.all(JSON.stringify(rowids.filter((r) => r > 0))) as Array<Record<string, unknown>>) {
-      docs.push({ rowid: row.id as number, doc: observationDocument(toStoredObservation(row)) });
+      docs.push({ rowid: row.id as number, doc: observationDocument(indexedFields(row)) });
     }
     for (const row of summaries.all(JSON.stringify(rowids.filter((r) => r < 0).map((r) => -r))) as Array<ParsedSummary & { id: number }>) {
       docs.push({ rowid: -row.id, doc: summaryDocument(row) });
