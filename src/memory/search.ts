@@ -3,7 +3,7 @@ import type { ObservationType } from '../vocabulary/observation.js';
 import { buildSearchQuery } from './query.js';
 import { createSearchCandidates } from './search-candidates.js';
 import { createHybridRanking, DEFAULT_HYBRID, type HybridConfig, type RankingTrace } from './search-hybrid.js';
-import { makeSnippet } from './snippet.js';
+import { snippetsFor } from './snippet.js';
 
 /** `search --json`'s result shape (docs/interfaces.md#memtrace-search); a higher score is better. */
 export interface SearchHit {
@@ -76,6 +76,7 @@ export function createMemorySearch(db: Database.Database, config: HybridConfig =
       if (!query.ok) throw new EmptyQueryError(query.reason);
       const limit = Math.min(Math.max(1, options.limit ?? DEFAULT_SEARCH_LIMIT), MAX_SEARCH_LIMIT);
       const filters = { type: options.type ?? null, project: options.project ? normalizeProject(options.project) : null, sinceMs: options.sinceMs ?? null };
+      const snippet = snippetsFor(query.words);
       const ranked = options.everyWord ? candidates.rank(query.match, filters, limit) : hybrid.rank(query.match, query.terms, filters, limit);
       return ranked.flatMap(({ rowid, rank }) => {
         if (rowid > 0) {
@@ -89,14 +90,14 @@ export function createMemorySearch(db: Database.Database, config: HybridConfig =
               'observation',
               r.type as ObservationType,
               String(r.title),
-              makeSnippet([String(r.narrative), String(r.subtitle), ...facts, String(r.title)], query.words),
+              snippet([String(r.narrative), String(r.subtitle), ...facts, String(r.title)]),
             ),
           ];
         }
         const r = summary.get(-rowid) as Row | undefined;
         if (!r) return [];
         const fields = ['learned', 'completed', 'investigated', 'next_steps', 'notes', 'request'].map((k) => String(r[k]));
-        return [hit(r, rank, 'summary', 'summary', String(r.request), makeSnippet(fields, query.words))];
+        return [hit(r, rank, 'summary', 'summary', String(r.request), snippet(fields))];
       });
     },
   };

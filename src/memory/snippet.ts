@@ -10,33 +10,45 @@ import { isSpacelessWord } from '../store/spaceless-scripts.js';
 const SNIPPET_CHARS = 160;
 const STEM_CHARS = 5;
 
-function firstMatch(text: string, words: readonly string[]): number {
+/** Where a query word first occurs in lower-cased text, or -1. */
+type Matcher = (lower: string) => number;
+
+function matcher(word: string): Matcher {
+  if (isSpacelessWord(word)) {
+    const needle = word.toLowerCase();
+    return (lower) => lower.indexOf(needle);
+  }
+  const stem = word.slice(0, Math.min(word.length, STEM_CHARS));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u');
+  return (lower) => pattern.exec(lower)?.index ?? -1;
+}
+
+function firstMatch(text: string, matchers: readonly Matcher[]): number {
   const lower = text.toLowerCase();
   let best = -1;
-  for (const word of words) {
-    if (isSpacelessWord(word)) {
-      const at = lower.indexOf(word.toLowerCase());
-      if (at >= 0 && (best < 0 || at < best)) best = at;
-      continue;
-    }
-    const stem = word.slice(0, Math.min(word.length, STEM_CHARS));
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'u');
-    const at = pattern.exec(lower)?.index ?? -1;
+  for (const find of matchers) {
+    const at = find(lower);
     if (at >= 0 && (best < 0 || at < best)) best = at;
   }
   return best;
 }
 
-/** The first of `fields` that matches, cut to about SNIPPET_CHARS around the match; else the first non-empty field's start. */
-export function makeSnippet(fields: readonly string[], words: readonly string[], width = SNIPPET_CHARS): string {
-  const flat = fields.map((f) => f.replace(/\s+/g, ' ').trim()).filter((f) => f !== '');
-  for (const text of flat) {
-    const at = firstMatch(text, words);
-    if (at < 0) continue;
-    const start = Math.max(0, Math.min(at - Math.floor(width / 4), text.length - width));
-    const end = Math.min(text.length, start + width);
-    return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
-  }
-  const first = flat[0] ?? '';
-  return first.length > width ? `${first.slice(0, width).trim()}…` : first;
+/**
+ * Excerpts for one query: the first of `fields` that matches, cut to about SNIPPET_CHARS around
+ * the match; else the first non-empty field's start. The words' patterns are made once per query.
+ */
+export function snippetsFor(words: readonly string[], width = SNIPPET_CHARS): (fields: readonly string[]) => string {
+  const matchers = words.map(matcher);
+  return (fields) => {
+    const flat = fields.map((f) => f.replace(/\s+/g, ' ').trim()).filter((f) => f !== '');
+    for (const text of flat) {
+      const at = firstMatch(text, matchers);
+      if (at < 0) continue;
+      const start = Math.max(0, Math.min(at - Math.floor(width / 4), text.length - width));
+      const end = Math.min(text.length, start + width);
+      return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
+    }
+    const first = flat[0] ?? '';
+    return first.length > width ? `${first.slice(0, width).trim()}…` : first;
+  };
 }
