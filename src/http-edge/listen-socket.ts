@@ -171,8 +171,14 @@ function serveConnection(
   const answer = (reply: SocketReply, drained = false) => {
     answered = true;
     socket.off('data', onData);
-    if (drained) socket.write(replyBytes(reply), () => socket.destroy());
-    else socket.end(replyBytes(reply));
+    if (!drained) {
+      socket.end(replyBytes(reply));
+      return;
+    }
+    socket.write(replyBytes(reply));
+    // Handed to the kernel whole (a reply fits the socket's buffer): closing now loses none of it.
+    if (socket.writableLength === 0) socket.destroy();
+    else socket.end();
   };
   const finish = (complete: boolean, drained = false) => {
     if (answered || exchange === null) return;
