@@ -127,6 +127,12 @@ static int send_event(int sock, const char *host, const char *event, const char 
     while (got < CHUNK) {
       ssize_t n = read(0, input + got, CHUNK - got);
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        /* A pipe its parent left non-blocking (Gemini CLI's), empty while the host still writes. */
+        struct pollfd in = {0, POLLIN, 0};
+        poll(&in, 1, -1);
+        continue;
+      }
       if (n <= 0) { /* end of input, or a host that closed it early: send what came */
         ended = 1;
         break;
