@@ -32,10 +32,17 @@
  * (skip the in-process figure), BENCH_HOOK_CPU_PROF=DIR (the outside workers run under
  * --cpu-prof, a profile per worker written to DIR when it stops), BENCH_HOOK_CPU_GAP_MS (a pause
  * after each measured event, default 0: back to back), BENCH_HOOK_CPU_NODE_ARGS (Node
- * or V8 flags for the outside workers, space-separated: for trying them, not how users run it).
+ * or V8 flags for the outside workers, space-separated: for trying them, not how users run it),
+ * BENCH_HOOK_CPU_BASE=DIR (another build of memtrace, e.g. `git archive <commit> | tar -x -C DIR`,
+ * node_modules linked, `npm run build` there: measured as worker `base`, set up as `bare`, with its
+ * own hook command and native forwarder, in the same interleaved rounds: a before/after that the
+ * load hits alike), BENCH_HOOK_CPU_SYSCALLS=1 (after the rounds, one more fixture round per worker
+ * under `strace -c -f`: its system calls per event, which the load does not change).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { buildNativeForwarder, runProgram } from '../src/install/index.js';
 import { startChildWorker, type ChildWorker } from '../test/support/child-worker.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { realisticEvents } from '../test/support/realistic-events.js';
@@ -59,7 +66,7 @@ const JUST_STARTED = 100;
 /** After the last reply, the worker finishes what it deferred (wake-ups, timers) within this. */
 const SETTLE_MS = 300;
 
-type WorkerKind = 'bare' | 'as_installed';
+type WorkerKind = 'bare' | 'as_installed' | 'base';
 type PayloadSet = 'fixture' | 'realistic';
 const WORKER_KINDS: readonly WorkerKind[] = ['bare', 'as_installed'];
 const SESSION_EVENTS: Readonly<Record<PayloadSet, number>> = { fixture: 30, realistic: 3 };
@@ -70,36 +77,48 @@ export async function run(): Promise<Record<string, unknown>> {
   fs.mkdirSync(project);
   const replayFile = path.join(temp.dir, 'replies.jsonl');
   fs.writeFileSync(replayFile, `${JSON.stringify({ text: '<skip_summary/>', usage: { input_tokens: 1, output_tokens: 1 } })}\n`);
-  const kinds = (process.env.BENCH_HOOK_CPU_WORKERS ?? WORKER_KINDS.join(','))
-    .split(',')
-    .filter((k): k is WorkerKind => (WORKER_KINDS as readonly string[]).includes(k));
+  const base = process.env.BENCH_HOOK_CPU_BASE ? path.resolve(process.env.BENCH_HOOK_CPU_BASE) : null;
+  const kinds: WorkerKind[] = [
+    ...(base ? (['base'] as const) : []),
+    ...(process.env.BENCH_HOOK_CPU_WORKERS ?? WORKER_KINDS.join(','))
+      .split(',')
+      .filter((k): k is WorkerKind => (WORKER_KINDS as readonly string[]).includes(k)),
+  ];
   const profDir = process.env.BENCH_HOOK_CPU_PROF;
-  const workers = new Map<WorkerKind, { worker: ChildWorker; env: Record<string, string> }>();
+  const workers = new Map<WorkerKind, { worker: ChildWorker; env: Record<string, string>; forwarder?: string }>();
   const payloads = payloadMaker(project);
   try {
     for (const kind of kinds) {
       const dataDir = path.join(temp.dir, kind);
       const workerEnv: Record<string, string> =
-        kind === 'bare'
+        kind !== 'as_installed'
           ? { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' }
           : { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile };
       const nodeArgs = [
         ...(process.env.BENCH_HOOK_CPU_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
         ...(profDir ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${path.resolve(profDir)}`] : []),
       ];
+      const env = { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir };
+      if (kind === 'base' && base) {
+        const worker = await startChildWorker(workerEnv, { nodeArgs, bin: path.join(base, 'bin', 'memtrace.cjs') });
+        const built = buildNativeForwarder({ packageRoot: base, dataDir, compiler: process.env.CC || 'cc', run: runProgram });
+        if (built.status !== 'built' && built.status !== 'present') throw new Error(`the base build's native forwarder: ${JSON.stringify(built)}`);
+        workers.set(kind, { worker, env, forwarder: path.join(base, 'bin', 'memtrace-hook') });
+        continue;
+      }
       const worker = await startChildWorker(workerEnv, { nodeArgs });
       buildNativeForwarderInto(dataDir);
-      workers.set(kind, { worker, env: { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir } });
+      workers.set(kind, { worker, env });
     }
     const perEvent = new Map<string, number[]>();
     const justStarted: Record<string, number> = {};
     const hookCpu: number[] = [];
     /** The worker's CPU per event over `bodies` sent one after the other, once it has settled. */
-    const measure = async (pid: number, env: Record<string, string>, bodies: string[]): Promise<number> => {
+    const measure = async (pid: number, env: Record<string, string>, bodies: string[], forwarder?: string): Promise<number> => {
       await sleep(SETTLE_MS);
       const before = processCpuNs(pid);
       const childrenBefore = childrenCpuMs();
-      await sendAll(bodies, env, project, GAP_MS);
+      await sendAll(bodies, env, project, GAP_MS, forwarder);
       const childrenAfter = childrenCpuMs();
       await sleep(SETTLE_MS);
       const after = processCpuNs(pid);
@@ -107,19 +126,25 @@ export async function run(): Promise<Record<string, unknown>> {
       if (childrenBefore !== null && childrenAfter !== null) hookCpu.push((childrenAfter - childrenBefore) / bodies.length);
       return (after - before) / 1e6 / bodies.length;
     };
-    for (const [kind, { worker, env }] of workers) {
+    for (const [kind, { worker, env, forwarder }] of workers) {
       // The first MCP session loads the SDK into the worker (else it happens, once, inside a round).
       await openMcpSession(env, project);
-      justStarted[kind] = Math.round((await measure(worker.pid, env, payloads('fixture', JUST_STARTED))) * 1000) / 1000;
+      justStarted[kind] = Math.round((await measure(worker.pid, env, payloads('fixture', JUST_STARTED), forwarder)) * 1000) / 1000;
       // A worker lives for a day of sessions: V8 has compiled the hook path by the time most events come.
-      for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, WARMUP), env, project);
+      for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, WARMUP), env, project, 0, forwarder);
     }
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const [kind, { worker, env }] of workers) {
+      for (const [kind, { worker, env, forwarder }] of workers) {
         for (const set of ['fixture', 'realistic'] as const) {
           const key = `${kind}/${set}`;
-          perEvent.set(key, [...(perEvent.get(key) ?? []), await measure(worker.pid, env, payloads(set, EVENTS))]);
+          perEvent.set(key, [...(perEvent.get(key) ?? []), await measure(worker.pid, env, payloads(set, EVENTS), forwarder)]);
         }
+      }
+    }
+    const syscalls: Record<string, unknown> = {};
+    if (process.env.BENCH_HOOK_CPU_SYSCALLS === '1') {
+      for (const [kind, { worker, env, forwarder }] of workers) {
+        syscalls[kind] = await countSyscalls(worker.pid, () => sendAll(payloads('fixture', EVENTS), env, project, GAP_MS, forwarder), EVENTS, temp.dir);
       }
     }
     const health: Record<string, unknown> = {};
@@ -137,6 +162,8 @@ export async function run(): Promise<Record<string, unknown>> {
       just_started_worker_cpu_ms_per_event: { events: JUST_STARTED, payloads: 'fixture', ...justStarted },
       in_process_cpu_ms_per_event: inProcess,
       hook_processes_cpu_ms_per_event: median(hookCpu),
+      ...(base ? { base_build: base } : {}),
+      ...(Object.keys(syscalls).length > 0 ? { worker_syscalls_per_event: syscalls } : {}),
       target: 'worker CPU per hook event ≤ 1 ms median (issue 36)',
       worker_hooks: health,
       load_average: fs.readFileSync('/proc/loadavg', 'utf8').trim(),
@@ -168,13 +195,40 @@ function payloadMaker(project: string): (set: PayloadSet, n: number) => string[]
     });
 }
 
-async function sendAll(bodies: string[], env: Record<string, string>, cwd: string, gapMs = 0): Promise<void> {
+async function sendAll(bodies: string[], env: Record<string, string>, cwd: string, gapMs = 0, forwarder?: string): Promise<void> {
   for (const body of bodies) {
-    await sendHook(body, env, cwd);
+    await sendHook(body, env, cwd, forwarder);
     if (gapMs > 0) await sleep(gapMs);
   }
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The system calls of every thread of `pid` while `run` sends `events` events (strace -c -f), per event: the total and the eight most made. */
+async function countSyscalls(pid: number, run: () => Promise<void>, events: number, dir: string): Promise<Record<string, number> | { error: string }> {
+  const out = path.join(dir, `strace-${pid}.txt`);
+  const strace = spawn('strace', ['-c', '-f', '-p', String(pid), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  strace.stderr.on('data', (c: Buffer) => (said += c.toString()));
+  const failed = new Promise<{ error: string }>((resolve) => strace.once('error', (error) => resolve({ error: error.message })));
+  // strace says it attached (once per thread) before it counts anything.
+  const attached = new Promise<null>((resolve) => strace.stderr.on('data', () => /attached/.test(said) && resolve(null)));
+  const early = await Promise.race([failed, attached]);
+  if (early) return early;
+  await sleep(SETTLE_MS);
+  await run();
+  await sleep(SETTLE_MS);
+  strace.kill('SIGINT');
+  await new Promise((resolve) => strace.once('exit', resolve));
+  const rows = fs
+    .readFileSync(out, 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 5 && /^\d+$/.test(f[3] ?? '') && /^[a-z_0-9]+$/.test(f.at(-1) ?? ''));
+  const perEvent = (n: string) => Math.round((Number(n) / events) * 100) / 100;
+  const total = rows.find((f) => f.at(-1) === 'total');
+  const calls = rows.filter((f) => f.at(-1) !== 'total').sort((a, b) => Number(b[3]) - Number(a[3]));
+  return { total: total ? perEvent(total[3]!) : Number.NaN, ...Object.fromEntries(calls.slice(0, 8).map((f) => [f.at(-1)!, perEvent(f[3]!)])) };
 }

@@ -4,10 +4,10 @@ import path from 'node:path';
 /** What `memtrace install` registers as every hook and as the MCP server. */
 const FORWARDER = path.resolve(import.meta.dirname, '../bin/memtrace-hook');
 
-/** One hook firing as a host fires it: the payload written into the hook's stdin pipe, then closed. */
-export function sendHook(body: string, env: Record<string, string>, cwd: string): Promise<void> {
+/** One hook firing as a host fires it: the payload written into the hook's stdin pipe, then closed. `forwarder`: another build's. */
+export function sendHook(body: string, env: Record<string, string>, cwd: string, forwarder = FORWARDER): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', [FORWARDER, 'claude-code', 'post-tool-use', 'settings', process.execPath], { env, cwd, stdio: ['pipe', 'ignore', 'inherit'] });
+    const child = spawn('sh', [forwarder, 'claude-code', 'post-tool-use', 'settings', process.execPath], { env, cwd, stdio: ['pipe', 'ignore', 'inherit'] });
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the hook exited ${code}`))));
     child.stdin.end(body);

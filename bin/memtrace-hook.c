@@ -95,9 +95,20 @@ static void read_uptime(char *out, size_t size) {
   out[strcspn(out, " \n")] = '\0';
 }
 
+/* Appends one chunk of chunked transfer coding (size line, data, CRLF) at `out`; its length. */
+static size_t put_chunk(char *out, const char *data, size_t length) {
+  size_t at = (size_t)sprintf(out, "%zx\r\n", length);
+  memcpy(out + at, data, length);
+  memcpy(out + at + length, "\r\n", 2);
+  return at + length + 2;
+}
+
 static int send_event(int sock, const char *host, const char *event, const char *via, const char *bin) {
   char uptime[64];
-  char head[6144];
+  static char head[6144];
+  static char input[CHUNK];
+  /* The head, a chunk of input and the last chunk, as one write: the worker wakes once for it. */
+  static char out[sizeof head + CHUNK + 32];
   read_uptime(uptime, sizeof uptime);
   /* A folder name that would break the header (or not fit) is left out, never the event. */
   if (!bin || strlen(bin) > 4096 || strpbrk(bin, "\r\n")) bin = "";
@@ -107,18 +118,36 @@ static int send_event(int sock, const char *host, const char *event, const char 
                         "x-memtrace-hook-via: %s\r\nx-memtrace-hook-uptime: %s\r\n%s%s%s\r\n",
                         host, event, via, uptime, *bin ? "x-memtrace-bin: " : "", bin, *bin ? "\r\n" : "");
   if (length <= 0 || length >= (int)sizeof head) return 0;
-  if (!write_all(sock, head, (size_t)length)) return 0;
-  static char buffer[CHUNK + 32];
-  for (;;) {
-    ssize_t got = read(0, buffer + 16, CHUNK);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break; /* end of input, or a host that closed it early: send what came */
-    int prefix = snprintf(buffer, 16, "%zx\r\n", (size_t)got);
-    memmove(buffer + 16 - prefix, buffer, (size_t)prefix);
-    memcpy(buffer + 16 + got, "\r\n", 2);
-    if (!write_all(sock, buffer + 16 - prefix, (size_t)prefix + (size_t)got + 2)) return 0;
+  memcpy(out, head, (size_t)length);
+  size_t pending = (size_t)length;
+  /* The input is gathered up to CHUNK before anything is sent (a host's event is one small write,
+   * then end of input), so most events go in one write; a larger one streams on, CHUNK at a time. */
+  for (int ended = 0; !ended;) {
+    size_t got = 0;
+    while (got < CHUNK) {
+      ssize_t n = read(0, input + got, CHUNK - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        /* A pipe its parent left non-blocking (Gemini CLI's), empty while the host still writes. */
+        struct pollfd in = {0, POLLIN, 0};
+        poll(&in, 1, -1);
+        continue;
+      }
+      if (n <= 0) { /* end of input, or a host that closed it early: send what came */
+        ended = 1;
+        break;
+      }
+      got += (size_t)n;
+    }
+    if (got > 0) pending += put_chunk(out + pending, input, got);
+    if (ended) {
+      memcpy(out + pending, "0\r\n\r\n", 5);
+      pending += 5;
+    }
+    if (!write_all(sock, out, pending)) return 0;
+    pending = 0;
   }
-  return write_all(sock, "0\r\n\r\n", 5);
+  return 1;
 }
 
 static char *read_reply(int sock, size_t *length) {

@@ -62,6 +62,8 @@ export interface ChunkedStep {
   /** The last chunk and its trailers have arrived. */
   done: boolean;
   error: string | null;
+  /** Bytes of this push that came after the body's end (not part of it). */
+  extra: number;
 }
 
 const MAX_CHUNK_LINE = 1024;
@@ -80,7 +82,7 @@ export function createChunkedDecoder(): { push(bytes: Buffer): ChunkedStep } {
       let at = 0;
       const fail = (error: string): ChunkedStep => {
         state = 'failed';
-        return { data, done: false, error };
+        return { data, done: false, error, extra: 0 };
       };
       while (at < bytes.length && state !== 'done' && state !== 'failed') {
         if (state === 'data') {
@@ -109,8 +111,8 @@ export function createChunkedDecoder(): { push(bytes: Buffer): ChunkedStep } {
           state = left === 0 ? 'trailer' : 'data';
         } else if (text === '') state = 'done';
       }
-      if (state === 'failed') return { data, done: false, error: 'the body was malformed earlier' };
-      return { data, done: state === 'done', error: null };
+      if (state === 'failed') return { data, done: false, error: 'the body was malformed earlier', extra: 0 };
+      return { data, done: state === 'done', error: null, extra: state === 'done' ? bytes.length - at : 0 };
     },
   };
 }

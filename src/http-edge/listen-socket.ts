@@ -158,15 +158,29 @@ function serveConnection(
 ): void {
   let pending: Buffer | null = null;
   let exchange: SocketExchange | null = null;
-  let body: ((chunk: Buffer) => boolean) | null = null;
+  let body: ((chunk: Buffer) => BodyRead) | null = null;
   let answered = false;
   socket.on('error', () => undefined);
-  const answer = (reply: SocketReply) => {
+  /**
+   * `drained`: the whole request was read and nothing came after it, so the connection is closed
+   * as soon as the reply is written: the client reads it, then end of stream, without this side
+   * waiting for the client's own end (one wake-up, a read and a shutdown less per hook). Otherwise
+   * (a refusal, a client gone) it ends gracefully: closing with unread bytes would reset the
+   * client before it read the reply.
+   */
+  const answer = (reply: SocketReply, drained = false) => {
     answered = true;
     socket.off('data', onData);
-    socket.end(replyBytes(reply));
+    if (!drained) {
+      socket.end(replyBytes(reply));
+      return;
+    }
+    socket.write(replyBytes(reply));
+    // Handed to the kernel whole (a reply fits the socket's buffer): closing now loses none of it.
+    if (socket.writableLength === 0) socket.destroy();
+    else socket.end();
   };
-  const finish = (complete: boolean) => {
+  const finish = (complete: boolean, drained = false) => {
     if (answered || exchange === null) return;
     let reply: SocketReply;
     try {
@@ -174,12 +188,13 @@ function serveConnection(
     } catch (error) {
       reply = { status: 500, body: JSON.stringify({ error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }) };
     }
-    answer(reply);
+    answer(reply, drained);
   };
   const refuse = (status: number, reason: string) => answer({ status, body: JSON.stringify({ error: { code: 'bad_request', message: reason } }) });
   const onData = (chunk: Buffer) => {
     if (body !== null) {
-      if (body(chunk)) finish(true);
+      const read = body(chunk);
+      if (read !== 'more') finish(true, read === 'done');
       return;
     }
     pending = pending === null ? chunk : Buffer.concat([pending, chunk]);
@@ -203,28 +218,34 @@ function serveConnection(
     }
     if (/^100-continue$/i.test(head.headers.expect ?? '')) socket.write('HTTP/1.1 100 Continue\r\n\r\n');
     exchange = handler(head);
-    body = bodyReader(framing, exchange, (reason) => {
+    const reader = bodyReader(framing, exchange, (reason) => {
       // A body that breaks its framing is as good as cut off: what came goes to the handler.
       void reason;
       finish(false);
     });
-    if (body(rest)) finish(true);
+    body = reader;
+    const read = reader(rest);
+    if (read !== 'more') finish(true, read === 'done');
   };
   socket.on('data', onData);
   socket.once('end', () => finish(false));
   socket.once('close', () => finish(false));
 }
 
-/** Feeds body bytes to the exchange; true once the body is complete. */
-function bodyReader(framing: BodyFraming, exchange: SocketExchange, broken: (reason: string) => void): (chunk: Buffer) => boolean {
-  if (framing.kind === 'none') return () => true;
+/** Where a request's body stands: more to come, complete, or complete with bytes after it (which only a graceful end leaves unread safely). */
+type BodyRead = 'more' | 'done' | 'overrun';
+
+/** Feeds body bytes to the exchange and says where the body stands. */
+function bodyReader(framing: BodyFraming, exchange: SocketExchange, broken: (reason: string) => void): (chunk: Buffer) => BodyRead {
+  const ended = (extra: number): BodyRead => (extra === 0 ? 'done' : 'overrun');
+  if (framing.kind === 'none') return (chunk) => ended(chunk.length);
   if (framing.kind === 'length') {
     let left = framing.bytes;
     return (chunk) => {
       const take = chunk.subarray(0, left);
       if (take.length > 0) exchange.push(take);
       left -= take.length;
-      return left === 0;
+      return left === 0 ? ended(chunk.length - take.length) : 'more';
     };
   }
   const decoder = createChunkedDecoder();
@@ -232,7 +253,7 @@ function bodyReader(framing: BodyFraming, exchange: SocketExchange, broken: (rea
     const step = decoder.push(chunk);
     for (const data of step.data) exchange.push(data);
     if (step.error !== null) broken(step.error);
-    return step.done;
+    return step.done ? ended(step.extra) : 'more';
   };
 }
 

@@ -59,6 +59,13 @@ describe('a chunked body', () => {
     expect(decodeIn('3\r\nabc\r\n0\r\n', 4)).toEqual({ text: 'abc', done: false, error: null });
   });
 
+  it('says how many bytes came after its end, which are not part of it', () => {
+    const decoder = createChunkedDecoder();
+    expect(decoder.push(Buffer.from('2\r\nok\r\n0\r'))).toMatchObject({ done: false, extra: 0 });
+    expect(decoder.push(Buffer.from('\n\r\nGET /'))).toMatchObject({ done: true, extra: 5 });
+    expect(createChunkedDecoder().push(Buffer.from('0\r\n\r\n'))).toEqual({ data: [], done: true, error: null, extra: 0 });
+  });
+
   it.each([
     ['a size that is not hex', 'zz\r\nabc\r\n0\r\n\r\n'],
     ['data longer than its size', '2\r\nabc\r\n0\r\n\r\n'],

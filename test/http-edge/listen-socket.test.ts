@@ -93,6 +93,39 @@ describe('the data dir socket’s HTTP reader', () => {
     expect(seen[0]).toMatchObject({ body: 'abcd', complete: true });
   });
 
+  it('lets go of a connection once its reply is written, without waiting for the client to end its side', async () => {
+    const seen: Seen[] = [];
+    const at = await serve(recorder(seen));
+    const { reply, writeAfter } = await new Promise<{ reply: string; writeAfter: string }>((resolve) => {
+      const chunks: Buffer[] = [];
+      const socket = net.connect({ path: at, allowHalfOpen: true }, () => socket.write('POST /x HTTP/1.1\r\nContent-Length: 2\r\n\r\nok'));
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      // The client's side is still open: a write now finds nobody reading (the server closed, not just ended, its side).
+      socket.once('end', () => socket.write('more', (error) => resolve({ reply: Buffer.concat(chunks).toString(), writeAfter: error ? 'refused' : 'taken' })));
+      socket.on('error', () => undefined);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 202 Accepted\r\n[\s\S]*\{"got":2\}$/);
+    expect(writeAfter).toBe('refused');
+    expect(seen[0]).toMatchObject({ body: 'ok', complete: true });
+  });
+
+  it('writes a reply larger than the socket takes at once whole before it lets go', async () => {
+    const big = 'x'.repeat(4 * 1024 * 1024);
+    const at = await serve(() => ({ push: () => undefined, end: () => ({ status: 200, body: big }) }));
+    const reply = await exchange(at, ['POST /x HTTP/1.1\r\nContent-Length: 0\r\n\r\n']);
+    expect(reply.endsWith(`content-length: ${big.length}\r\nconnection: close\r\n\r\n${big}`)).toBe(true);
+  });
+
+  it('answers a client that sent bytes after its request without cutting the reply off', async () => {
+    const seen: Seen[] = [];
+    const at = await serve(recorder(seen));
+    // exchange() fails on a reset: closing with those bytes unread would reset the client.
+    const reply = await exchange(at, ['POST /x HTTP/1.1\r\nContent-Length: 2\r\n\r\nokGET / HTTP/1.1\r\n\r\n']);
+    expect(reply).toMatch(/^HTTP\/1\.1 202 Accepted\r\n[\s\S]*\{"got":2\}$/);
+    const chunked = await exchange(at, ['POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\nextra']);
+    expect(chunked).toMatch(/\{"got":2\}$/);
+  });
+
   it('says 100 Continue to a client that waits for it', async () => {
     const at = await serve(recorder([]));
     const reply = await exchange(at, ['POST /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n', 'ok']);

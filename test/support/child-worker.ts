@@ -21,12 +21,14 @@ interface WorkerSpawnOptions {
   args?: string[];
   /** Node's own flags (benchmarks: --cpu-prof, which NODE_OPTIONS does not take). */
   nodeArgs?: string[];
+  /** Another build's `bin/memtrace.cjs` (a benchmark's baseline); this tree's by default. */
+  bin?: string;
 }
 
 /** The worker command line (with `args` after `--port 0`), optionally under a given umask (through /bin/sh). */
 function spawnWorker(env: Record<string, string>, options: WorkerSpawnOptions = {}) {
   const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env };
-  const command = [BIN, 'worker', '--port', '0', ...(options.args ?? [])];
+  const command = [options.bin ?? BIN, 'worker', '--port', '0', ...(options.args ?? [])];
   if (options.umask === undefined)
     return spawn(process.execPath, [...(options.nodeArgs ?? []), ...command], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   return spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...(options.nodeArgs ?? []), ...command], {
