@@ -156,7 +156,7 @@ function compactedFrom(db: Database.Database, observationIds: readonly number[])
 /** Pages of index one merge step writes: a step is a short transaction (a running worker's hooks wait for none longer). 256 held the lock 15–116 ms at 100k observations; 64, under 25 ms. */
 const MERGE_PAGES = 64;
 /** How long one removal transaction keeps taking items (at least one): forgetting 380 items in one held the lock 300 ms. */
-export const FORGET_STEP_MS = 15;
+const FORGET_STEP_MS = 15;
 
 /**
  * FTS5's 'optimize' (every segment merged into one), done as FTS5's incremental 'merge' with a

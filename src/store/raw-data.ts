@@ -29,7 +29,7 @@ export type RawData = ReturnType<typeof createRawData>;
  * from the start every time re-read every already-pruned session (their prompt gone, their files
  * gone) in each of ~20,000 batches at a million observations — a pass ran for over 23 minutes.
  */
-export interface PruneCursor {
+interface PruneCursor {
   toolEvents: readonly [number, number];
   prompts: readonly [number, number];
   sessions: readonly [number, number];
@@ -38,7 +38,7 @@ export interface PruneCursor {
 const FIRST = [Number.MIN_SAFE_INTEGER, 0] as const;
 export const PRUNE_START: PruneCursor = { toolEvents: FIRST, prompts: FIRST, sessions: FIRST };
 
-export interface RawPruned extends RawRemoved {
+interface RawPruned extends RawRemoved {
   /** Where the next batch of the same pass starts. */
   next: PruneCursor;
   /** True when every table's window came back short: nothing older than the cutoff is left to look at. */
