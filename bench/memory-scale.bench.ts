@@ -130,7 +130,7 @@ function upgradeFigure(file: string): Record<string, unknown> {
   store.close();
   const started = performance.now();
   openStore(file).close();
-  return { steps: ['1200_search_recent', '1201_recent_orders'], open_and_upgrade_ms: Math.round(performance.now() - started) };
+  return { steps: ['1200_search_recent', '1201_recent_orders', '1300_condensed_into'], open_and_upgrade_ms: Math.round(performance.now() - started) };
 }
 
 async function atSize(corpus: ScaleCorpus, qs: readonly Question[], size: number): Promise<Record<string, unknown>> {
