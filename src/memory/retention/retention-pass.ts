@@ -47,8 +47,8 @@ export interface RetentionReport {
 export const DAY_MS = 86_400_000;
 /** Rows of each kind per transaction (a session's written files go with it): a few ms each at a million observations. */
 export const DEFAULT_RETENTION_BATCH = 100;
-/** Free pages handed back per step. */
-const VACUUM_STEP_PAGES = 256;
+/** Free pages handed back per step: 256 took 21 ms at p50 and up to 70 ms at a million observations (a write the event loop waits for). */
+const VACUUM_STEP_PAGES = 64;
 
 function retentionCutoff(nowMs: number, days: number): number {
   return nowMs - days * DAY_MS;
