@@ -116,7 +116,9 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
   let bodyMs = 0;
   const storeSome = db.transaction((batch: Array<[number, string]>, from: number) => {
     const started = elapsed();
-    const budget = TRANSACTION_MS - cost.commitMs - cost.lineMs;
+    // At least half the time for lines: each commit writes a search-index segment, and more, smaller
+    // segments cost more merging, so shorter transactions would also make the whole import slower.
+    const budget = Math.max(TRANSACTION_MS / 2, TRANSACTION_MS - cost.commitMs - cost.lineMs);
     const outcomes: Array<readonly [number, ReturnType<typeof storeLine>]> = [];
     for (let i = from; i < batch.length && (i === from || elapsed() - started < budget); i += 1) outcomes.push([batch[i]![0], storeLine(batch[i]![1])]);
     bodyMs = elapsed() - started;
