@@ -14,6 +14,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { silentLogger } from '../src/log.js';
 import { buildContext, createContextQuery, DEFAULT_BUDGET_TOKENS } from '../src/context/index.js';
 import { DAY_MS } from '../src/memory/retention.js';
@@ -217,13 +218,30 @@ export async function pathFigures(input: PathsInput): Promise<Record<string, unk
   if (process.env.MEMORY_SCALE_IMPORT === '0') return out;
   const importDir = path.join(scratch, 'import-data');
   fs.mkdirSync(importDir, { recursive: true, mode: 0o700 });
+  const source = await importSource(scratch);
   const importWorker = await startWorker(importDir);
   try {
-    out.import = await during(importDir, async () => JSON.parse((await child(['import', importDir, path.join(scratch, 'export.jsonl')])).stdout));
+    out.import = await during(importDir, async () => JSON.parse((await child(['import', importDir, source])).stdout));
   } finally {
     await importWorker.stop();
   }
   return out;
+}
+
+/** The export, or its first MEMORY_SCALE_IMPORT_LINES lines (a million lines take over half an hour beside a worker here). */
+async function importSource(scratch: string): Promise<string> {
+  const all = path.join(scratch, 'export.jsonl');
+  const limit = Number(process.env.MEMORY_SCALE_IMPORT_LINES ?? Number.POSITIVE_INFINITY);
+  if (!Number.isFinite(limit)) return all;
+  const part = path.join(scratch, 'import.jsonl');
+  const out = fs.createWriteStream(part);
+  let n = 0;
+  for await (const line of readline.createInterface({ input: fs.createReadStream(all), crlfDelay: Infinity })) {
+    if (n++ >= limit) break;
+    if (!out.write(`${line}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  return part;
 }
 
 /**

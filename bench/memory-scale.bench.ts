@@ -25,6 +25,8 @@
  *   MEMORY_SCALE_SEARCH     0: no search in process (the other paths only)
  *   MEMORY_SCALE_MCP        0: no MCP figures
  *   MEMORY_SCALE_IMPORT     0: every path but import (the slowest at 1M)
+ *   MEMORY_SCALE_IMPORT_LINES  import only the export's first N lines (all by default; a million
+ *                           lines take over half an hour beside a worker on a shared 2-core machine)
  */
 import fs from 'node:fs';
 import path from 'node:path';
