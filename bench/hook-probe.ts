@@ -42,36 +42,44 @@ function post(socketPath: string, body: string): Promise<{ status: number; ms: n
   });
 }
 
-/** Posts hooks to the worker of `dataDir` until `work` settles; the latencies seen meanwhile. */
-export async function hookLatencyDuring<T>(dataDir: string, work: () => Promise<T>): Promise<{ result: T; latency: HookLatency }> {
+/** One hook: when it was posted (epoch ms), how long its answer took, and its status. */
+export interface HookSample {
+  at: number;
+  ms: number;
+  status: number;
+}
+
+/** Posts hooks to the worker of `dataDir` until `work` settles; the latencies seen meanwhile (and each sample, for a window of them). */
+export async function hookLatencyDuring<T>(dataDir: string, work: () => Promise<T>): Promise<{ result: T; latency: HookLatency; samples: HookSample[] }> {
   const payload = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/claude-code/hooks/post-tool-use-read.json'), 'utf8')) as Record<string, unknown>;
   const socket = path.join(dataDir, 'worker.sock');
-  const samples: number[] = [];
-  let refused = 0;
+  const samples: HookSample[] = [];
   let done = false;
   let n = 0;
   const loop = (async () => {
     while (!done) {
       n += 1;
+      const at = Date.now();
       const { status, ms } = await post(
         socket,
         JSON.stringify({ ...payload, session_id: 'bench-hook-probe', tool_use_id: `toolu_probe_${process.pid}_${Date.now()}_${n}` }),
       );
-      samples.push(ms);
-      if (status >= 300) refused += 1;
+      samples.push({ at, ms, status });
       await new Promise((resolve) => setTimeout(resolve, GAP_MS));
     }
   })();
   try {
     const result = await work();
-    return { result, latency: summary(samples, refused) };
+    return { result, latency: hookSummary(samples), samples };
   } finally {
     done = true;
     await loop;
   }
 }
 
-function summary(samples: number[], refused: number): HookLatency {
+export function hookSummary(hooks: readonly HookSample[]): HookLatency {
+  const samples = hooks.map((h) => h.ms);
+  const refused = hooks.filter((h) => h.status >= 300).length;
   return {
     hooks: samples.length,
     p50_ms: roundedPercentile(samples, 50),

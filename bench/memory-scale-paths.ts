@@ -3,27 +3,33 @@
  * worker on the same data dir takes PostToolUse hooks (bench/hook-probe.ts): SessionStart context
  * (the worker's answer, and the cold-start file the worker rewrites), the viewer's pages, export,
  * import (into an empty data dir with its own worker), forget --match, a retention pass and
- * repair scan. The commands run as the user runs them (their own process); the retention pass
- * runs in a process of its own too (the worker's is held off), so what a hook waits for is the
- * store's write lock, as it is for a pass inside the worker between its batches.
+ * repair scan. Export and repair scan run as the user runs them (`memtrace …`, their own process).
+ * forget and import run in a process of their own too, through the CLI's own calls and pacing
+ * (bench/paced-writer-child.ts), which also reports how long each transaction held the write
+ * lock. The retention pass is the worker's own (a worker started with a retention window that
+ * reaches into the store's history; its first pass runs 10 s after it starts): its duration and
+ * longest write come from the worker's /health, and the hook latency is of the hooks posted
+ * while it ran. Beside each, the same hook latency with the worker idle, taken in the same run.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { silentLogger } from '../src/log.js';
 import { buildContext, createContextQuery, DEFAULT_BUDGET_TOKENS } from '../src/context/index.js';
+import { DAY_MS } from '../src/memory/retention.js';
 import { openStore } from '../src/store/index.js';
 import { createViewerApp, createViewerAuth } from '../src/viewer/index.js';
 import { createContextFiles } from '../src/worker/context-files.js';
 import { startChildWorker, type ChildWorker } from '../test/support/child-worker.js';
-import { hookLatencyDuring, type HookLatency } from './hook-probe.js';
+import { hookLatencyDuring, hookSummary, type HookLatency } from './hook-probe.js';
 import { summarize } from './stats.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'memtrace.cjs');
 const elapsed = (started: number) => Math.round(performance.now() - started);
 
-/** The worker as the bench runs it: no observer, no telemetry, its own retention and size budget held off (the bench runs a pass itself). */
+/** The worker as the bench runs it: no observer, no telemetry, its retention and size budget held off (but for the retention figure's own worker). */
 function workerEnv(dataDir: string): Record<string, string> {
   return {
     MEMTRACE_DATA_DIR: dataDir,
@@ -34,8 +40,8 @@ function workerEnv(dataDir: string): Record<string, string> {
   };
 }
 
-function startWorker(dataDir: string): Promise<ChildWorker> {
-  return startChildWorker(workerEnv(dataDir));
+function startWorker(dataDir: string, env: Record<string, string> = {}): Promise<ChildWorker> {
+  return startChildWorker({ ...workerEnv(dataDir), ...env });
 }
 
 function memtrace(args: string[], dataDir: string): Promise<{ ms: number; stdout: string }> {
@@ -199,14 +205,7 @@ export async function pathFigures(input: PathsInput): Promise<Record<string, unk
       const mb = fs.statSync(exported).size / 1024 / 1024;
       return { process_ms: ms, file_mb: +mb.toFixed(1), mb_per_s: +(mb / (ms / 1000)).toFixed(1) };
     });
-    out.forget_match = await during(dataDir, async () => {
-      const { ms, stdout } = await memtrace(['forget', '--match', input.forgetMatch, '--project', input.projects[0]!, '--yes'], dataDir);
-      return { process_ms: ms, said: stdout.trim().split('\n').slice(-2) };
-    });
-    out.retention = await during(dataDir, async () => {
-      const { ms, stdout } = await runRetentionChild(dataDir);
-      return { process_ms: ms, report: JSON.parse(stdout) as unknown };
-    });
+    out.forget_match = await during(dataDir, async () => JSON.parse((await child(['forget', dataDir, input.forgetMatch, input.projects[0]!])).stdout));
     out.repair_scan = await during(dataDir, async () => {
       const { ms, stdout } = await memtrace(['repair', 'scan', '--json'], dataDir);
       const report = JSON.parse(stdout) as { findings?: unknown[]; found?: number };
@@ -215,28 +214,80 @@ export async function pathFigures(input: PathsInput): Promise<Record<string, unk
   } finally {
     await worker.stop();
   }
+  out.retention = await retentionFigure(dataDir, file);
   if (process.env.MEMORY_SCALE_IMPORT === '0') return out;
   const importDir = path.join(scratch, 'import-data');
   fs.mkdirSync(importDir, { recursive: true, mode: 0o700 });
+  const source = await importSource(scratch);
   const importWorker = await startWorker(importDir);
   try {
-    out.import = await during(importDir, async () => {
-      const { ms, stdout } = await memtrace(['import', path.join(scratch, 'export.jsonl'), '--json'], importDir);
-      return { process_ms: ms, report: JSON.parse(stdout) as unknown };
-    });
+    out.import = await during(importDir, async () => JSON.parse((await child(['import', importDir, source])).stdout));
   } finally {
     await importWorker.stop();
   }
   return out;
 }
 
-/** A retention pass in its own process over the data dir: what the worker's pass does, batch by batch. */
-function runRetentionChild(dataDir: string): Promise<{ ms: number; stdout: string }> {
+/** The export, or its first MEMORY_SCALE_IMPORT_LINES lines (a million lines take over half an hour beside a worker here). */
+async function importSource(scratch: string): Promise<string> {
+  const all = path.join(scratch, 'export.jsonl');
+  const limit = Number(process.env.MEMORY_SCALE_IMPORT_LINES ?? Number.POSITIVE_INFINITY);
+  if (!Number.isFinite(limit)) return all;
+  const part = path.join(scratch, 'import.jsonl');
+  const out = fs.createWriteStream(part);
+  let n = 0;
+  for await (const line of readline.createInterface({ input: fs.createReadStream(all), crlfDelay: Infinity })) {
+    if (n++ >= limit) break;
+    if (!out.write(`${line}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  return part;
+}
+
+/**
+ * The worker's own retention pass: a worker whose retention window ends 29 days before the
+ * store's newest observation (what a 30-day window does a day after it), its first pass 10 s
+ * after it starts. Hooks are posted all along; those posted while the pass ran are its figure.
+ */
+async function retentionFigure(dataDir: string, file: string): Promise<Figure> {
+  const store = openStore(file);
+  const newest = Number(store.db.prepare('SELECT max(created_at) FROM observations').pluck().get());
+  store.close();
+  const days = Math.round((Date.now() - newest) / DAY_MS) + 29;
+  const worker = await startWorker(dataDir, { MEMTRACE_RAW_RETENTION_DAYS: String(days) });
+  try {
+    const { result, samples } = await hookLatencyDuring(dataDir, async () => {
+      for (;;) {
+        const res = await fetch(`${worker.url}/health`, { headers: worker.auth });
+        const last = ((await res.json()) as { store?: { last_retention?: RetentionHealth | null } }).store?.last_retention;
+        if (last) return last;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    });
+    const from = Date.parse(result.at);
+    const during_ = samples.filter((h) => h.at >= from && h.at <= from + result.duration_ms);
+    // The same worker before its pass began: the idle figure beside it.
+    const before = samples.filter((h) => h.at < from - 100);
+    return { ...result, retention_days: days, hook_latency: hookSummary(during_), hook_latency_idle_before: hookSummary(before) };
+  } finally {
+    await worker.stop();
+  }
+}
+
+interface RetentionHealth {
+  at: string;
+  duration_ms: number;
+  longest_step_ms: number;
+  removed: Record<string, number>;
+}
+
+/** bench/paced-writer-child.ts, as a user's command beside the worker. */
+function child(args: string[]): Promise<{ ms: number; stdout: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'bench', 'retention-child.ts'), dataDir],
+      ['--import', 'tsx', path.join(ROOT, 'bench', 'paced-writer-child.ts'), ...args],
       { cwd: ROOT, env: { ...process.env }, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => (error ? reject(new Error(stderr.slice(0, 400) || error.message)) : resolve({ ms: elapsed(started), stdout })),
     );

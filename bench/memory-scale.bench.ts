@@ -25,6 +25,8 @@
  *   MEMORY_SCALE_SEARCH     0: no search in process (the other paths only)
  *   MEMORY_SCALE_MCP        0: no MCP figures
  *   MEMORY_SCALE_IMPORT     0: every path but import (the slowest at 1M)
+ *   MEMORY_SCALE_IMPORT_LINES  import only the export's first N lines (all by default; a million
+ *                           lines take over half an hour beside a worker on a shared 2-core machine)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -151,7 +153,7 @@ function upgradeFigure(file: string): Record<string, unknown> {
   store.close();
   const started = performance.now();
   openStore(file).close();
-  return { steps: ['1200_search_recent', '1201_recent_orders'], open_and_upgrade_ms: Math.round(performance.now() - started) };
+  return { steps: ['1200_search_recent', '1201_recent_orders', '1300_condensed_into'], open_and_upgrade_ms: Math.round(performance.now() - started) };
 }
 
 const WIDE_POOLS = { ...DEFAULT_HYBRID, cap: 2_000, maxPool: 128, recent: 32, recentObservations: 10_000, recentSummaries: 1_000 };

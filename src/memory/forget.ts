@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SEARCH_RECENT_TABLE, SEARCH_TABLE, type Rest } from '../store/index.js';
-import { createMemorySearch, MAX_SEARCH_LIMIT, normalizeProject } from './search.js';
+import { buildSearchQuery } from './query.js';
+import { EmptyQueryError, MAX_SEARCH_LIMIT, normalizeProject } from './search.js';
 
 /**
  * `memtrace forget` (docs/memory.md#forget): removes observations and session summaries from every place
@@ -89,11 +90,7 @@ export function planForget(db: Database.Database, selector: ForgetSelector): For
     const project = selector.project ? normalizeProject(selector.project) : null;
     const params = { session: selector.sessionId ?? null, project, before: selector.beforeMs ?? null };
     const where = `(@session IS NULL OR session_id = @session) AND (@project IS NULL OR project = @project OR project = @project || '/') AND (@before IS NULL OR created_at < @before)`;
-    let matched: Set<string> | null = null;
-    if (selector.match) {
-      // Every match, not the top ten: search in pages of the largest limit until one comes back short.
-      matched = new Set(matchAll(db, selector.match, project).map((h) => `${h.kind}:${h.id}`));
-    }
+    const matched = selector.match ? matchAll(db, selector.match, where, params) : null;
     const keep = (kind: string, id: number) => matched === null || matched.has(`${kind}:${id}`);
     for (const r of db.prepare(`SELECT id, title, session_id, project, created_at FROM observations WHERE ${where} ORDER BY id`).all(params) as Array<
       Parameters<typeof add>[1]
@@ -119,14 +116,27 @@ export function planForget(db: Database.Database, selector: ForgetSelector): For
   return { items: sorted, sessions, compactedSummaries: compactedFrom(db, observationIds) };
 }
 
-function matchAll(db: Database.Database, query: string, project: string | null) {
-  const search = createMemorySearch(db);
-  // A search would rank items holding any of the words; forget takes only those holding all of
-  // them. It asks for the most a search gives and refuses to guess past it.
-  const hits = search.search(query, { project, limit: MAX_SEARCH_LIMIT, everyWord: true });
-  if (hits.length === MAX_SEARCH_LIMIT)
-    throw new ForgetRefusedError(`--match '${query}' matches ${MAX_SEARCH_LIMIT} or more items; narrow it (add --project, --session or --before)`);
-  return hits;
+/**
+ * Every item holding all the words of `text` within the selector's other filters (project,
+ * session, before), unranked: forget takes them all. More than MAX_SEARCH_LIMIT is refused, counted
+ * after every filter (it was counted before --session and --before, which the refusal suggests).
+ */
+function matchAll(db: Database.Database, text: string, where: string, params: Record<string, unknown>): Set<string> {
+  const query = buildSearchQuery(text, { every: true });
+  if (!query.ok) throw new EmptyQueryError(query.reason);
+  const rows = (kind: ForgetItem['kind'], table: string, rowid: string) =>
+    (
+      db
+        .prepare(
+          `SELECT t.id FROM ${SEARCH_TABLE} f JOIN ${table} t ON t.id = ${rowid} WHERE ${SEARCH_TABLE} MATCH @match AND ${rowid} > 0 AND ${where} LIMIT @limit`,
+        )
+        .pluck()
+        .all({ ...params, match: query.match, limit: MAX_SEARCH_LIMIT }) as number[]
+    ).map((id) => `${kind}:${id}`);
+  const matched = new Set([...rows('observation', 'observations', 'f.rowid'), ...rows('summary', 'summaries', '-f.rowid')]);
+  if (matched.size >= MAX_SEARCH_LIMIT)
+    throw new ForgetRefusedError(`--match '${text}' matches ${MAX_SEARCH_LIMIT} or more items; narrow it (add --project, --session or --before)`);
+  return matched;
 }
 
 /** Summaries of the compacted history built, directly or through others, from these observations. */
@@ -143,8 +153,10 @@ function compactedFrom(db: Database.Database, observationIds: readonly number[])
   return rows.map((r) => r.id);
 }
 
-/** Pages of index one merge step writes: a step is a short transaction (a running worker's hooks wait for none longer). */
-const MERGE_PAGES = 256;
+/** Pages of index one merge step writes: a step is a short transaction (a running worker's hooks wait for none longer). 256 held the lock 15–116 ms at 100k observations; 64, under 25 ms. */
+const MERGE_PAGES = 64;
+/** How long one removal transaction keeps taking items (at least one): forgetting 380 items in one held the lock 300 ms. */
+const FORGET_STEP_MS = 15;
 
 /**
  * FTS5's 'optimize' (every segment merged into one), done as FTS5's incremental 'merge' with a
@@ -170,45 +182,99 @@ export interface ForgetDeps {
   rest: Rest;
 }
 
-/** Removes what the plan names, in one transaction, then merges the index and truncates the WAL. */
+/**
+ * Runs `remove` on each id, as many as fit in FORGET_STEP_MS per transaction, resting between
+ * transactions. A forget stopped midway has removed whole items only; running it again finishes it.
+ */
+async function inSteps(db: Database.Database, ids: readonly number[], remove: (id: number) => void, deps: ForgetDeps): Promise<void> {
+  const some = db.transaction((from: number): number => {
+    const started = deps.elapsedMs();
+    let at = from;
+    do remove(ids[at++]!);
+    while (at < ids.length && deps.elapsedMs() - started < FORGET_STEP_MS);
+    return at;
+  });
+  for (let at = 0; at < ids.length; ) {
+    const started = deps.elapsedMs();
+    at = some.immediate(at);
+    await deps.rest(deps.elapsedMs() - started);
+  }
+}
+
+/**
+ * Removes what the plan names in short transactions, then merges the index and truncates the WAL.
+ * Derived history goes first, newest (the summaries condensed from others) first, so a forget
+ * stopped midway leaves only what planning the same forget again finds from the observations left.
+ */
 export async function applyForget(db: Database.Database, plan: ForgetPlan, deps: ForgetDeps): Promise<ForgetResult> {
-  const ids = (kind: ForgetItem['kind']) => JSON.stringify(plan.items.filter((i) => i.kind === kind).map((i) => i.id));
-  const sessions = JSON.stringify(plan.sessions);
-  const compacted = JSON.stringify(plan.compactedSummaries);
+  const idsOf = (kind: ForgetItem['kind']) => plan.items.filter((i) => i.kind === kind).map((i) => i.id);
   const inList = 'IN (SELECT value FROM json_each(?))';
   db.pragma('secure_delete = ON');
-  const result = db
-    .transaction((): Omit<ForgetResult, 'checkpointed'> => {
-      const observations = ids('observation');
-      const summaries = ids('summary');
-      // The raw events the items came from: queue rows still waiting, and the tool events kept for provenance.
-      const sources = JSON.stringify(
-        (
-          db
-            .prepare(`SELECT source_message_ids FROM observations WHERE id ${inList} UNION ALL SELECT source_message_ids FROM summaries WHERE id ${inList}`)
-            .all(observations, summaries) as Array<{ source_message_ids: string }>
-        ).flatMap((r) => JSON.parse(r.source_message_ids) as number[]),
-      );
-      let rawEvents = db.prepare(`DELETE FROM queue WHERE id ${inList}`).run(sources).changes;
-      rawEvents += db.prepare(`DELETE FROM tool_events WHERE queue_id ${inList}`).run(sources).changes;
-      // Compacted history: children of a removed summary are on top again, to be condensed anew.
-      db.prepare(`UPDATE memory_summaries SET condensed_into = NULL WHERE condensed_into ${inList} AND id NOT ${inList}`).run(compacted, compacted);
-      // One statement per column, each through its own index (one OR of the three read the whole table).
-      db.prepare(`DELETE FROM summary_sources WHERE summary_id ${inList}`).run(compacted);
-      db.prepare(`DELETE FROM summary_sources WHERE source_summary_id ${inList}`).run(compacted);
-      db.prepare(`DELETE FROM summary_sources WHERE observation_id ${inList}`).run(observations);
-      const compactedSummaries = db.prepare(`DELETE FROM memory_summaries WHERE id ${inList}`).run(compacted).changes;
-      const removedObservations = db.prepare(`DELETE FROM observations WHERE id ${inList}`).run(observations).changes;
-      const removedSummaries = db.prepare(`DELETE FROM summaries WHERE id ${inList}`).run(summaries).changes;
-      // A whole session: what is left of it (pending events, prompts, written files, its record).
-      rawEvents += db.prepare(`DELETE FROM queue WHERE session_id ${inList}`).run(sessions).changes;
-      rawEvents += db.prepare(`DELETE FROM tool_events WHERE session_id ${inList}`).run(sessions).changes;
+  const result = { observations: 0, summaries: 0, compactedSummaries: 0, rawEvents: 0, sessions: 0 };
+  // Compacted history: children of a removed summary (its source summaries; memory_summaries has no
+  // index on condensed_into) are on top again, to be condensed anew, or removed after it.
+  const uncondense = db.prepare(
+    'UPDATE memory_summaries SET condensed_into = NULL WHERE id IN (SELECT source_summary_id FROM summary_sources WHERE summary_id = @id) AND condensed_into = @id',
+  );
+  // One statement per column, each through its own index (one OR of the three read the whole table).
+  const sourcesOfSummary = db.prepare('DELETE FROM summary_sources WHERE summary_id = ?');
+  const asSourceSummary = db.prepare('DELETE FROM summary_sources WHERE source_summary_id = ?');
+  const asSourceObservation = db.prepare('DELETE FROM summary_sources WHERE observation_id = ?');
+  const compactedSummary = db.prepare('DELETE FROM memory_summaries WHERE id = ?');
+  await inSteps(
+    db,
+    [...plan.compactedSummaries].sort((a, b) => b - a),
+    (id) => {
+      uncondense.run({ id });
+      sourcesOfSummary.run(id);
+      asSourceSummary.run(id);
+      result.compactedSummaries += compactedSummary.run(id).changes;
+    },
+    deps,
+  );
+  // The raw events each item came from: queue rows still waiting, and the tool events kept for provenance.
+  const queueRows = db.prepare(`DELETE FROM queue WHERE id ${inList}`);
+  const toolEvents = db.prepare(`DELETE FROM tool_events WHERE queue_id ${inList}`);
+  const removeRaw = (sources: string | undefined) => {
+    if (sources === undefined) return;
+    result.rawEvents += queueRows.run(sources).changes + toolEvents.run(sources).changes;
+  };
+  const observationSources = db.prepare('SELECT source_message_ids FROM observations WHERE id = ?').pluck();
+  const observation = db.prepare('DELETE FROM observations WHERE id = ?');
+  await inSteps(
+    db,
+    idsOf('observation'),
+    (id) => {
+      removeRaw(observationSources.get(id) as string | undefined);
+      asSourceObservation.run(id);
+      result.observations += observation.run(id).changes;
+    },
+    deps,
+  );
+  const summarySources = db.prepare('SELECT source_message_ids FROM summaries WHERE id = ?').pluck();
+  const summary = db.prepare('DELETE FROM summaries WHERE id = ?');
+  await inSteps(
+    db,
+    idsOf('summary'),
+    (id) => {
+      removeRaw(summarySources.get(id) as string | undefined);
+      result.summaries += summary.run(id).changes;
+    },
+    deps,
+  );
+  // A whole session: what is left of it (pending events, prompts, written files, its record).
+  const sessions = JSON.stringify(plan.sessions);
+  if (plan.sessions.length > 0) {
+    const started = deps.elapsedMs();
+    db.transaction(() => {
+      result.rawEvents += db.prepare(`DELETE FROM queue WHERE session_id ${inList}`).run(sessions).changes;
+      result.rawEvents += db.prepare(`DELETE FROM tool_events WHERE session_id ${inList}`).run(sessions).changes;
       db.prepare(`DELETE FROM session_files_written WHERE session_id ${inList}`).run(sessions);
       db.prepare(`DELETE FROM session_prompts WHERE session_id ${inList}`).run(sessions);
-      const removedSessions = db.prepare(`DELETE FROM sessions WHERE session_id ${inList}`).run(sessions).changes;
-      return { observations: removedObservations, summaries: removedSummaries, compactedSummaries, rawEvents, sessions: removedSessions };
-    })
-    .immediate();
+      result.sessions = db.prepare(`DELETE FROM sessions WHERE session_id ${inList}`).run(sessions).changes;
+    }).immediate();
+    await deps.rest(deps.elapsedMs() - started);
+  }
   // Deleted index entries can survive in older index segments until they merge: merge them all now.
   for (const table of [SEARCH_TABLE, SEARCH_RECENT_TABLE]) await mergeWhole(db, table, deps);
   // The merge wrote the index anew into the WAL. A truncating checkpoint holds the write lock while

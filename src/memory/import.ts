@@ -107,12 +107,21 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     return 'imported';
   };
   const elapsed = deps.elapsedMs ?? (() => performance.now());
-  // From `from`, as many lines as fit in TRANSACTION_MS (at least one). Counts are taken only once
-  // the transaction committed, so a failed one is not reported as stored.
+  // From `from`, as many lines as fit in TRANSACTION_MS (at least one), the commit included: the
+  // commit writes the search index's new segment and merges older ones (a fifth of the hold at
+  // 100k), and a line can take several ms, so a transaction that took lines until 20 ms had passed
+  // held the lock 68 ms at p95. Each transaction leaves room for the last commit and the last line.
+  // Counts are taken only once the transaction committed, so a failed one is not reported as stored.
+  const cost = { commitMs: 0, lineMs: 0 };
+  let bodyMs = 0;
   const storeSome = db.transaction((batch: Array<[number, string]>, from: number) => {
     const started = elapsed();
+    // At least half the time for lines: each commit writes a search-index segment, and more, smaller
+    // segments cost more merging, so shorter transactions would also make the whole import slower.
+    const budget = Math.max(TRANSACTION_MS / 2, TRANSACTION_MS - cost.commitMs - cost.lineMs);
     const outcomes: Array<readonly [number, ReturnType<typeof storeLine>]> = [];
-    for (let i = from; i < batch.length && (i === from || elapsed() - started < TRANSACTION_MS); i += 1) outcomes.push([batch[i]![0], storeLine(batch[i]![1])]);
+    for (let i = from; i < batch.length && (i === from || elapsed() - started < budget); i += 1) outcomes.push([batch[i]![0], storeLine(batch[i]![1])]);
+    bodyMs = elapsed() - started;
     return outcomes;
   });
   const rest = deps.rest ?? NO_REST;
@@ -120,7 +129,11 @@ export async function importJsonl(store: Store, lines: AsyncIterable<string>, de
     for (let from = 0; from < batch.length; ) {
       const started = elapsed();
       const outcomes = storeSome.immediate(batch, from);
-      await rest(elapsed() - started);
+      const heldMs = elapsed() - started;
+      // Moving averages: one slow commit or line shortens the next transactions a little, not to one line each.
+      cost.commitMs = 0.8 * cost.commitMs + 0.2 * Math.max(0, heldMs - bodyMs);
+      cost.lineMs = 0.8 * cost.lineMs + 0.2 * (bodyMs / outcomes.length);
+      await rest(heldMs);
       from += outcomes.length;
       for (const [lineNo, outcome] of outcomes) {
         if (outcome === 'imported') report.imported += 1;

@@ -71,7 +71,7 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
 export { openDatabase, enableIncrementalVacuum } from './database.js';
 export { sqliteDriver, SqliteDriverError } from './sqlite-driver.js';
 export { inspectStore, type StoreInspection } from './inspect.js';
-export { createRawData, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
+export { createRawData, PRUNE_START, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';
 export { runMigrations, StoreTooNewError, type Migration } from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
 export type { PendingHead, QueueMessage } from './queue.js';

@@ -37,6 +37,8 @@ function storeHealthReport(store: StoreHealth): Record<string, unknown> {
             removed_for_budget: last.removedForBudget,
             bytes_before: last.bytesBefore,
             bytes_after: last.bytesAfter,
+            duration_ms: last.durationMs,
+            longest_step_ms: last.longestStepMs,
           },
   };
 }

@@ -193,7 +193,7 @@ describe('the size budget on a real file', () => {
     );
     expect(count(store, 'tool_events')).toBe(0);
     expect(steps.length).toBeGreaterThan(1);
-    expect(Math.max(...steps)).toBeLessThanOrEqual(256);
+    expect(Math.max(...steps)).toBeLessThanOrEqual(64);
     expect(pauses).toBeGreaterThanOrEqual(steps.length);
     expect(raw.size().freePages).toBe(0);
     store.close();

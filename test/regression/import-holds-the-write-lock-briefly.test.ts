@@ -3,26 +3,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { importJsonl, TRANSACTION_MS } from '../../src/memory/import.js';
 import { openStore, restBesideWorker } from '../../src/store/index.js';
+import { exportLines as lines } from '../support/import-lines.js';
 import { makeTempDir } from '../support/temp-dir.js';
-
-async function* lines(count: number) {
-  for (let i = 1; i <= count; i += 1) {
-    yield JSON.stringify({
-      id: i,
-      session_id: 's',
-      project: '/work/app',
-      created_at: '2026-01-05T09:00:00.000Z',
-      type: 'discovery',
-      title: `line ${i}`,
-      subtitle: '',
-      narrative: 'imported',
-      facts: [],
-      concepts: [],
-      files_read: [],
-      files_modified: [],
-    });
-  }
-}
 
 /**
  * Issue 36: `memtrace import` stored 500 lines per transaction, so a worker's hook waited for the

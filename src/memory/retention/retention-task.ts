@@ -40,7 +40,7 @@ export function startRetention(config: RetentionConfig, schedule: RetentionSched
   const pass = (): Promise<RetentionReport | null> => {
     running ??= (async () => {
       try {
-        const report = await runRetentionPass(config, { ...deps, pause }, deps.clock.now());
+        const report = await runRetentionPass(config, { elapsedMs: () => performance.now(), ...deps, pause }, deps.clock.now());
         last = report;
         const removed = Object.values(report.removed).reduce((a, b) => a + b, 0);
         if (removed > 0 || report.overBudget)

@@ -18,6 +18,7 @@ import { IMPORT_LEDGER_SCHEMA } from './0903-import-ledger.js';
 import { SHARE_SCHEMA } from './1000-share.js';
 import { SEARCH_RECENT_SCHEMA } from './1200-search-recent.js';
 import { RECENT_ORDERS_SCHEMA } from './1201-recent-orders.js';
+import { CONDENSED_INTO_SCHEMA } from './1300-condensed-into.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly Migration[] = [
   SHARE_SCHEMA,
   SEARCH_RECENT_SCHEMA,
   RECENT_ORDERS_SCHEMA,
+  CONDENSED_INTO_SCHEMA,
 ];
