@@ -1,6 +1,15 @@
 import type Database from 'better-sqlite3';
-import { createSearchScratch, createSearchStats, observationDocument, SEARCH_RECENT_TABLE, summaryDocument, type ScratchDoc } from '../store/index.js';
-import type { ParsedObservation, ParsedSummary } from '../vocabulary/observation.js';
+import {
+  createSearchScratch,
+  createSearchStats,
+  OBSERVATION_CONTENT_COLUMNS,
+  observationDocument,
+  SEARCH_RECENT_TABLE,
+  summaryDocument,
+  toParsedObservation,
+  type ScratchDoc,
+} from '../store/index.js';
+import type { ParsedSummary } from '../vocabulary/observation.js';
 import { bm25, idf, phraseCeiling } from './bm25.js';
 import type { QueryTerm } from './query.js';
 import { COLUMN_WEIGHTS, createSearchCandidates, type CandidateFilters, type Ranked } from './search-candidates.js';
@@ -73,28 +82,14 @@ export interface RankingTrace {
 
 type Candidates = ReturnType<typeof createSearchCandidates>;
 
-const list = (value: unknown) => JSON.parse(String(value)) as string[];
-const indexedFields = (row: Record<string, unknown>): ParsedObservation => ({
-  type: row.type as ParsedObservation['type'],
-  title: String(row.title),
-  subtitle: String(row.subtitle),
-  narrative: String(row.narrative),
-  facts: list(row.facts),
-  concepts: list(row.concepts),
-  files_read: list(row.files_read),
-  files_modified: list(row.files_modified),
-});
-
 export function createHybridRanking(db: Database.Database, candidates: Candidates, config: HybridConfig = DEFAULT_HYBRID) {
   const stats = createSearchStats(db);
   const scratch = createSearchScratch(db);
   const hasRecent = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(SEARCH_RECENT_TABLE) !== undefined;
   const recent = hasRecent ? createSearchCandidates(db, SEARCH_RECENT_TABLE) : null;
   const recentStats = hasRecent ? createSearchStats(db, SEARCH_RECENT_TABLE) : null;
-  // Only what the index holds of a row (observationDocument), none of its provenance.
-  const observations = db.prepare(
-    'SELECT id, type, title, subtitle, narrative, facts, concepts, files_read, files_modified FROM observations WHERE id IN (SELECT value FROM json_each(?))',
-  );
+  // Only what the index holds of a row, none of its provenance.
+  const observations = db.prepare(`SELECT id, ${OBSERVATION_CONTENT_COLUMNS} FROM observations WHERE id IN (SELECT value FROM json_each(?))`);
   const summaries = db.prepare(
     'SELECT id, request, investigated, learned, completed, next_steps, notes FROM summaries WHERE id IN (SELECT value FROM json_each(?))',
   );
@@ -103,7 +98,7 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
   const documents = (rowids: readonly number[]): ScratchDoc[] => {
     const docs: ScratchDoc[] = [];
     for (const row of observations.all(JSON.stringify(rowids.filter((r) => r > 0))) as Array<Record<string, unknown>>) {
-      docs.push({ rowid: row.id as number, doc: observationDocument(indexedFields(row)) });
+      docs.push({ rowid: row.id as number, doc: observationDocument(toParsedObservation(row)) });
     }
     for (const row of summaries.all(JSON.stringify(rowids.filter((r) => r < 0).map((r) => -r))) as Array<ParsedSummary & { id: number }>) {
       docs.push({ rowid: -row.id, doc: summaryDocument(row) });
@@ -114,13 +109,15 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
   return {
     lastTrace: () => trace,
     rank(match: string, terms: readonly QueryTerm[], filters: CandidateFilters, limit: number): Ranked[] {
-      const totals = stats.totals();
-      // A store this small costs FTS5 little whatever the words: nothing to count.
-      if (totals.rows <= config.exactBudget) {
+      const exact = () => {
         trace = { path: 'exact', common: 0, candidates: 0, bounded: true };
         return candidates.rank(match, filters, limit);
-      }
-      const recentRows = recentStats?.totals().rows ?? 0;
+      };
+      const totals = stats.totals();
+      // A store this small costs FTS5 little whatever the words: nothing to count.
+      if (totals.rows <= config.exactBudget) return exact();
+      const recentTotals = recentStats?.totals() ?? null;
+      const recentRows = recentTotals?.rows ?? 0;
       const seen = terms.map((t) => {
         // First the phrase's share of recent memory (the small recent index: a cheap count), scaled to
         // the whole index: what is common now is common, with no read of the large index at all.
@@ -142,10 +139,7 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
         budget -= s.rows;
         selective.push(s);
       }
-      if (selective.length === terms.length) {
-        trace = { path: 'exact', common: 0, candidates: 0, bounded: true };
-        return candidates.rank(match, filters, limit);
-      }
+      if (selective.length === terms.length) return exact();
       const idfs = seen.map((s) => idf(totals.rows, s.rows));
       // The most the phrases outside the rare expression can add to any row.
       const ceiling = seen.reduce((sum, s, i) => sum + (selective.includes(s) ? 0 : phraseCeiling(idfs[i]!)), 0);
@@ -169,9 +163,9 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
           .slice(0, limit);
 
       const kthOf = (results: Ranked[]) => (results.length === limit ? -results.at(-1)!.rank : 0);
-      if (recent) {
+      if (recent && recentTotals) {
         // The newest of recent memory, each kind in its own rowid range (observations count up, summaries down).
-        const { maxRowid, minRowid } = recentStats!.totals();
+        const { maxRowid, minRowid } = recentTotals;
         const take = Math.max(config.recent, limit);
         const newestObservations = { from: Math.max(1, maxRowid - config.recentObservations + 1), to: Number.MAX_SAFE_INTEGER };
         const newestSummaries = { from: Number.MIN_SAFE_INTEGER, to: Math.min(-1, minRowid + config.recentSummaries - 1) };

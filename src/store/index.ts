@@ -79,7 +79,7 @@ export type { CallReservation, CallSettlement, SpendJson, SpendTotals } from './
 export { NO_SPEND, spendJson } from './observer-calls.js';
 export type { SessionRow } from './sessions.js';
 export type { StoredObservation } from './observations.js';
-export { toStoredObservation } from './observations.js';
+export { OBSERVATION_CONTENT_COLUMNS, toParsedObservation, toStoredObservation } from './observations.js';
 export { toStoredSummary } from './summaries.js';
 export { SEARCH_RECENT_TABLE, SEARCH_TABLE } from './search-index.js';
 export { expandedTerms, observationDocument, summaryDocument } from './search-text.js';

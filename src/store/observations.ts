@@ -111,12 +111,14 @@ export function createObservations(db: Database.Database) {
   };
 }
 
-export function toStoredObservation(row: Record<string, unknown>): StoredObservation {
-  const list = (value: unknown) => JSON.parse(String(value)) as string[];
+const list = (value: unknown) => JSON.parse(String(value)) as string[];
+
+/** The columns an observation's content is read from (what the search index holds of it). */
+export const OBSERVATION_CONTENT_COLUMNS = 'type, title, subtitle, narrative, facts, concepts, files_read, files_modified';
+
+/** An observation's content from a row holding OBSERVATION_CONTENT_COLUMNS. */
+export function toParsedObservation(row: Record<string, unknown>): ParsedObservation {
   return {
-    id: row.id as number,
-    sessionId: row.session_id as string,
-    project: row.project as string | null,
     type: row.type as ObservationType,
     title: row.title as string,
     subtitle: row.subtitle as string,
@@ -125,6 +127,15 @@ export function toStoredObservation(row: Record<string, unknown>): StoredObserva
     concepts: list(row.concepts),
     files_read: list(row.files_read),
     files_modified: list(row.files_modified),
+  };
+}
+
+export function toStoredObservation(row: Record<string, unknown>): StoredObservation {
+  return {
+    id: row.id as number,
+    sessionId: row.session_id as string,
+    project: row.project as string | null,
+    ...toParsedObservation(row),
     sourceMessageIds: JSON.parse(String(row.source_message_ids)) as number[],
     provider: row.provider as string,
     model: row.model as string | null,
