@@ -211,11 +211,9 @@ export async function applyForget(db: Database.Database, plan: ForgetPlan, deps:
   const inList = 'IN (SELECT value FROM json_each(?))';
   db.pragma('secure_delete = ON');
   const result = { observations: 0, summaries: 0, compactedSummaries: 0, rawEvents: 0, sessions: 0 };
-  // Compacted history: children of a removed summary (its source summaries; memory_summaries has no
-  // index on condensed_into) are on top again, to be condensed anew, or removed after it.
-  const uncondense = db.prepare(
-    'UPDATE memory_summaries SET condensed_into = NULL WHERE id IN (SELECT source_summary_id FROM summary_sources WHERE summary_id = @id) AND condensed_into = @id',
-  );
+  // Compacted history: children of a removed summary are on top again, to be condensed anew, or
+  // removed after it (step 1300 indexes condensed_into).
+  const uncondense = db.prepare('UPDATE memory_summaries SET condensed_into = NULL WHERE condensed_into = @id');
   // One statement per column, each through its own index (one OR of the three read the whole table).
   const sourcesOfSummary = db.prepare('DELETE FROM summary_sources WHERE summary_id = ?');
   const asSourceSummary = db.prepare('DELETE FROM summary_sources WHERE source_summary_id = ?');
