@@ -20,9 +20,11 @@ export interface HookLatency {
   p95_ms: number;
   max_ms: number;
   refused: number;
+  /** Answered once the event waited in the worker's spool: the write lock was another process's (src/worker/busy-spill.ts). */
+  spooled: number;
 }
 
-function post(socketPath: string, body: string): Promise<{ status: number; ms: number }> {
+function post(socketPath: string, body: string): Promise<{ status: number; ms: number; spooled: boolean }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -34,7 +36,7 @@ function post(socketPath: string, body: string): Promise<{ status: number; ms: n
       },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, spooled: res.headers['x-memtrace-spooled'] === '1' }));
       },
     );
     req.on('error', reject);
@@ -47,6 +49,7 @@ export interface HookSample {
   at: number;
   ms: number;
   status: number;
+  spooled: boolean;
 }
 
 /** Posts hooks to the worker of `dataDir` until `work` settles; the latencies seen meanwhile (and each sample, for a window of them). */
@@ -60,11 +63,11 @@ export async function hookLatencyDuring<T>(dataDir: string, work: () => Promise<
     while (!done) {
       n += 1;
       const at = Date.now();
-      const { status, ms } = await post(
+      const { status, ms, spooled } = await post(
         socket,
         JSON.stringify({ ...payload, session_id: 'bench-hook-probe', tool_use_id: `toolu_probe_${process.pid}_${Date.now()}_${n}` }),
       );
-      samples.push({ at, ms, status });
+      samples.push({ at, ms, status, spooled });
       await new Promise((resolve) => setTimeout(resolve, GAP_MS));
     }
   })();
@@ -86,5 +89,6 @@ export function hookSummary(hooks: readonly HookSample[]): HookLatency {
     p95_ms: roundedPercentile(samples, 95),
     max_ms: roundedPercentile(samples, 100),
     refused,
+    spooled: hooks.filter((h) => h.spooled).length,
   };
 }

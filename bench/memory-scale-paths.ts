@@ -108,7 +108,7 @@ async function contextFigures(dataDir: string, worker: ChildWorker, projects: re
       }
     }
     const started = performance.now();
-    createContextFiles({ db: store.db, dataDir }).rewrite(projects, Date.now());
+    await createContextFiles({ db: store.db, dataDir }).rewrite(projects, Date.now());
     files = elapsed(started);
   } finally {
     store.close();

@@ -20,8 +20,11 @@ export interface SpooledHookEvent {
   host: string;
   event: string;
   via: string;
-  /** Why it was spooled: the worker was not there, did not answer in time, or refused it. */
-  failure: 'unreachable' | 'timeout' | 'refused' | 'unreadable';
+  /**
+   * Why it was spooled: the worker was not there, did not answer in time, or could not store it
+   * (refused); or it found the store's write lock held by another process (busy).
+   */
+  failure: 'unreachable' | 'timeout' | 'refused' | 'busy' | 'unreadable';
   at: number;
   /** The payload, when it parsed as JSON. */
   payload?: unknown;
@@ -98,10 +101,14 @@ function trimUnreadable(dataDir: string, newest: string): void {
   }
 }
 
+/** Entries one process spools within the same millisecond (the worker's, while the store is busy) keep their order by it. */
+let written = 0;
+
 function writeEntry(dataDir: string, at: number, entry: SpoolEntry, sub = SPOOL_DIR): string {
   const dir = path.join(dataDir, sub);
   // The time first (zero-padded) so that names sort in the order events were spooled.
-  const name = `${String(at).padStart(15, '0')}-${String(process.pid).padStart(7, '0')}-${Math.random().toString(36).slice(2, 10)}.json`;
+  written += 1;
+  const name = `${String(at).padStart(15, '0')}-${String(process.pid).padStart(7, '0')}-${String(written).padStart(9, '0')}-${Math.random().toString(36).slice(2, 10)}.json`;
   // A reader never sees half a file: the temp file's name starts with a dot, which listSpool skips.
   writePrivateFileAtomic(path.join(dir, name), JSON.stringify(redactValueInto(entry, {})));
   return name;

@@ -20,11 +20,12 @@ export interface HookAppServices {
   /** A payload that can never become an event: kept aside (bounded) and counted, not dropped. */
   keepUnreadable(call: HostCall, error: string, nowMs: number): void;
   /**
-   * The worker took the payload but could not store it (a full disk, a fault): it keeps the
-   * event in the spool itself, since a hook that streamed its input cannot send it again.
-   * False when even that failed.
+   * The worker took the payload but could not store it now (a full disk, a fault, the write lock
+   * held by another process): it keeps the event in the spool itself, since a hook that streamed
+   * its input cannot send it again. The reply's body (a session start's kept context) when it
+   * did, null when even that failed.
    */
-  spoolFailed(call: HostCall, error: unknown, nowMs: number): boolean;
+  spoolFailed(call: HostCall, error: unknown, nowMs: number): { output: string } | null;
   /** The hook ran from the install at `bin` (its `x-memtrace-bin`): a newer install takes over. */
   noticeBin?(bin: string): void;
   /** A worker of `version` asks for the data dir (POST /worker/hand-over): only a newer one gets it. */
@@ -91,7 +92,8 @@ function answer(services: HookAppServices, route: { host: string; event: string 
     result = services.handle(call, nowMs);
   } catch (error) {
     // 202: the event is kept and will be stored, so the hook must not spool it a second time.
-    if (services.spoolFailed(call, error, nowMs)) return { status: 202, headers: { 'x-memtrace-spooled': '1' }, body: '' };
+    const kept = services.spoolFailed(call, error, nowMs);
+    if (kept !== null) return { status: 202, headers: { 'x-memtrace-spooled': '1', 'content-type': JSON_TYPE }, body: kept.output };
     return errorReply(507, 'insufficient_storage', 'the worker could neither store nor spool this event');
   }
   if ('error' in result && result.unreadable) services.keepUnreadable(call, result.error, nowMs);

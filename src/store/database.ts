@@ -6,6 +6,9 @@ import { checkSchema, runMigrations, StoreTooNewError, type Migration } from './
 import { MIGRATIONS } from './migrations/index.js';
 import { sqliteDriver } from './sqlite-driver.js';
 
+/** How long a write waits for another connection's write lock before SQLITE_BUSY (a hook's waits less: brief-transaction.ts). */
+export const STORE_BUSY_WAIT_MS = 5000;
+
 export interface OpenOptions {
   /** The schema steps; every caller but a test uses the full list. */
   migrations?: readonly Migration[];
@@ -33,7 +36,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${STORE_BUSY_WAIT_MS}`);
     // A deleted row's bytes (a confirmed raw payload, forgotten memory) are zeroed, not left in
     // free space where they stay readable in the file: what `memtrace forget` promises.
     db.pragma('secure_delete = ON');

@@ -68,7 +68,8 @@ export function openStore(file: string, options: OpenStoreOptions = {}): Store {
   };
 }
 
-export { openDatabase, enableIncrementalVacuum } from './database.js';
+export { openDatabase, enableIncrementalVacuum, STORE_BUSY_WAIT_MS } from './database.js';
+export { briefTransactions, isStoreBusy, lockWaits, patientWrites } from './brief-transaction.js';
 export { sqliteDriver, SqliteDriverError } from './sqlite-driver.js';
 export { inspectStore, type StoreInspection } from './inspect.js';
 export { createRawData, PRUNE_START, type RawData, type RawRemoved, type StoreSize } from './raw-data.js';

@@ -14,7 +14,17 @@ const CWDS_PER_PROJECT = 50;
  * after `memtrace forget`, never on a hook's path. A project an upgrade merged worktrees into
  * (project_moves, step 0901) is rewritten once, so a worktree's file holds its repository's memory.
  */
-export function createContextFiles(deps: { db: Database.Database; dataDir: string }) {
+export function createContextFiles(deps: {
+  db: Database.Database;
+  dataDir: string;
+  /**
+   * Lets the event loop serve hooks between projects: one project's context is read from the
+   * store in one synchronous step (13–16 ms at a million observations), all seven of the bench's
+   * together 93–113 ms.
+   */
+  pause?: () => Promise<void>;
+}) {
+  const pause = deps.pause ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
   const query = createContextQuery(deps.db);
   const marks = deps.db.prepare(
     'SELECT (SELECT coalesce(max(id), 0) FROM observations) AS o, (SELECT coalesce(max(id), 0) FROM summaries) AS s, (SELECT coalesce(max(rowid), 0) FROM memory_summaries) AS m',
@@ -30,9 +40,12 @@ export function createContextFiles(deps: { db: Database.Database; dataDir: strin
   );
   let seen = marks.get() as { o: number; s: number; m: number };
 
-  function write(projects: Iterable<string>, nowMs: number): number {
+  async function write(projects: Iterable<string>, nowMs: number): Promise<number> {
     let written = 0;
+    let first = true;
     for (const project of projects) {
+      if (!first) await pause();
+      first = false;
       const { markdown } = buildContext(query, { project, label: projectLabel(project), budgetTokens: DEFAULT_BUDGET_TOKENS, nowMs });
       const empty = markdown.trim() === '';
       for (const { cwd, platforms } of cwds.all(project, CWDS_PER_PROJECT) as Array<{ cwd: string; platforms: string | null }>) {
@@ -52,13 +65,13 @@ export function createContextFiles(deps: { db: Database.Database; dataDir: strin
 
   return {
     /** Rewrites the files of projects whose memory grew since the last call; the count of files written. */
-    refreshChanged(nowMs: number): number {
+    async refreshChanged(nowMs: number): Promise<number> {
       const now = marks.get() as typeof seen;
       const merged = (moved.all() as Array<{ project: string }>).map((r) => r.project);
       if (now.o === seen.o && now.s === seen.s && now.m === seen.m && merged.length === 0) return 0;
       const projects = new Set([...(changed.all(seen) as Array<{ project: string }>).map((r) => r.project), ...merged]);
       seen = now;
-      const written = write(projects, nowMs);
+      const written = await write(projects, nowMs);
       for (const project of merged) markMoved.run(project);
       return written;
     },

@@ -29,9 +29,18 @@ export interface HookStats {
   replayed_from_spool: number;
   spooled_timeouts: number;
   spooled_unreachable: number;
+  /** Events the worker kept in its spool while another process held the store's write lock. */
+  spooled_busy: number;
   /** Payloads that could not be read as an event (kept in spool/unreadable). */
   unreadable: number;
 }
+
+/** Why a replayed event had been spooled → its /health count and hook_rollup field. */
+const SPOOL_COUNTERS: Partial<Record<string, { stat: 'spooled_timeouts' | 'spooled_unreachable' | 'spooled_busy'; field: string }>> = {
+  timeout: { stat: 'spooled_timeouts', field: 'timeouts' },
+  unreachable: { stat: 'spooled_unreachable', field: 'unreachable' },
+  busy: { stat: 'spooled_busy', field: 'store_busy' },
+};
 
 const EVENTS: ReadonlySet<string> = new Set(HOOK_EVENTS);
 const MODES: ReadonlySet<string> = new Set(HOOK_INSTALL_MODES);
@@ -53,6 +62,7 @@ export function createHookAccounting(sink: HookCounterSink) {
     replayed_from_spool: 0,
     spooled_timeouts: 0,
     spooled_unreachable: 0,
+    spooled_busy: 0,
     unreadable: 0,
   };
   const dimsOf = (event: string | null, via: string, host: string) =>
@@ -77,11 +87,11 @@ export function createHookAccounting(sink: HookCounterSink) {
     /** A spooled event the worker replayed: the hook that wrote it timed out, found no worker, or was refused. */
     replayed(entry: { host: string; event: string; via: string; failure: string }, nowMs: number, kindOf: (event: string) => string | null): void {
       stats.replayed_from_spool += 1;
-      if (entry.failure === 'timeout') stats.spooled_timeouts += 1;
-      else if (entry.failure === 'unreachable') stats.spooled_unreachable += 1;
+      const counter = SPOOL_COUNTERS[entry.failure];
+      if (!counter) return;
+      stats[counter.stat] += 1;
       const dims = dimsOf(kindOf(entry.event), entry.via, entry.host);
-      if (dims && (entry.failure === 'timeout' || entry.failure === 'unreachable'))
-        sink.recordCounters('hook_rollup', dims, entry.failure === 'timeout' ? { timeouts: 1 } : { unreachable: 1 }, nowMs);
+      if (dims) sink.recordCounters('hook_rollup', dims, { [counter.field]: 1 }, nowMs);
     },
     unreadable(): void {
       stats.unreadable += 1;

@@ -1,7 +1,9 @@
 import { keepUnreadable, MAX_RAW_SPOOL_CHARS, readContextFile, spoolHookEvent, type SpooledHookEvent } from '../data-dir/index.js';
 import type { Logger } from '../log.js';
 import type { HookAppServices } from '../server/hook-app.js';
+import { isStoreBusy } from '../store/brief-transaction.js';
 import { storageFaultOf } from '../store/storage-fault.js';
+import type { BusySpill } from './busy-spill.js';
 import type { HookAccounting } from './hook-accounting.js';
 import type { HostCall, HostIntake } from './host-intake.js';
 import { createUptimeClock } from './uptime.js';
@@ -22,25 +24,33 @@ export function hookDoor(deps: {
   handOver?(version: string): 'accepted' | 'refused';
   /** A newer version is taking over: events go to the spool for it. */
   holding?(): boolean;
+  /** Events wait in the spool while another process holds the store's write lock (busy-spill.ts). */
+  spill?: Pick<BusySpill, 'spilling' | 'spilled'>;
+  /** A hook call arrived (the worker defers its own long steps while they come). */
+  heard?(nowMs: number): void;
 }): HookAppServices {
-  const holding = deps.holding;
+  /** Keeps the call in the spool; a session start still gets the context kept for its directory. */
+  const spool = (call: HostCall, failure: SpooledHookEvent['failure'], nowMs: number): { output: string } | null => {
+    try {
+      spoolHookEvent(deps.dataDir, entryOf(call, failure, nowMs));
+    } catch {
+      return null;
+    }
+    const sessionStart = isHostName(call.host) && adapterFor(call.host)?.kindOf(call.event) === 'session_start';
+    return { output: sessionStart ? (keptContextFor(deps.dataDir, call) ?? '') : '' };
+  };
   return {
     ...(deps.noticeBin ? { noticeBin: deps.noticeBin } : {}),
     ...(deps.handOver ? { handOver: deps.handOver } : {}),
-    ...(holding
-      ? {
-          hold(call: HostCall, nowMs: number) {
-            if (!holding()) return null;
-            try {
-              spoolHookEvent(deps.dataDir, entryOf(call, 'refused', nowMs));
-            } catch {
-              return null; // stored here rather than lost
-            }
-            const sessionStart = isHostName(call.host) && adapterFor(call.host)?.kindOf(call.event) === 'session_start';
-            return { output: sessionStart ? (keptContextFor(deps.dataDir, call) ?? '') : '' };
-          },
-        }
-      : {}),
+    hold(call: HostCall, nowMs: number) {
+      deps.heard?.(nowMs);
+      // null when even the spool could not take it: stored here rather than lost.
+      if (deps.holding?.() === true) return spool(call, 'refused', nowMs);
+      if (deps.spill?.spilling() !== true) return null;
+      const kept = spool(call, 'busy', nowMs);
+      if (kept) deps.spill.spilled();
+      return kept;
+    },
     now: deps.now,
     uptimeS: createUptimeClock(),
     handle: (call, nowMs) => deps.intake.handle(call, nowMs),
@@ -50,15 +60,15 @@ export function hookDoor(deps: {
       deps.hooks.unreadable();
     },
     spoolFailed(call, error, nowMs) {
+      if (deps.spill && isStoreBusy(error)) {
+        const kept = spool(call, 'busy', nowMs);
+        if (kept) deps.spill.spilled();
+        return kept;
+      }
       const fault = storageFaultOf(error);
       if (!fault) deps.reportError(error);
       deps.log.warn('a hook event could not be stored now; kept in the spool', { host: call.host, event: call.event, error: fault ?? String(error) });
-      try {
-        spoolHookEvent(deps.dataDir, entryOf(call, 'refused', nowMs));
-        return true;
-      } catch {
-        return false;
-      }
+      return spool(call, 'refused', nowMs);
     },
   };
 }

@@ -39,6 +39,8 @@ import type { BatchLimits } from './batch-policy.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
 import { createSpoolReplayer } from './spool-replay.js';
+import { createBusySpill } from './busy-spill.js';
+import { backgroundWrites } from './background-writes.js';
 import { createWorkerServices } from './worker-services.js';
 import { nodeTimers, type Timers } from '../timers.js';
 import { platformOf } from '../hosts/platforms.js';
@@ -109,6 +111,8 @@ const SHUTDOWN_LOOP_MS = 2_000;
 const SHUTDOWN_TELEMETRY_MS = 3_000;
 const START_REPLAY_EVERY_MS = 2_000;
 const START_REPLAY_FOR_MS = 60_000;
+/** Hooks come in bursts with an agent's turns: a tick this long after the last one is between them. */
+const QUIET_BEFORE_PRELOAD_MS = 2_000;
 /** A hand-over's wait beyond the provider timeout: telemetry drain, checkpoint, lock release. */
 const HAND_OVER_MARGIN_MS = 15_000;
 
@@ -223,7 +227,14 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const retention = startRetention(
     { rawRetentionDays: config.rawRetentionDays, maxDbBytes: config.maxDbMb * 1024 * 1024, batch: DEFAULT_RETENTION_BATCH },
     options.retention ?? DEFAULT_RETENTION_SCHEDULE,
-    { raw, pruneSpool: (cutoffMs) => pruneSpool(config.dataDir, cutoffMs), clock, timers: options.timers ?? nodeTimers, log },
+    {
+      raw,
+      pruneSpool: (cutoffMs) => pruneSpool(config.dataDir, cutoffMs),
+      clock,
+      timers: options.timers ?? nodeTimers,
+      log,
+      write: backgroundWrites(store.db, nodeTimers, () => performance.now()),
+    },
   );
 
   const compactionConfig = loadCompactionConfig(options.env);
@@ -342,6 +353,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     held: () => lifecycle.takeOver.holding(),
   });
   const replay = spool.replay;
+  const spill = createBusySpill({ replay, timers: nodeTimers, log });
+  let lastHookMs = Number.NEGATIVE_INFINITY;
   await replay();
   // Only a port the user chose is theirs to insist on: the default one may be another user's worker.
   const server = await listenLoopbackOrAny(app, config.port, config.portIsDefault);
@@ -365,6 +378,10 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
         noticeBin: lifecycle.takeOver.noticeBin,
         handOver: lifecycle.takeOver.requested,
         holding: lifecycle.takeOver.holding,
+        spill,
+        heard: (nowMs) => {
+          lastHookMs = nowMs;
+        },
       }),
     ),
     config.dataDir,
@@ -381,12 +398,15 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   // entries (a detached Node hook on a busy machine takes seconds): look often for a minute.
   spool.replayOften(START_REPLAY_EVERY_MS, START_REPLAY_FOR_MS);
   lifecycle.started();
-  const refreshContextFiles = () => {
-    try {
-      contextFiles.refreshChanged(clock.now());
-    } catch (error) {
-      log.warn('could not refresh the context files', { error: String(error) });
-    }
+  let refreshing: Promise<unknown> | null = null;
+  const refreshContextFiles = (): Promise<unknown> => {
+    refreshing ??= contextFiles
+      .refreshChanged(clock.now())
+      .catch((error) => log.warn('could not refresh the context files', { error: String(error) }))
+      .finally(() => {
+        refreshing = null;
+      });
+    return refreshing;
   };
   const ticker = setInterval(() => {
     // A removed data dir (rm -rf ~/.memtrace, a test's temp dir): the next hook starts a worker on
@@ -397,12 +417,13 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       return;
     }
     telemetry.tick(clock.now());
-    // Off the start's path: the first MCP session after a cold start then answers at once.
-    mcpDoor.preload();
+    // Off the start's path: the first MCP session after a cold start then answers at once. Loading
+    // the MCP SDK holds the event loop 140 ms (61–91 of it one module), so not while hooks come.
+    if (clock.now() - lastHookMs >= QUIET_BEFORE_PRELOAD_MS) mcpDoor.preload();
     void replay();
     follow.refresh(clock.now());
     loop.rescan();
-    refreshContextFiles();
+    void refreshContextFiles();
     lifecycle.tick();
   }, options.tickMs ?? 30_000);
   ticker.unref();
@@ -418,6 +439,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     stopped ??= (async () => {
       clearInterval(ticker);
       spool.stop();
+      spill.stop();
       lifecycle.stop();
       services.stopTexts.stop();
       await hookSocket.close();
@@ -428,7 +450,9 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       await share.stop();
       await loop.stop(handOver ? config.providerTimeoutMs : SHUTDOWN_LOOP_MS, { finishCalls: handOver });
       await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
-      refreshContextFiles();
+      // The pass under way may have begun before the last memory: one more after it.
+      await refreshing;
+      await refreshContextFiles();
       await checkpointer.stop();
       store.close();
       lock.release();

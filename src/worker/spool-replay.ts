@@ -1,7 +1,9 @@
 import type { Hono } from 'hono';
 import { isSpooledHookEvent, listSpool, readSpooled, removeSpooled, setAsideUnreadable, type SpoolEntry } from '../data-dir/spool.js';
 import type { Logger } from '../log.js';
+import { isStoreBusy } from '../store/brief-transaction.js';
 import { storageFaultOf } from '../store/storage-fault.js';
+import type { ReplayOutcome } from './busy-spill.js';
 import type { HostIntake } from './host-intake.js';
 
 export interface SpoolReplayDeps {
@@ -22,10 +24,11 @@ export interface SpoolReplayDeps {
  * Replays spooled hook events, oldest first, through the same mapping as live ones (same
  * validation, same dedup by tool id, so a replay after a crash mid-pass is not stored twice).
  * An event the store cannot take now (a full disk) stays for the next pass, and so does every
- * later one, to keep their order. An event that can never be read is moved aside and counted.
+ * later one, to keep their order; so does one that finds the store's write lock held by another
+ * process (an import, a forget) past a hook's wait. An event that can never be read is moved
+ * aside and counted. Drained: the spool was found empty at the end.
  */
-async function replaySpool(deps: SpoolReplayDeps): Promise<number> {
-  let replayed = 0;
+async function replaySpool(deps: SpoolReplayDeps): Promise<ReplayOutcome> {
   for (const name of listSpool(deps.dataDir)) {
     const entry = readSpooled(deps.dataDir, name);
     if (!entry) {
@@ -38,12 +41,14 @@ async function replaySpool(deps: SpoolReplayDeps): Promise<number> {
     try {
       outcome = isSpooledHookEvent(entry) ? replayEvent(deps, entry) : await replayCall(deps, entry);
     } catch (error) {
+      // The lock is another process's for a moment (busy-spill.ts retries soon): not worth a warning.
+      if (isStoreBusy(error)) return 'waiting';
       if (!storageFaultOf(error)) throw error;
       outcome = 'wait';
     }
     if (outcome === 'wait') {
       deps.log.warn('spooled hook events wait: the worker cannot store them now');
-      break;
+      return 'waiting';
     }
     if (outcome === 'unreadable') {
       setAsideUnreadable(deps.dataDir, name);
@@ -51,9 +56,8 @@ async function replaySpool(deps: SpoolReplayDeps): Promise<number> {
     } else removeSpooled(deps.dataDir, name);
     const e = isSpooledHookEvent(entry) ? entry : { host: 'claude-code', event: entry.hook_event, via: entry.via, failure: entry.failure };
     deps.replayed({ host: e.host, event: e.event, via: e.via, failure: e.failure }, deps.nowMs());
-    replayed += 1;
   }
-  return replayed;
+  return listSpool(deps.dataDir).length === 0 ? 'drained' : 'waiting';
 }
 
 function replayEvent(deps: SpoolReplayDeps, entry: Extract<SpoolEntry, { v: 2 }>): 'done' | 'unreadable' {
@@ -83,14 +87,17 @@ async function replayCall(deps: SpoolReplayDeps, call: Exclude<SpoolEntry, { v: 
  * same file), never throwing (a failure is logged), and, for a while after a start, every few seconds.
  */
 export function createSpoolReplayer(deps: SpoolReplayDeps & { held?(): boolean }) {
-  let replaying: Promise<unknown> | null = null;
+  let replaying: Promise<ReplayOutcome> | null = null;
   let often: NodeJS.Timeout | null = null;
-  const replay = (): Promise<unknown> => {
+  const replay = (): Promise<ReplayOutcome> => {
     // What is spooled while a newer version takes over is for that version to store.
-    if (deps.held?.()) return Promise.resolve(0);
+    if (deps.held?.()) return Promise.resolve('waiting');
     if (replaying === null)
       replaying = replaySpool(deps)
-        .catch((error) => deps.log.warn('spool replay failed', { error: String(error) }))
+        .catch((error): ReplayOutcome => {
+          deps.log.warn('spool replay failed', { error: String(error) });
+          return 'waiting';
+        })
         .finally(() => {
           replaying = null;
         });

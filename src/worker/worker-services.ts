@@ -4,7 +4,8 @@ import { resolveProjectArgument } from '../memory/project-argument.js';
 import type { Logger } from '../log.js';
 import type { WorkerServices } from '../server/app.js';
 import type { ProjectResolver } from '../repository/project-resolver.js';
-import type { Store } from '../store/index.js';
+import { briefTransactions, STORE_BUSY_WAIT_MS, type Store } from '../store/index.js';
+import { HOOK_STORE_WAIT_MS } from './busy-spill.js';
 import { storageFaultOf } from '../store/storage-fault.js';
 import type { Telemetry } from '../telemetry/runtime.js';
 import { healthReport, type LifecycleHealth, type StoreHealth } from './health-report.js';
@@ -165,9 +166,10 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   };
   const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
-  const hookTransaction = store.db.transaction((fn: () => unknown) => fn());
+  // A hook waits little for the write lock: past that its event is spooled (busy-spill.ts).
+  const hookTransaction = briefTransactions(store.db, HOOK_STORE_WAIT_MS, STORE_BUSY_WAIT_MS);
   const hostIntake = createHostIntake({
-    atomically: <T>(fn: () => T): T => write(() => hookTransaction.immediate(fn) as T),
+    atomically: <T>(fn: () => T): T => write(() => hookTransaction(fn)),
     accept,
     contextFor: (cwd, nowMs) => {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });

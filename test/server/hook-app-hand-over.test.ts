@@ -8,7 +8,7 @@ function hookApp(extra: Partial<HookAppServices>) {
     uptimeS: () => null,
     handle: () => ({ status: 200, output: '', kind: null, ignored: 'test' }),
     keepUnreadable: () => undefined,
-    spoolFailed: () => false,
+    spoolFailed: () => null,
     ...extra,
   };
   const handler = createHookApp(services);

@@ -79,7 +79,7 @@ describe('memory across the worktrees of a repository', () => {
     expect(JSON.parse(cold.stdout)).toEqual(JSON.parse(live.stdout));
   });
 
-  it('rewrites, once, the context files of a project an upgrade merged worktrees into', () => {
+  it('rewrites, once, the context files of a project an upgrade merged worktrees into', async () => {
     temp = makeTempDir('memtrace-worktree-files-');
     const repo = makeRepoWithWorktrees(path.join(temp.dir, 'code'));
     const files = path.join(temp.dir, 'data');
@@ -106,12 +106,12 @@ describe('memory across the worktrees of a repository', () => {
     const store = openStore(file);
     try {
       const contextFiles = createContextFiles({ db: store.db, dataDir: files });
-      expect(contextFiles.refreshChanged(Date.now())).toBe(2);
+      expect(await contextFiles.refreshChanged(Date.now())).toBe(2);
       const worktreeFile = readContextFile(files, repo.feature)!;
       expect(worktreeFile).toContain('Main checkout learned this');
       expect(worktreeFile).toContain('Worktree learned that');
       expect(readContextFile(files, repo.main)).toBe(worktreeFile);
-      expect(contextFiles.refreshChanged(Date.now())).toBe(0);
+      expect(await contextFiles.refreshChanged(Date.now())).toBe(0);
     } finally {
       store.close();
     }

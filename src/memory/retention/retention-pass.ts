@@ -22,6 +22,12 @@ export interface RetentionPassDeps {
   pause(): Promise<void>;
   /** A monotonic clock in ms, to report how long the pass and its longest step took. */
   elapsedMs?(): number;
+  /**
+   * Runs one write (a batch, a vacuum step). The worker's waits only briefly for another
+   * process's write lock (an import) and tries again a moment later, so the event loop hooks
+   * need is never held for that process's transaction. Each write can be repeated whole.
+   */
+  write?<T>(fn: () => T): Promise<T>;
 }
 
 export interface RetentionReport {
@@ -61,16 +67,18 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
   const passStarted = elapsed();
   let longestStepMs = 0;
   let steps = 0;
-  // Each write, timed: one synchronous step the event loop waits for.
-  const step = <T>(write: () => T): T => {
-    const started = elapsed();
-    try {
-      return write();
-    } finally {
-      longestStepMs = Math.max(longestStepMs, elapsed() - started);
-      steps += 1;
-    }
-  };
+  const run = deps.write ?? (async <T>(fn: () => T): Promise<T> => fn());
+  // Each write, timed: one synchronous step the event loop waits for (each try, when one is tried again).
+  const step = <T>(write: () => T): Promise<T> =>
+    run(() => {
+      const started = elapsed();
+      try {
+        return write();
+      } finally {
+        longestStepMs = Math.max(longestStepMs, elapsed() - started);
+        steps += 1;
+      }
+    });
   const raw = {
     ...deps.raw,
     pruneProcessed: (...a: Parameters<RawData['pruneProcessed']>) => step(() => deps.raw.pruneProcessed(...a)),
@@ -93,7 +101,7 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
   const vacuum = async () => {
     if (raw.size().autoVacuum !== 'incremental') return;
     for (let free = raw.size().freePages; free > 0; ) {
-      raw.vacuumFreePages(VACUUM_STEP_PAGES);
+      await raw.vacuumFreePages(VACUUM_STEP_PAGES);
       await deps.pause();
       const left = raw.size().freePages;
       if (left >= free) break;
@@ -102,7 +110,7 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
   };
 
   for (let from = PRUNE_START; ; ) {
-    const batch = raw.pruneProcessed(cutoffAt, config.batch, from);
+    const batch = await raw.pruneProcessed(cutoffAt, config.batch, from);
     add(batch);
     if (batch.done) break;
     from = batch.next;
@@ -114,7 +122,7 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
   let removedForBudget = 0;
   // Over budget: processed raw data of any age, oldest first, then messages not yet observed.
   for (let from = PRUNE_START; used() > config.maxDbBytes; ) {
-    const batch = raw.pruneProcessed(Number.MAX_SAFE_INTEGER, config.batch, from);
+    const batch = await raw.pruneProcessed(Number.MAX_SAFE_INTEGER, config.batch, from);
     removedForBudget += add(batch);
     await vacuum();
     if (batch.done) break;
@@ -122,7 +130,7 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
     await deps.pause();
   }
   while (used() > config.maxDbBytes) {
-    const n = raw.dropOldestPending(config.batch);
+    const n = await raw.dropOldestPending(config.batch);
     if (n === 0) break;
     removed.unprocessedDropped += n;
     removedForBudget += n;

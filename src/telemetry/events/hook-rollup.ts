@@ -34,6 +34,7 @@ export const HOOK_ROLLUP: EventSpec = {
     ),
     count('timeouts', 'hook calls that gave up waiting for the worker (their events were spooled and replayed)'),
     count('unreachable', 'hook calls that found no worker running (their events were spooled and replayed)'),
+    count('store_busy', 'hook calls whose event waited in the worker’s spool while another process held the store’s write lock (stored once it was free)'),
     count('payloads_shortened', 'events whose largest fields the hook shortened to fit the body limit'),
     windowStart,
   ],
