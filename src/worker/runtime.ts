@@ -342,7 +342,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
   const spool = createSpoolReplayer({
     dataDir: config.dataDir,
-    intake: services.hostIntake,
+    intake: services.replayIntake,
     app,
     port: () => port,
     token,

@@ -17,7 +17,7 @@ import { adapterDepsFor, lastAssistantTextFor } from '../hosts/adapter-deps.js';
 import { createEventIntake } from './event-intake.js';
 import { createStopTextResolver, DEFAULT_STOP_TEXT_CONFIG, type StopTextConfig, type StopTextResolver } from './stop-text.js';
 import { nodeTimers, type Timers } from '../timers.js';
-import { createHostIntake, type HostIntake } from './host-intake.js';
+import { createHostIntake, type HostIntake, type HostIntakeDeps } from './host-intake.js';
 import { createAgentTimeTracker } from './agent-time.js';
 import { adapterFor, isHostName } from '../hosts/index.js';
 import { redactTextInto, redactValueInto, totalRedactions, type RedactionCounts } from '../redaction/index.js';
@@ -66,6 +66,8 @@ export interface ServiceDeps {
 
 export type Services = WorkerServices & {
   hostIntake: HostIntake;
+  /** The same intake for spooled events: a busy write lock fails it at once (the replay is tried again). */
+  replayIntake: HostIntake;
   /** Stops held for their final text (Copilot): resumed at start, stopped at shutdown. */
   stopTexts: StopTextResolver;
   /** A session's transcript went quiet: queue its last summary request if none came. */
@@ -166,10 +168,11 @@ export function createWorkerServices(deps: ServiceDeps): Services {
     reportError: (error, stage) => telemetry.captureException(error, stage, clock.now()),
   };
   const agentTime = createAgentTimeTracker(telemetry, (host, kind) => (isHostName(host) ? (adapterFor(host)?.blocking.has(kind) ?? false) : false));
-  // A hook waits little for the write lock: past that its event is spooled (busy-spill.ts).
-  const hookTransaction = briefTransactions(store.db, HOOK_STORE_WAIT_MS, STORE_BUSY_WAIT_MS);
-  const hostIntake = createHostIntake({
-    atomically: <T>(fn: () => T): T => write(() => hookTransaction(fn)),
+  const intakeWaiting = (waitMs: number) => {
+    const transaction = briefTransactions(store.db, waitMs, STORE_BUSY_WAIT_MS);
+    return createHostIntake({ ...hostIntakeDeps, atomically: <T>(fn: () => T): T => write(() => transaction(fn)) });
+  };
+  const hostIntakeDeps: Omit<HostIntakeDeps, 'atomically'> = {
     accept,
     contextFor: (cwd, nowMs) => {
       const result = api.injectContext({ project: null, cwd, budgetRaw: undefined, nowMs });
@@ -184,10 +187,13 @@ export function createWorkerServices(deps: ServiceDeps): Services {
       agentTime.seen({ sessionId: call.sessionId, host: call.host, kind: call.kind, elapsedMs: call.elapsedMs, nowMs: call.nowMs });
       if (call.kind === 'session_end') agentTime.finish(call.sessionId, call.nowMs);
     },
-  });
+  };
   return {
     ...api,
-    hostIntake,
+    // A hook waits little for the write lock: past that its event is spooled (busy-spill.ts).
+    hostIntake: intakeWaiting(HOOK_STORE_WAIT_MS),
+    // A replay has no one waiting on it: it does not wait at all, and is tried again soon.
+    replayIntake: intakeWaiting(0),
     stopTexts,
     sessionQuiet: (sessionId, nowMs) => {
       intake.queueMissingSummary(sessionId, nowMs);
