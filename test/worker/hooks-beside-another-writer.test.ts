@@ -9,9 +9,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runWorkerControl } from '../../src/cli/commands/worker-control.js';
 import { listSpool, WORKER_SOCKET } from '../../src/data-dir/index.js';
 import { postOverSocket } from '../../src/hook/socket-request.js';
 import { createReplayProvider } from '../../src/providers/index.js';
+import { captureIO } from '../support/cli-io.js';
 import { waitFor } from '../support/wait-for.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 
@@ -76,6 +78,9 @@ describe('hooks while another process holds the store’s write lock', () => {
     expect(await hook('toolu_busy_4')).toMatchObject({ ok: true, status: 202 });
     expect(storedIds()).toEqual(['toolu_busy_0', 'toolu_busy_1', 'toolu_busy_2', 'toolu_busy_3', 'toolu_busy_4']);
     expect(JSON.parse((await h.get('/health')).text).hooks).toMatchObject({ replayed_from_spool: 3, spooled_busy: 3 });
+    const status = captureIO({ env: { MEMTRACE_DATA_DIR: h.dataDir, HOME: h.dataDir } });
+    expect(await runWorkerControl('status', [], status.io)).toBe(0);
+    expect(status.stdout()).toContain("3 replayed from the spool (3 kept there while another process held the store's write lock)");
     expect(h.worker.store.db.prepare("SELECT value FROM store_meta WHERE key = 'other_writer'").get()).toEqual({ value: '1' });
   });
 });

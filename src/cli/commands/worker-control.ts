@@ -73,7 +73,9 @@ export async function runWorkerControl(action: 'start' | 'stop' | 'status', args
       const hooks = full.hooks as Record<string, number> | undefined;
       if (hooks)
         say(
-          `  hook calls   ${hooks.accepted} accepted, ${hooks.rejected} rejected, ${hooks.failed} failed, ${hooks.shortened} shortened, ${hooks.replayed_from_spool} replayed from the spool`,
+          `  hook calls   ${hooks.accepted} accepted, ${hooks.rejected} rejected, ${hooks.failed} failed, ${hooks.shortened} shortened, ${hooks.replayed_from_spool} replayed from the spool${
+            (hooks.spooled_busy ?? 0) > 0 ? ` (${hooks.spooled_busy} kept there while another process held the store's write lock)` : ''
+          }`,
         );
       const store = full.store as StoreStatus | undefined;
       if (store) for (const line of describeStore(store)) say(line);
