@@ -68,17 +68,20 @@ export async function runRetentionPass(config: RetentionConfig, deps: RetentionP
   let longestStepMs = 0;
   let steps = 0;
   const run = deps.write ?? (async <T>(fn: () => T): Promise<T> => fn());
-  // Each write, timed: one synchronous step the event loop waits for (each try, when one is tried again).
-  const step = <T>(write: () => T): Promise<T> =>
-    run(() => {
+  // Each write, timed: one synchronous step the event loop waits for (each try, when one is tried
+  // again after the lock was busy); counted once it is made.
+  const step = async <T>(write: () => T): Promise<T> => {
+    const result = await run(() => {
       const started = elapsed();
       try {
         return write();
       } finally {
         longestStepMs = Math.max(longestStepMs, elapsed() - started);
-        steps += 1;
       }
     });
+    steps += 1;
+    return result;
+  };
   const raw = {
     ...deps.raw,
     pruneProcessed: (...a: Parameters<RawData['pruneProcessed']>) => step(() => deps.raw.pruneProcessed(...a)),
