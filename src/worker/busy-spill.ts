@@ -21,6 +21,8 @@ export type ReplayOutcome = 'drained' | 'waiting';
  */
 export function createBusySpill(deps: { replay(): Promise<ReplayOutcome>; timers: Timers; log: Logger }) {
   let spilling = false;
+  // One line per worker: an import beside it spills hundreds of times (counted in `worker status`).
+  let told = false;
   let retry: { cancel(): void } | null = null;
   let stopped = false;
   const tryAgain = (): void => {
@@ -29,10 +31,8 @@ export function createBusySpill(deps: { replay(): Promise<ReplayOutcome>; timers
       void deps.replay().then((outcome) => {
         retry = null;
         // Nothing can be spooled between the pass's end and here: both run before the next I/O callback.
-        if (outcome === 'drained') {
-          spilling = false;
-          deps.log.info('the store’s write lock is free again: hook events are stored directly');
-        } else tryAgain();
+        if (outcome === 'drained') spilling = false;
+        else tryAgain();
       });
     }, RETRY_MS);
   };
@@ -41,7 +41,8 @@ export function createBusySpill(deps: { replay(): Promise<ReplayOutcome>; timers
     spilling: (): boolean => spilling,
     /** An event was kept in the spool for the lock. */
     spilled(): void {
-      if (!spilling) deps.log.info('another process holds the store’s write lock: hook events wait in the spool');
+      if (!told) deps.log.info('another process held the store’s write lock: hook events waited in the spool for it (counted in worker status)');
+      told = true;
       spilling = true;
       tryAgain();
     },

@@ -39,6 +39,12 @@ export function hookDoor(deps: {
     const sessionStart = isHostName(call.host) && adapterFor(call.host)?.kindOf(call.event) === 'session_start';
     return { output: sessionStart ? (keptContextFor(deps.dataDir, call) ?? '') : '' };
   };
+  /** Keeps the call in the spool until the write lock another process holds is free (busy-spill.ts). */
+  const spillFor = (spill: NonNullable<typeof deps.spill>, call: HostCall, nowMs: number) => {
+    const kept = spool(call, 'busy', nowMs);
+    if (kept) spill.spilled();
+    return kept;
+  };
   return {
     ...(deps.noticeBin ? { noticeBin: deps.noticeBin } : {}),
     ...(deps.handOver ? { handOver: deps.handOver } : {}),
@@ -46,10 +52,7 @@ export function hookDoor(deps: {
       deps.heard?.(nowMs);
       // null when even the spool could not take it: stored here rather than lost.
       if (deps.holding?.() === true) return spool(call, 'refused', nowMs);
-      if (deps.spill?.spilling() !== true) return null;
-      const kept = spool(call, 'busy', nowMs);
-      if (kept) deps.spill.spilled();
-      return kept;
+      return deps.spill?.spilling() === true ? spillFor(deps.spill, call, nowMs) : null;
     },
     now: deps.now,
     uptimeS: createUptimeClock(),
@@ -60,11 +63,7 @@ export function hookDoor(deps: {
       deps.hooks.unreadable();
     },
     spoolFailed(call, error, nowMs) {
-      if (deps.spill && isStoreBusy(error)) {
-        const kept = spool(call, 'busy', nowMs);
-        if (kept) deps.spill.spilled();
-        return kept;
-      }
+      if (deps.spill && isStoreBusy(error)) return spillFor(deps.spill, call, nowMs);
       const fault = storageFaultOf(error);
       if (!fault) deps.reportError(error);
       deps.log.warn('a hook event could not be stored now; kept in the spool', { host: call.host, event: call.event, error: fault ?? String(error) });

@@ -32,13 +32,14 @@ describe('events kept in the spool while the store’s write lock is held', () =
     const clock = handTimers();
     const outcomes: ReplayOutcome[] = ['waiting', 'waiting', 'drained'];
     let replays = 0;
+    const log = createMemoryLogger();
     const spill = createBusySpill({
       replay: async () => {
         replays += 1;
         return outcomes.shift() ?? 'drained';
       },
       timers: clock.timers,
-      log: createMemoryLogger(),
+      log,
     });
     expect(spill.spilling()).toBe(false);
     spill.spilled();
@@ -53,6 +54,11 @@ describe('events kept in the spool while the store’s write lock is held', () =
     expect(replays).toBe(3);
     expect(spill.spilling()).toBe(false);
     expect(clock.pending()).toBe(0);
+    // A second spell (an import spills hundreds of times) adds no line to the log.
+    spill.spilled();
+    await clock.fire();
+    expect(spill.spilling()).toBe(false);
+    expect(log.records.filter((r) => r.message.includes('write lock'))).toHaveLength(1);
   });
 
   it('stop cancels the retry; what waits stays in the spool for the next start', async () => {
