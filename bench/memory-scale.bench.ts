@@ -142,21 +142,21 @@ async function mcpSearch(dataDir: string, qs: readonly Question[]) {
   }
 }
 
-/** The copy as a store before steps 1200 and 1201 (no recent index), then upgraded: the steps a user's store takes. */
+/** The copy as a store before steps 1200, 1201 and 1400 (no recent index), then upgraded: the steps a user's store takes. */
 function upgradeFigure(file: string): Record<string, unknown> {
   const store = openStore(file);
   store.db.exec(`DROP TABLE ${SEARCH_RECENT_TABLE}; DROP TRIGGER observations_search_recent_delete; DROP TRIGGER summaries_search_recent_delete;
     DROP INDEX summaries_recent; DROP INDEX sessions_recent;`);
-  store.db.prepare("DELETE FROM schema_migrations WHERE id IN ('1200_search_recent', '1201_recent_orders')").run();
+  store.db.prepare("DELETE FROM schema_migrations WHERE id IN ('1200_search_recent', '1201_recent_orders', '1400_recent_window')").run();
   store.db.pragma(`user_version = ${MIGRATIONS.findIndex((m) => m.id === '1200_search_recent')}`);
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   store.close();
   const started = performance.now();
   openStore(file).close();
-  return { steps: ['1200_search_recent', '1201_recent_orders', '1300_condensed_into'], open_and_upgrade_ms: Math.round(performance.now() - started) };
+  return { steps: ['1200_search_recent', '1201_recent_orders', '1400_recent_window'], open_and_upgrade_ms: Math.round(performance.now() - started) };
 }
 
-const WIDE_POOLS = { ...DEFAULT_HYBRID, cap: 2_000, maxPool: 128, recent: 32, recentObservations: 10_000, recentSummaries: 1_000 };
+const WIDE_POOLS = { ...DEFAULT_HYBRID, cap: 2_000, maxPool: 128, recent: 32 };
 
 async function atSize(corpus: ScaleCorpus, qs: readonly Question[], size: number): Promise<Record<string, unknown>> {
   const cached = cachedScaleStore(corpus, size, log);

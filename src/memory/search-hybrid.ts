@@ -21,7 +21,7 @@ import { COLUMN_WEIGHTS, createSearchCandidates, type CandidateFilters, type Ran
  * phrase merges the doclists of all the words it begins: a question holding a few common words
  * ("hook", "worker") reads hundreds of thousands of postings, whatever the limit. So:
  * 1. How common each phrase is: first its share of the small recent index scaled to the whole
- *    index (common now is common); else the phrase as matched, prefix and all ("even" * begins
+ *    index (common now is common), when it holds enough of the recent rows to say so; else the phrase as matched, prefix and all ("even" * begins
  *    "event"), among the newest rows up to `cap` (a streamed read that stops there). Under `cap`
  *    the count is every row the phrase matches; at `cap` the phrase is common, its rows estimated
  *    from the span of newest rows it took to reach the cap.
@@ -30,8 +30,8 @@ import { COLUMN_WEIGHTS, createSearchCandidates, type CandidateFilters, type Ran
  *    whole query over the whole index, as before, so results are exactly the old engine's.
  * 3. Otherwise two pools of candidates: the best rows of all history by the rare phrases alone
  *    (FTS5's bm25 over them), and the best rows of recent memory by the whole query (FTS5's bm25
- *    over `memory_fts_recent`, within the newest `recentObservations` observations and, apart,
- *    the newest `recentSummaries` summaries). Each candidate is then scored over the
+ *    over `memory_fts_recent`, its observations and, apart, its summaries: the newest 2,500 and
+ *    250). Each candidate is then scored over the
  *    whole query by the same bm25 (src/memory/bm25.ts) with the whole index's statistics: its
  *    phrases found by the index's own tokenizer (src/store/search-scratch.ts), a rare phrase's
  *    IDF from its exact count, a common one's from the estimate. The history pool grows while a
@@ -49,19 +49,21 @@ export interface HybridConfig {
   maxPool: number;
   /** Rows taken from recent memory, of each kind. */
   recent: number;
-  /** How many of the newest observations and summaries recent memory ranks whole. */
-  recentObservations: number;
-  recentSummaries: number;
+  /** Rows of the recent index a phrase must hold before its share there may call it common (fewer say too little). */
+  recentEvidence: number;
 }
 
 /**
  * Tuned on the memory-scale bench (real word frequencies, 100k and 1M observations): a question's
  * cost is the postings it reads and the rows it scores. A common word is known after 1,000 of the
- * newest rows as surely as after 2,000; ranking recent memory costs in proportion to the rows it
- * ranks (the newest 2,500 observations and 250 summaries, of the 10,000 and 1,000 the recent index
- * holds for counting); pools past 32 history rows and 8 recent ones (at least the limit) changed no
- * question's best result, nor the top ten's agreement, against FTS5 ranking the whole index (the
- * bench prints that agreement beside recall). 16 recent rows cost 2–4 ms more at the p95 at 100k.
+ * newest rows as surely as after 2,000; ranking recent memory costs in proportion to the rows of
+ * the recent index (bm25 counts each phrase over all of it), so it holds only the newest 2,500
+ * observations and 250 summaries (step 1400; 10,000 and 1,000 gave the same best result to every
+ * bench question, a fifth slower); pools past 32 history rows and 8 recent ones (at least the
+ * limit) changed no question's best result, nor the top ten's agreement, against FTS5 ranking the
+ * whole index (the bench prints that agreement beside recall). 16 recent rows cost 2–4 ms more at
+ * the p95 at 100k. Ten rows of the recent index are as many as its 10,000 rows gave a phrase
+ * called common at a million observations; fewer are counted in the large index instead.
  */
 export const DEFAULT_HYBRID: HybridConfig = {
   cap: 1_000,
@@ -69,8 +71,7 @@ export const DEFAULT_HYBRID: HybridConfig = {
   pool: 32,
   maxPool: 32,
   recent: 8,
-  recentObservations: 2_500,
-  recentSummaries: 250,
+  recentEvidence: 10,
 };
 
 /** What a ranking did, for the bench: which path, and whether the score bound proved the history pool large enough. */
@@ -82,6 +83,9 @@ export interface RankingTrace {
 }
 
 type Candidates = ReturnType<typeof createSearchCandidates>;
+
+const OBSERVATION_ROWIDS = { from: 1, to: Number.MAX_SAFE_INTEGER };
+const SUMMARY_ROWIDS = { from: Number.MIN_SAFE_INTEGER, to: -1 };
 
 export function createHybridRanking(db: Database.Database, candidates: Candidates, config: HybridConfig = DEFAULT_HYBRID) {
   const stats = createSearchStats(db);
@@ -123,8 +127,9 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
         // First the phrase's share of recent memory (the small recent index: a cheap count), scaled to
         // the whole index: what is common now is common, with no read of the large index at all.
         if (recent && recentRows > 0) {
-          const rows = Math.min(totals.rows, Math.round((recent.count(t.match) * totals.rows) / recentRows));
-          if (rows >= config.cap) return { term: t, common: true, rows };
+          const hits = recent.count(t.match);
+          const rows = Math.min(totals.rows, Math.round((hits * totals.rows) / recentRows));
+          if (rows >= config.cap && hits >= config.recentEvidence) return { term: t, common: true, rows };
         }
         // Then the phrase as matched (a prefix too: a rare word can begin common ones, "even" → "event")
         // among the newest rows, up to the cap: under it the count is every row the phrase matches.
@@ -167,13 +172,10 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
       // Recent memory's best and the first slice of history's are scored together: one pass of the
       // scratch tokenizer costs about as much for 20 rows as for 50.
       const recentBest: number[] = [];
-      if (recent && recentTotals) {
-        // The newest of recent memory, each kind in its own rowid range (observations count up, summaries down).
-        const { maxRowid, minRowid } = recentTotals;
+      if (recent) {
+        // Each kind of recent memory apart, in its own rowid range (observations count up, summaries down).
         const take = Math.max(config.recent, limit);
-        const newestObservations = { from: Math.max(1, maxRowid - config.recentObservations + 1), to: Number.MAX_SAFE_INTEGER };
-        const newestSummaries = { from: Number.MIN_SAFE_INTEGER, to: Math.min(-1, minRowid + config.recentSummaries - 1) };
-        for (const range of [newestObservations, newestSummaries]) for (const r of recent.rank(match, filters, take, range)) recentBest.push(r.rowid);
+        for (const range of [OBSERVATION_ROWIDS, SUMMARY_ROWIDS]) for (const r of recent.rank(match, filters, take, range)) recentBest.push(r.rowid);
       }
       let bounded: boolean;
       if (selective.length === 0) {

@@ -18,8 +18,9 @@ export const SEARCH_TABLE = 'memory_fts';
 export const SEARCH_RECENT_TABLE = 'memory_fts_recent';
 /** Its columns, in order (bm25's column weights follow this order). */
 export const SEARCH_COLUMNS = ['title', 'subtitle', 'narrative', 'facts', 'concepts', 'files', 'terms'] as const;
-export const RECENT_OBSERVATIONS = 10_000;
-export const RECENT_SUMMARIES = 1_000;
+/** The windows search ranks whole (src/memory/search-hybrid.ts); step 1400 cut an older, wider index to them. */
+export const RECENT_OBSERVATIONS = 2_500;
+export const RECENT_SUMMARIES = 250;
 
 const observationRowid = (id: number) => id;
 const summaryRowid = (id: number) => -id;

@@ -194,6 +194,37 @@ describe('the recent index', () => {
       temp.cleanup();
     }
   });
+  it('is cut to its window on upgrade when an older memtrace kept a wider one', () => {
+    const temp = makeTempDir('memtrace-search-recent-window-');
+    const file = path.join(temp.dir, 'memtrace.db');
+    try {
+      const old = openStore(file, { migrations: MIGRATIONS.filter((m) => m.id !== '1400_recent_window') });
+      const first = addObservation(old, { title: 'first worker restarts' });
+      const newer = first + RECENT_OBSERVATIONS + 1;
+      old.observations.insert(
+        { type: 'other', title: 'newer worker restarts', subtitle: '', narrative: '', facts: [], concepts: [], files_read: [], files_modified: [] },
+        { sessionId: 's', project: null, sourceMessageIds: [], provider: 'replay', model: null, promptVersion: 't', discoveryTokens: null, createdAt: T0 },
+        [],
+        newer,
+      );
+      // What an older memtrace's wider window still held: more rows than today's window, long gone from the table.
+      const stale = old.db.prepare(`INSERT INTO ${SEARCH_RECENT_TABLE} (rowid, title) VALUES (?, ?)`);
+      old.db.transaction(() => {
+        for (let i = 1; i < RECENT_OBSERVATIONS + 1; i += 1) stale.run(first + i, `stale worker restarts ${i}`);
+      })();
+      old.close();
+      const store = openStore(file);
+      const recent = () => store.db.prepare(`SELECT id FROM ${SEARCH_RECENT_TABLE}_docsize ORDER BY id`).pluck().all();
+      // Built again from the newest rows of the tables.
+      expect(recent()).toEqual([first, newer]);
+      // The rebuilt index still drops a forgotten row with the main one.
+      store.db.prepare('DELETE FROM observations WHERE id = ?').run(first);
+      expect(recent()).toEqual([newer]);
+      store.close();
+    } finally {
+      temp.cleanup();
+    }
+  });
 });
 
 describe('bm25 arithmetic', () => {

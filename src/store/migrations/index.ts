@@ -19,6 +19,7 @@ import { SHARE_SCHEMA } from './1000-share.js';
 import { SEARCH_RECENT_SCHEMA } from './1200-search-recent.js';
 import { RECENT_ORDERS_SCHEMA } from './1201-recent-orders.js';
 import { CONDENSED_INTO_SCHEMA } from './1300-condensed-into.js';
+import { RECENT_WINDOW_SCHEMA } from './1400-recent-window.js';
 
 /**
  * Every schema step of memtrace.db, in order. A step is never edited or removed once released;
@@ -45,4 +46,5 @@ export const MIGRATIONS: readonly Migration[] = [
   SEARCH_RECENT_SCHEMA,
   RECENT_ORDERS_SCHEMA,
   CONDENSED_INTO_SCHEMA,
+  RECENT_WINDOW_SCHEMA,
 ];
