@@ -12,7 +12,10 @@
  * Workers: `bare` (no observer, telemetry off: the setup of issue 28's figures) and
  * `as_installed` (telemetry on as installed, folded into local rollups; an observer configured,
  * so every event wakes the observer loop; sessions stay below a batch's limits, so no observer
- * call runs: what is measured is the hook path, not the observer's turns).
+ * call runs: what is measured is the hook path, not the observer's turns). Asked for by name
+ * (BENCH_HOOK_CPU_WORKERS), two floors that are not memtrace (hook-floor-server.mjs): `floor`, a
+ * Node server on the same socket that reads each request and answers 202, and `floor_sqlite`,
+ * that also commits the body as one row first: what any Node worker pays on this path.
  *
  * Payload sets: `fixture` (Claude Code's own PostToolUse of a small Read, 0.7 kB; 30 events a
  * session) and `realistic` (test/support/realistic-events.ts: code reads, build logs, edits,
@@ -66,9 +69,11 @@ const JUST_STARTED = 100;
 /** After the last reply, the worker finishes what it deferred (wake-ups, timers) within this. */
 const SETTLE_MS = 300;
 
-type WorkerKind = 'bare' | 'as_installed' | 'base';
+type WorkerKind = 'bare' | 'as_installed' | 'base' | 'floor' | 'floor_sqlite';
 type PayloadSet = 'fixture' | 'realistic';
 const WORKER_KINDS: readonly WorkerKind[] = ['bare', 'as_installed'];
+/** Not memtrace: the floor of any Node worker on this path (hook-floor-server.mjs), asked for by name. */
+const FLOOR_KINDS: readonly WorkerKind[] = ['floor', 'floor_sqlite'];
 const SESSION_EVENTS: Readonly<Record<PayloadSet, number>> = { fixture: 30, realistic: 3 };
 
 export async function run(): Promise<Record<string, unknown>> {
@@ -82,10 +87,10 @@ export async function run(): Promise<Record<string, unknown>> {
     ...(base ? (['base'] as const) : []),
     ...(process.env.BENCH_HOOK_CPU_WORKERS ?? WORKER_KINDS.join(','))
       .split(',')
-      .filter((k): k is WorkerKind => (WORKER_KINDS as readonly string[]).includes(k)),
+      .filter((k): k is WorkerKind => ([...WORKER_KINDS, ...FLOOR_KINDS] as readonly string[]).includes(k)),
   ];
   const profDir = process.env.BENCH_HOOK_CPU_PROF;
-  const workers = new Map<WorkerKind, { worker: ChildWorker; env: Record<string, string>; forwarder?: string }>();
+  const workers = new Map<WorkerKind, { worker: Pick<ChildWorker, 'pid' | 'stop'> & { url?: string }; env: Record<string, string>; forwarder?: string }>();
   const payloads = payloadMaker(project);
   try {
     for (const kind of kinds) {
@@ -99,6 +104,12 @@ export async function run(): Promise<Record<string, unknown>> {
         ...(profDir ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${path.resolve(profDir)}`] : []),
       ];
       const env = { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir };
+      if (FLOOR_KINDS.includes(kind)) {
+        fs.mkdirSync(dataDir, { mode: 0o700 });
+        workers.set(kind, { worker: await startFloorServer(dataDir, kind === 'floor_sqlite', nodeArgs), env });
+        buildNativeForwarderInto(dataDir);
+        continue;
+      }
       if (kind === 'base' && base) {
         const worker = await startChildWorker(workerEnv, { nodeArgs, bin: path.join(base, 'bin', 'memtrace.cjs') });
         const built = buildNativeForwarder({ packageRoot: base, dataDir, compiler: process.env.CC || 'cc', run: runProgram });
@@ -128,7 +139,7 @@ export async function run(): Promise<Record<string, unknown>> {
     };
     for (const [kind, { worker, env, forwarder }] of workers) {
       // The first MCP session loads the SDK into the worker (else it happens, once, inside a round).
-      await openMcpSession(env, project);
+      if (worker.url) await openMcpSession(env, project);
       justStarted[kind] = Math.round((await measure(worker.pid, env, payloads('fixture', JUST_STARTED), forwarder)) * 1000) / 1000;
       // A worker lives for a day of sessions: V8 has compiled the hook path by the time most events come.
       for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, WARMUP), env, project, 0, forwarder);
@@ -148,7 +159,9 @@ export async function run(): Promise<Record<string, unknown>> {
       }
     }
     const health: Record<string, unknown> = {};
-    for (const [kind, { worker }] of workers) health[kind] = ((await (await fetch(`${worker.url}/health`)).json()) as { hooks: unknown }).hooks;
+    for (const [kind, { worker }] of workers) {
+      if (worker.url) health[kind] = ((await (await fetch(`${worker.url}/health`)).json()) as { hooks: unknown }).hooks;
+    }
     const median = (xs: number[]) => roundedPercentile(xs, 50, 3);
     const inProcess =
       process.env.BENCH_HOOK_CPU_IN_PROCESS === '0' ? null : await measureInProcess({ events: EVENTS, rounds: ROUNDS, warmup: WARMUP, project });
@@ -193,6 +206,27 @@ function payloadMaker(project: string): (set: PayloadSet, n: number) => string[]
         hook_event_name: 'PostToolUse',
       });
     });
+}
+
+/** hook-floor-server.mjs in its own process, listening on the data dir's socket. */
+async function startFloorServer(dataDir: string, sqlite: boolean, nodeArgs: string[]): Promise<{ pid: number; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bench', 'hook-floor-server.mjs'), dataDir, ...(sqlite ? ['--sqlite'] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the floor server exited ${code}`)));
+    child.stdout.once('data', () => resolve());
+  });
+  child.removeAllListeners('exit');
+  return {
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 async function sendAll(bodies: string[], env: Record<string, string>, cwd: string, gapMs = 0, forwarder?: string): Promise<void> {
