@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { drainedOrClosed } from './drained.js';
 import { pathWithOnly, pathWithoutPerl } from './tool-path.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -89,11 +90,7 @@ async function feedInChunks(sink: Writable, input: Buffer, chunkBytes: number, c
     // A hook that exited without reading (it had nothing to send) closed its end: no drain comes.
     if (sink.destroyed) return;
     const chunk = input.subarray(at, Math.min(end, at + chunkBytes));
-    if (!sink.write(chunk))
-      await new Promise<void>((resolve) => {
-        sink.once('drain', resolve);
-        sink.once('close', resolve);
-      });
+    if (!sink.write(chunk)) await drainedOrClosed(sink);
     // A host writes as its tool output arrives: give the reader a chance to see a partial pipe.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
+import { drainedOrClosed } from './drained.js';
 import { pathWithOnly } from './tool-path.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -53,11 +54,7 @@ export class BridgeProcess {
     const sink = this.child.stdin!;
     for (let at = 0; at < bytes.length; at += chunkBytes) {
       if (sink.destroyed) return;
-      if (!sink.write(bytes.subarray(at, at + chunkBytes)))
-        await new Promise<void>((resolve) => {
-          sink.once('drain', resolve);
-          sink.once('close', resolve);
-        });
+      if (!sink.write(bytes.subarray(at, at + chunkBytes))) await drainedOrClosed(sink);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
