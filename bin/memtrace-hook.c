@@ -523,6 +523,18 @@ static int bridge(const char *dir, char **fallback) {
     int ready = poll(fds, 2, wait);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return give_up(sock, fallback, timeout_ms, "could not be reached");
+    /* The worker first: one that hung up (stopped) says so before the host's next request is read,
+     * so that request goes to the fallback unread and whole instead of being owed an error. After
+     * an answer, the next poll comes first too: an answer can be the last thing before the hang-up. */
+    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+      ssize_t n = read(sock, back, sizeof back);
+      if (n > 0) {
+        heard_from_worker = now_ms();
+        to_host(back, (size_t)n);
+        continue;
+      }
+      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return give_up(sock, fallback, timeout_ms, "went away");
+    }
     if (fds[0].revents) {
       ssize_t n = read(0, pending, sizeof pending);
       if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
@@ -536,14 +548,6 @@ static int bridge(const char *dir, char **fallback) {
       ssize_t n = write(sock, pending + pending_at, pending_length - pending_at);
       if (n > 0) pending_at += (size_t)n;
       else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return give_up(sock, fallback, timeout_ms, "went away");
-    }
-    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      ssize_t n = read(sock, back, sizeof back);
-      if (n > 0) {
-        heard_from_worker = now_ms();
-        to_host(back, (size_t)n);
-      }
-      else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return give_up(sock, fallback, timeout_ms, "went away");
     }
   }
 }

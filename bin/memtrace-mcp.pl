@@ -50,6 +50,18 @@ while (1) {
   my $ready = select(my $rout = $rin, my $wout = $win, undef, $wait);
   next if $ready < 0 && $!{EINTR};
   give_up('could not be reached') if $ready < 0;
+  # The worker first: one that hung up (stopped) says so before the host's next request is read, so
+  # that request goes to the fallback unread and whole instead of being owed an error. After an
+  # answer, the next select comes first too: an answer can be the last thing before the hang-up.
+  if (vec($rout, fileno($sock), 1)) {
+    my $n = sysread($sock, my $back, 65536);
+    if ($n) {
+      $heard_from_worker = Time::HiRes::time();
+      to_host($back);
+      next;
+    }
+    give_up('went away') if defined $n || (!$!{EAGAIN} && !$!{EINTR});
+  }
   if ($pending eq '' && vec($rout, 0, 1)) {
     my $n = sysread(STDIN, $pending, 65536);
     if (!defined $n) {
@@ -64,14 +76,6 @@ while (1) {
     my $n = syswrite($sock, $pending);
     if (defined $n) { substr($pending, 0, $n) = '' }
     elsif (!$!{EAGAIN} && !$!{EINTR}) { give_up('went away') }
-  }
-  if (vec($rout, fileno($sock), 1)) {
-    my $n = sysread($sock, my $back, 65536);
-    if ($n) {
-      $heard_from_worker = Time::HiRes::time();
-      to_host($back);
-    }
-    elsif (defined $n || (!$!{EAGAIN} && !$!{EINTR})) { give_up('went away') }
   }
 }
 
