@@ -19,6 +19,7 @@ import { capturedStream, replayOpenCode, storedAndEnded, storedSession } from '.
 import { addObservation } from '../../support/memory-fixtures.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
+import { dataDirReport } from '../../support/data-dir-report.js';
 import { startHarness, type Harness } from '../../support/worker-harness.js';
 
 const SESSION = 'ses_ddbb1cf0affe5QmGFXt8o1DXVb';
@@ -152,8 +153,16 @@ describe('memtrace’s OpenCode plugin', () => {
     try {
       await replayOpenCode(hooks, stream);
       // dispose waited for the budget; the rest are handed over in the background.
-      await waitFor(() => fs.existsSync(path.join(dataDir, 'worker.json')), 60_000);
-      await waitFor(() => storedAndEnded(dataDir, SESSION, 5), 60_000);
+      await waitFor(
+        () => fs.existsSync(path.join(dataDir, 'worker.json')),
+        60_000,
+        () => dataDirReport(dataDir),
+      );
+      await waitFor(
+        () => storedAndEnded(dataDir, SESSION, 5),
+        60_000,
+        () => dataDirReport(dataDir),
+      );
       const shownSession = await shown(dataDir, SESSION);
       expect(shownSession.session).toMatchObject({ platform: 'opencode', status: 'ended' });
       expect(JSON.stringify(shownSession)).not.toContain(secret);

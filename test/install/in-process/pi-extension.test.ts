@@ -16,6 +16,7 @@ import { capturedStream, fakePi, replayPi, storedAndEnded, storedSession } from 
 import { addObservation } from '../../support/memory-fixtures.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
+import { dataDirReport } from '../../support/data-dir-report.js';
 import { startHarness, type Harness } from '../../support/worker-harness.js';
 
 const SESSION = '01a22454-b6a8-77cc-a9bf-3f24b40282d4';
@@ -121,8 +122,16 @@ describe('memtrace’s pi extension', () => {
     piExtension(installed, [], pi.api, undefined, env);
     try {
       await replayPi(pi);
-      await waitFor(() => fs.existsSync(path.join(dataDir, 'worker.json')), 60_000);
-      await waitFor(() => storedAndEnded(dataDir, SESSION, 5), 60_000);
+      await waitFor(
+        () => fs.existsSync(path.join(dataDir, 'worker.json')),
+        60_000,
+        () => dataDirReport(dataDir),
+      );
+      await waitFor(
+        () => storedAndEnded(dataDir, SESSION, 5),
+        60_000,
+        () => dataDirReport(dataDir),
+      );
       expect((await shown(dataDir, SESSION)).session).toMatchObject({ platform: 'pi', status: 'ended' });
     } finally {
       await main(['worker', 'stop'], captureIO({ env }).io);
