@@ -1,6 +1,7 @@
 // The floor of a Node worker on the hook's path, for `npm run bench -- hook-cpu` (workers `floor`
 // and `floor_sqlite`): DATA_DIR/worker.sock served by node:net, each hook's request read to the
-// end of its body and answered 202, the connection closed, as the worker's own reader does; with
+// end of its body (the forwarder sends it chunked: to the last, empty chunk) and answered 202,
+// the connection closed, as the worker's own reader does; with
 // `--sqlite`, the body is first committed as one row of a WAL database (synchronous = NORMAL, as
 // the store): the least a durable reply costs. Nothing else: no parse, no redaction, no telemetry.
 import fs from 'node:fs';
@@ -26,20 +27,16 @@ const REPLY = 'HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r
 fs.rmSync(socketPath, { force: true });
 const server = net.createServer((socket) => {
   const chunks = [];
-  let length = 0;
-  let want = -1;
   socket.on('data', (chunk) => {
     chunks.push(chunk);
-    length += chunk.length;
-    if (want < 0) {
-      const head = Buffer.concat(chunks).toString('latin1');
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      want = end + 4 + Number(/content-length:\s*(\d+)/i.exec(head.slice(0, end))?.[1] ?? 0);
-    }
-    if (length < want) return;
-    const request = Buffer.concat(chunks);
-    commit(request.toString('utf8', request.indexOf('\r\n\r\n') + 4));
+    const request = chunks.length === 1 ? chunk : Buffer.concat(chunks);
+    const bodyAt = request.indexOf('\r\n\r\n');
+    if (bodyAt < 0) return;
+    const head = request.toString('latin1', 0, bodyAt);
+    const length = /content-length:\s*(\d+)/i.exec(head)?.[1];
+    const whole = length !== undefined ? request.length >= bodyAt + 4 + Number(length) : request.subarray(-5).toString('latin1') === '0\r\n\r\n';
+    if (!whole) return;
+    commit(request.toString('utf8', bodyAt + 4));
     socket.end(REPLY);
   });
   socket.on('error', () => socket.destroy());

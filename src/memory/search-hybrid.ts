@@ -21,22 +21,23 @@ import { COLUMN_WEIGHTS, createSearchCandidates, type CandidateFilters, type Ran
  * phrase merges the doclists of all the words it begins: a question holding a few common words
  * ("hook", "worker") reads hundreds of thousands of postings, whatever the limit. So:
  * 1. How common each phrase is: first its share of the small recent index scaled to the whole
- *    index (common now is common), when it holds enough of the recent rows to say so; else the phrase as matched, prefix and all ("even" * begins
- *    "event"), among the newest rows up to `cap` (a streamed read that stops there). Under `cap`
- *    the count is every row the phrase matches; at `cap` the phrase is common, its rows estimated
- *    from the span of newest rows it took to reach the cap.
+ *    index (common now is common), when enough of its rows hold the phrase to say so; else the
+ *    phrase as matched, prefix and all ("even" * begins "event"), among the newest rows up to
+ *    `cap` (a streamed read that stops there). Under `cap` the count is every row the phrase
+ *    matches; at `cap` the phrase is common, its rows estimated from the span of newest rows it
+ *    took to reach the cap.
  * 2. A store of at most `exactBudget` rows, or no common phrase and the rare ones within
- *    `exactBudget` rows together: FTS5 ranks the
- *    whole query over the whole index, as before, so results are exactly the old engine's.
+ *    `exactBudget` rows together: FTS5 ranks the whole query over the whole index, as before, so
+ *    results are exactly the old engine's.
  * 3. Otherwise two pools of candidates: the best rows of all history by the rare phrases alone
  *    (FTS5's bm25 over them), and the best rows of recent memory by the whole query (FTS5's bm25
  *    over `memory_fts_recent`, its observations and, apart, its summaries: the newest 2,500 and
- *    250). Each candidate is then scored over the
- *    whole query by the same bm25 (src/memory/bm25.ts) with the whole index's statistics: its
- *    phrases found by the index's own tokenizer (src/store/search-scratch.ts), a rare phrase's
- *    IDF from its exact count, a common one's from the estimate. The history pool grows while a
- *    row outside it could still beat the results by the score bound (its rank over the rare
- *    phrases plus the most the common ones can add).
+ *    250). Each candidate is then scored over the whole query by the same bm25
+ *    (src/memory/bm25.ts) with the whole index's statistics: its phrases found by the index's own
+ *    tokenizer (src/store/search-scratch.ts), a rare phrase's IDF from its exact count, a common
+ *    one's from the estimate. The history pool grows while a row outside it could still beat the
+ *    results by the score bound (its rank over the rare phrases plus the most the common ones can
+ *    add).
  * So recent memory is ranked whole, and all of history is reached through its rarer words.
  */
 export interface HybridConfig {
