@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { captureIO } from './cli-io.js';
+import { dataDirReport } from './data-dir-report.js';
+import { waitFor } from './wait-for.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/hosts');
 
@@ -97,7 +99,24 @@ export async function storedSession(dataDir: string, sessionId: string): Promise
 }
 
 /** Whether the session is stored, ended, with this many tool events (for waiting on: it asserts nothing). */
-export async function storedAndEnded(dataDir: string, sessionId: string, tools: number): Promise<boolean> {
+async function storedAndEnded(dataDir: string, sessionId: string, tools: number): Promise<boolean> {
   const shown = await storedSession(dataDir, sessionId);
   return shown?.session.status === 'ended' && shown.tool_events.length === tools;
+}
+
+/**
+ * Waits for the worker a hook started with no worker running, then for it to have replayed the
+ * spooled session (stored, ended, with this many tool events); a timeout says what the data dir holds.
+ */
+export async function workerReplayed(dataDir: string, sessionId: string, tools: number): Promise<void> {
+  await waitFor(
+    () => fs.existsSync(path.join(dataDir, 'worker.json')),
+    60_000,
+    () => dataDirReport(dataDir),
+  );
+  await waitFor(
+    () => storedAndEnded(dataDir, sessionId, tools),
+    60_000,
+    () => dataDirReport(dataDir),
+  );
 }

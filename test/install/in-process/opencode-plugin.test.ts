@@ -15,11 +15,10 @@ import { readSpooled } from '../../../src/data-dir/spool.js';
 import { openCodePlugin } from '../../../src/install/in-process/opencode-plugin.js';
 import { noProvider } from '../../../src/providers/index.js';
 import { captureIO } from '../../support/cli-io.js';
-import { capturedStream, replayOpenCode, storedAndEnded, storedSession } from '../../support/in-process-fixtures.js';
+import { capturedStream, replayOpenCode, workerReplayed, storedSession } from '../../support/in-process-fixtures.js';
 import { addObservation } from '../../support/memory-fixtures.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
-import { dataDirReport } from '../../support/data-dir-report.js';
 import { startHarness, type Harness } from '../../support/worker-harness.js';
 
 const SESSION = 'ses_ddbb1cf0affe5QmGFXt8o1DXVb';
@@ -153,16 +152,7 @@ describe('memtrace’s OpenCode plugin', () => {
     try {
       await replayOpenCode(hooks, stream);
       // dispose waited for the budget; the rest are handed over in the background.
-      await waitFor(
-        () => fs.existsSync(path.join(dataDir, 'worker.json')),
-        60_000,
-        () => dataDirReport(dataDir),
-      );
-      await waitFor(
-        () => storedAndEnded(dataDir, SESSION, 5),
-        60_000,
-        () => dataDirReport(dataDir),
-      );
+      await workerReplayed(dataDir, SESSION, 5);
       const shownSession = await shown(dataDir, SESSION);
       expect(shownSession.session).toMatchObject({ platform: 'opencode', status: 'ended' });
       expect(JSON.stringify(shownSession)).not.toContain(secret);

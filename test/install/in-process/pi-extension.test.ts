@@ -12,11 +12,10 @@ import { piExtension } from '../../../src/install/in-process/pi-extension.js';
 import { memoryToolSpecs } from '../../../src/install/memory-tool-specs.js';
 import { noProvider } from '../../../src/providers/index.js';
 import { captureIO } from '../../support/cli-io.js';
-import { capturedStream, fakePi, replayPi, storedAndEnded, storedSession } from '../../support/in-process-fixtures.js';
+import { capturedStream, fakePi, replayPi, workerReplayed, storedSession } from '../../support/in-process-fixtures.js';
 import { addObservation } from '../../support/memory-fixtures.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
-import { dataDirReport } from '../../support/data-dir-report.js';
 import { startHarness, type Harness } from '../../support/worker-harness.js';
 
 const SESSION = '01a22454-b6a8-77cc-a9bf-3f24b40282d4';
@@ -122,16 +121,7 @@ describe('memtrace’s pi extension', () => {
     piExtension(installed, [], pi.api, undefined, env);
     try {
       await replayPi(pi);
-      await waitFor(
-        () => fs.existsSync(path.join(dataDir, 'worker.json')),
-        60_000,
-        () => dataDirReport(dataDir),
-      );
-      await waitFor(
-        () => storedAndEnded(dataDir, SESSION, 5),
-        60_000,
-        () => dataDirReport(dataDir),
-      );
+      await workerReplayed(dataDir, SESSION, 5);
       expect((await shown(dataDir, SESSION)).session).toMatchObject({ platform: 'pi', status: 'ended' });
     } finally {
       await main(['worker', 'stop'], captureIO({ env }).io);
