@@ -36,7 +36,8 @@ import { createMemorySearch } from '../src/memory/index.js';
 import { buildSearchQuery } from '../src/memory/query.js';
 import { createSearchCandidates } from '../src/memory/search-candidates.js';
 import { DEFAULT_HYBRID } from '../src/memory/search-hybrid.js';
-import { MIGRATIONS, openStore, SEARCH_RECENT_TABLE } from '../src/store/index.js';
+import { MIGRATIONS, openStore } from '../src/store/index.js';
+import { dropRecentIndex } from '../src/store/migrations/recent-index-build.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { evaluateCjkQuality, loadCjkSet } from './memory-cjk.js';
 import { loadQuestions } from './memory-corpus.js';
@@ -145,8 +146,8 @@ async function mcpSearch(dataDir: string, qs: readonly Question[]) {
 /** The copy as a store before steps 1200, 1201 and 1400 (no recent index), then upgraded: the steps a user's store takes. */
 function upgradeFigure(file: string): Record<string, unknown> {
   const store = openStore(file);
-  store.db.exec(`DROP TABLE ${SEARCH_RECENT_TABLE}; DROP TRIGGER observations_search_recent_delete; DROP TRIGGER summaries_search_recent_delete;
-    DROP INDEX summaries_recent; DROP INDEX sessions_recent;`);
+  dropRecentIndex(store.db);
+  store.db.exec('DROP INDEX summaries_recent; DROP INDEX sessions_recent;');
   store.db.prepare("DELETE FROM schema_migrations WHERE id IN ('1200_search_recent', '1201_recent_orders', '1400_recent_window')").run();
   store.db.pragma(`user_version = ${MIGRATIONS.findIndex((m) => m.id === '1200_search_recent')}`);
   store.db.pragma('wal_checkpoint(TRUNCATE)');

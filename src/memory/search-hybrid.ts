@@ -122,8 +122,7 @@ export function createHybridRanking(db: Database.Database, candidates: Candidate
       const totals = stats.totals();
       // A store this small costs FTS5 little whatever the words: nothing to count.
       if (totals.rows <= config.exactBudget) return exact();
-      const recentTotals = recentStats?.totals() ?? null;
-      const recentRows = recentTotals?.rows ?? 0;
+      const recentRows = recentStats?.rows() ?? 0;
       const seen = terms.map((t) => {
         // First the phrase's share of recent memory (the small recent index: a cheap count), scaled to
         // the whole index: what is common now is common, with no read of the large index at all.

@@ -38,12 +38,17 @@ export function createSearchStats(db: Database.Database, table: string = SEARCH_
   const maxRowid = db.prepare(`SELECT max(id) FROM ${table}_docsize`).pluck();
   const minRowid = db.prepare(`SELECT min(id) FROM ${table}_docsize`).pluck();
   const docsize = db.prepare(`SELECT id, sz FROM ${table}_docsize WHERE id IN (SELECT value FROM json_each(?))`).raw();
+  const counts = (): number[] => {
+    const block = averages.get() as Uint8Array | undefined;
+    return block ? readVarints(block) : [];
+  };
   return {
     totals(): IndexTotals {
-      const block = averages.get() as Uint8Array | undefined;
-      const [rows = 0, ...columns] = block ? readVarints(block) : [];
+      const [rows = 0, ...columns] = counts();
       return { rows, tokens: columns.reduce((a, b) => a + b, 0), maxRowid: Number(maxRowid.get() ?? 0), minRowid: Number(minRowid.get() ?? 0) };
     },
+    /** The row count alone (no rowid bounds: two lookups fewer). */
+    rows: (): number => counts()[0] ?? 0,
     /** Each row's length in tokens, all columns together (what bm25 calls D). */
     rowTokens(rowids: readonly number[]): Map<number, number> {
       const out = new Map<number, number>();

@@ -15,9 +15,9 @@ export type ReplayOutcome = 'drained' | 'waiting';
 /**
  * A hook never waits long for the store's write lock. While another process holds it past
  * HOOK_STORE_WAIT_MS, the worker keeps the event in its spool (redacted, written and synced like
- * every spool entry) and answers; the spool is replayed
- * as soon as the lock is free. From the first such event until the spool is empty again, later
- * events go to the spool too, so the store takes them in the order they came.
+ * every spool entry) and answers; the spool is replayed as soon as the lock is free. From the
+ * first such event until the spool is empty again, later events go to the spool too, so the store
+ * takes them in the order they came.
  */
 export function createBusySpill(deps: { replay(): Promise<ReplayOutcome>; timers: Timers; log: Logger }) {
   let spilling = false;

@@ -25,8 +25,9 @@ export interface SpoolReplayDeps {
  * validation, same dedup by tool id, so a replay after a crash mid-pass is not stored twice).
  * An event the store cannot take now (a full disk) stays for the next pass, and so does every
  * later one, to keep their order; so does one that finds the store's write lock held by another
- * process (an import, a forget): the worker's replays do not wait for it (busy-spill.ts tries again). An event that can never be read is moved
- * aside and counted. Drained: the spool was found empty at the end.
+ * process (an import, a forget): the worker's replays do not wait for it (busy-spill.ts tries
+ * again). An event that can never be read is moved aside and counted. Drained: the spool was
+ * found empty at the end.
  */
 async function replaySpool(deps: SpoolReplayDeps): Promise<ReplayOutcome> {
   for (const name of listSpool(deps.dataDir)) {

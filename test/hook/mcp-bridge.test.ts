@@ -8,14 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BridgeProcess, echoLines, type FakeWorker, INITIALIZE, startFakeWorker, type BridgePath } from '../support/mcp-bridge.js';
-import { buildNativeForwarderInto } from '../support/native-forwarder.js';
+import { BRIDGES, BridgeProcess, echoLines, type FakeWorker, INITIALIZE, startFakeWorker } from '../support/mcp-bridge.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
-const BRIDGES: Array<{ name: string; via: BridgePath; prepare: (dataDir: string) => unknown }> = [
-  { name: 'native', via: 'native', prepare: buildNativeForwarderInto },
-  { name: 'perl', via: 'perl', prepare: () => undefined },
-];
 const MIB = 1024 * 1024;
 /**
  * Repetitions of the 4-character unit (a two-byte character, a quote and a backslash, escaped in

@@ -1,18 +1,13 @@
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BridgeProcess, type FakeWorker, INITIALIZE, startFakeWorker, type BridgePath } from '../support/mcp-bridge.js';
-import { buildNativeForwarderInto } from '../support/native-forwarder.js';
+import { BRIDGES, BridgeProcess, type FakeWorker, INITIALIZE, startFakeWorker } from '../support/mcp-bridge.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 // Under load, test/worker/mcp-door.test.ts failed now and then: the worker stopped, the host's next
 // request came, and the bridge, finding both ready at once, read the request first, sent it to the
 // closed socket and owed it "memtrace's worker went away". The bridges now hear the worker first,
 // so a request the worker never saw goes to the Node server, unread and whole.
-const BRIDGES: Array<{ via: BridgePath; prepare: (dataDir: string) => unknown }> = [
-  { via: 'native', prepare: buildNativeForwarderInto },
-  { via: 'perl', prepare: () => undefined },
-];
 
 describe.each(BRIDGES)('the $via MCP bridge, when the worker stops just before a request', ({ via, prepare }) => {
   let temp: ReturnType<typeof makeTempDir>;

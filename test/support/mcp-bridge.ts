@@ -11,6 +11,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { drainedOrClosed } from './drained.js';
+import { buildNativeForwarderInto } from './native-forwarder.js';
 import { pathWithOnly } from './tool-path.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -20,6 +21,12 @@ export const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
 export type BridgePath = 'native' | 'perl' | 'node';
 
 /** The PATH each bridge path runs with: only the tools that path may use, so no other can stand in. */
+/** The two bridges a host can get (the native program where a C compiler was found, else the Perl one), each readied for a data dir. */
+export const BRIDGES: ReadonlyArray<{ name: string; via: BridgePath; prepare: (dataDir: string) => unknown }> = [
+  { name: 'native', via: 'native', prepare: buildNativeForwarderInto },
+  { name: 'perl', via: 'perl', prepare: () => undefined },
+];
+
 export function bridgePathEnv(via: BridgePath): string {
   return via === 'perl' ? pathWithOnly(['sh', 'perl']) : pathWithOnly(['sh']);
 }
