@@ -15,7 +15,10 @@
  * call runs: what is measured is the hook path, not the observer's turns). Asked for by name
  * (BENCH_HOOK_CPU_WORKERS), two floors that are not memtrace (hook-floor-server.mjs): `floor`, a
  * Node server on the same socket that reads each request and answers 202, and `floor_sqlite`,
- * that also commits the body as one row first: what any Node worker pays on this path.
+ * that also commits the body as one row first: what any Node worker pays on this path; and two
+ * that run memtrace's own steps (hook-floor-intake.mjs): `floor_intake`, the payload mapped,
+ * checked and redacted with nothing written, and `floor_prelog`, then appended to a log with the
+ * store written in batches (a design measured before it is built).
  *
  * Payload sets: `fixture` (Claude Code's own PostToolUse of a small Read, 0.7 kB; 30 events a
  * session) and `realistic` (test/support/realistic-events.ts: code reads, build logs, edits,
@@ -25,12 +28,15 @@
  * this process, the same requests written over its socket by one long-lived client process; this
  * process's CPU over the events ÷ N.
  *
- * Each worker first opens one MCP session (its first loads the SDK), then its first 100 events are
- * measured apart (`just_started`: V8 has not compiled the hook path yet), then a warm-up, then
- * the rounds.
+ * Each worker first opens one MCP session (its first loads the SDK), then its first 2,000 events
+ * are measured apart (`just_started`: V8 is still compiling the hook path, which takes it a few
+ * thousand events: docs/performance.md, "The first thousands of events"), then a warm-up, then the rounds. Also
+ * reported: each worker's CPU split by thread (the main thread against V8's and libuv's) and into
+ * user and system time, over its rounds.
  *
  * Knobs: BENCH_HOOK_CPU_EVENTS (events per round, default 200), BENCH_HOOK_CPU_ROUNDS (rounds,
- * default 3), BENCH_HOOK_CPU_WARMUP (events per payload set before the rounds, default 300),
+ * default 3), BENCH_HOOK_CPU_JUST_STARTED (the first events measured apart, default 2,000),
+ * BENCH_HOOK_CPU_WARMUP (events per payload set after those and before the rounds, default 500),
  * BENCH_HOOK_CPU_WORKERS (comma-separated, default `bare,as_installed`), BENCH_HOOK_CPU_IN_PROCESS=0
  * (skip the in-process figure), BENCH_HOOK_CPU_PROF=DIR (the outside workers run under
  * --cpu-prof, a profile per worker written to DIR when it stops), BENCH_HOOK_CPU_GAP_MS (a pause
@@ -52,7 +58,7 @@ import { realisticEvents } from '../test/support/realistic-events.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { measureInProcess } from './hook-cpu-in-process.js';
 import { openMcpSession, sendHook } from './hook-processes.js';
-import { childrenCpuMs, processCpuNs } from './process-cpu.js';
+import { addToSplit, childrenCpuMs, cpuSnapshot, processCpuNs, splitPerEvent, type CpuSplit } from './process-cpu.js';
 import { roundedPercentile } from './stats.js';
 
 export const name = 'hook-cpu';
@@ -63,17 +69,18 @@ const EVENTS = positive(process.env.BENCH_HOOK_CPU_EVENTS, 200);
 const ROUNDS = positive(process.env.BENCH_HOOK_CPU_ROUNDS, 3);
 /** A pause after each measured event (ms): an agent's tool calls come seconds apart, not back to back. */
 const GAP_MS = positive(process.env.BENCH_HOOK_CPU_GAP_MS, 0);
-const WARMUP = positive(process.env.BENCH_HOOK_CPU_WARMUP, 300);
+const WARMUP = positive(process.env.BENCH_HOOK_CPU_WARMUP, 500);
 /** The first events a worker takes after it starts, measured apart (V8 has not compiled the hook path yet). */
-const JUST_STARTED = 100;
+const JUST_STARTED = positive(process.env.BENCH_HOOK_CPU_JUST_STARTED, 2_000);
 /** After the last reply, the worker finishes what it deferred (wake-ups, timers) within this. */
 const SETTLE_MS = 300;
 
-type WorkerKind = 'bare' | 'as_installed' | 'base' | 'floor' | 'floor_sqlite';
+type WorkerKind = 'bare' | 'as_installed' | 'base' | 'floor' | 'floor_sqlite' | 'floor_intake' | 'floor_prelog';
 type PayloadSet = 'fixture' | 'realistic';
 const WORKER_KINDS: readonly WorkerKind[] = ['bare', 'as_installed'];
 /** Not memtrace: the floor of any Node worker on this path (hook-floor-server.mjs), asked for by name. */
-const FLOOR_KINDS: readonly WorkerKind[] = ['floor', 'floor_sqlite'];
+const FLOOR_KINDS: readonly WorkerKind[] = ['floor', 'floor_sqlite', 'floor_intake', 'floor_prelog'];
+const FLOOR_MODES: Partial<Record<WorkerKind, string>> = { floor_sqlite: '--sqlite', floor_intake: '--intake', floor_prelog: '--prelog' };
 const SESSION_EVENTS: Readonly<Record<PayloadSet, number>> = { fixture: 30, realistic: 3 };
 
 export async function run(): Promise<Record<string, unknown>> {
@@ -106,7 +113,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const env = { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir };
       if (FLOOR_KINDS.includes(kind)) {
         fs.mkdirSync(dataDir, { mode: 0o700 });
-        workers.set(kind, { worker: await startFloorServer(dataDir, kind === 'floor_sqlite', nodeArgs), env });
+        workers.set(kind, { worker: await startFloorServer(dataDir, FLOOR_MODES[kind], nodeArgs), env });
         buildNativeForwarderInto(dataDir);
         continue;
       }
@@ -124,10 +131,13 @@ export async function run(): Promise<Record<string, unknown>> {
     const perEvent = new Map<string, number[]>();
     const justStarted: Record<string, number> = {};
     const hookCpu: number[] = [];
-    /** The worker's CPU per event over `bodies` sent one after the other, once it has settled. */
-    const measure = async (pid: number, env: Record<string, string>, bodies: string[], forwarder?: string): Promise<number> => {
+    /** Per worker, over its rounds: CPU by thread and user against system time, ms per event. */
+    const split = new Map<string, CpuSplit>();
+    /** The worker's CPU per event over `bodies` sent one after the other, once it has settled (and, given its kind, its split). */
+    const measure = async (pid: number, env: Record<string, string>, bodies: string[], forwarder?: string, kind?: string): Promise<number> => {
       await sleep(SETTLE_MS);
       const before = processCpuNs(pid);
+      const snapshot = cpuSnapshot(pid);
       const childrenBefore = childrenCpuMs();
       await sendAll(bodies, env, project, GAP_MS, forwarder);
       const childrenAfter = childrenCpuMs();
@@ -135,6 +145,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const after = processCpuNs(pid);
       if (before === null || after === null) throw new Error('no /proc here: this benchmark reads CPU time from /proc');
       if (childrenBefore !== null && childrenAfter !== null) hookCpu.push((childrenAfter - childrenBefore) / bodies.length);
+      if (kind !== undefined) split.set(kind, addToSplit(split.get(kind), snapshot, cpuSnapshot(pid), bodies.length));
       return (after - before) / 1e6 / bodies.length;
     };
     for (const [kind, { worker, env, forwarder }] of workers) {
@@ -148,7 +159,7 @@ export async function run(): Promise<Record<string, unknown>> {
       for (const [kind, { worker, env, forwarder }] of workers) {
         for (const set of ['fixture', 'realistic'] as const) {
           const key = `${kind}/${set}`;
-          perEvent.set(key, [...(perEvent.get(key) ?? []), await measure(worker.pid, env, payloads(set, EVENTS), forwarder)]);
+          perEvent.set(key, [...(perEvent.get(key) ?? []), await measure(worker.pid, env, payloads(set, EVENTS), forwarder, kind)]);
         }
       }
     }
@@ -172,6 +183,7 @@ export async function run(): Promise<Record<string, unknown>> {
       worker_cpu_ms_per_event: Object.fromEntries(
         [...perEvent].map(([key, xs]) => [key, { median: median(xs), rounds: xs.map((x) => Math.round(x * 1000) / 1000) }]),
       ),
+      worker_cpu_split_ms_per_event: Object.fromEntries([...split].map(([kind, s]) => [kind, splitPerEvent(s)])),
       just_started_worker_cpu_ms_per_event: { events: JUST_STARTED, payloads: 'fixture', ...justStarted },
       in_process_cpu_ms_per_event: inProcess,
       hook_processes_cpu_ms_per_event: median(hookCpu),
@@ -209,8 +221,8 @@ function payloadMaker(project: string): (set: PayloadSet, n: number) => string[]
 }
 
 /** hook-floor-server.mjs in its own process, listening on the data dir's socket. */
-async function startFloorServer(dataDir: string, sqlite: boolean, nodeArgs: string[]): Promise<{ pid: number; stop(): Promise<number | null> }> {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bench', 'hook-floor-server.mjs'), dataDir, ...(sqlite ? ['--sqlite'] : [])], {
+async function startFloorServer(dataDir: string, mode: string | undefined, nodeArgs: string[]): Promise<{ pid: number; stop(): Promise<number | null> }> {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bench', 'hook-floor-server.mjs'), dataDir, ...(mode ? [mode] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -49,3 +49,75 @@ export function processCpuNs(pid: number): number | null {
     return null;
   }
 }
+
+/**
+ * processCpuNs by thread: `main` (the event loop) and the others by name (/proc/<pid>/task/<tid>/comm;
+ * threads of one name summed, V8's compiler and GC helpers all being `node`): where a process's CPU went.
+ */
+function threadCpuNs(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tids) {
+    try {
+      const name = tid === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      byName[name] = (byName[name] ?? 0) + Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      /* the thread ended between the listing and the read */
+    }
+  }
+  return byName;
+}
+
+/** utime and stime of `pid` (every thread), in ms: user space against the kernel. */
+function processUserSystemMs(pid: number): { user: number; system: number } | null {
+  const f = statFields(pid);
+  return f ? { user: Number(f[11]) * TICK_MS, system: Number(f[12]) * TICK_MS } : null;
+}
+
+/** A process's CPU by thread and by user against system time, at one moment. */
+export interface CpuSnapshot {
+  threads: Record<string, number>;
+  times: { user: number; system: number } | null;
+}
+
+export function cpuSnapshot(pid: number): CpuSnapshot {
+  return { threads: threadCpuNs(pid), times: processUserSystemMs(pid) };
+}
+
+/** What a process spent between two snapshots over `events`, added into a running split. */
+export interface CpuSplit {
+  events: number;
+  threadsNs: Record<string, number>;
+  userMs: number;
+  systemMs: number;
+}
+
+export function addToSplit(into: CpuSplit | undefined, before: CpuSnapshot, after: CpuSnapshot, events: number): CpuSplit {
+  const split = into ?? { events: 0, threadsNs: {}, userMs: 0, systemMs: 0 };
+  split.events += events;
+  for (const [name, ns] of Object.entries(after.threads)) split.threadsNs[name] = (split.threadsNs[name] ?? 0) + ns - (before.threads[name] ?? 0);
+  if (before.times && after.times) {
+    split.userMs += after.times.user - before.times.user;
+    split.systemMs += after.times.system - before.times.system;
+  }
+  return split;
+}
+
+/** A split as ms per event, threads under 5 µs an event left out. */
+export function splitPerEvent(split: CpuSplit): { threads: Record<string, number>; user: number; system: number } {
+  const perEvent = (ms: number) => Math.round((ms / split.events) * 1000) / 1000;
+  return {
+    threads: Object.fromEntries(
+      Object.entries(split.threadsNs)
+        .map(([name, ns]) => [name, perEvent(ns / 1e6)] as const)
+        .filter(([, ms]) => ms >= 0.005),
+    ),
+    user: perEvent(split.userMs),
+    system: perEvent(split.systemMs),
+  };
+}
