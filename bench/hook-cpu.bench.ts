@@ -30,9 +30,9 @@
  *
  * Each worker first opens one MCP session (its first loads the SDK), then its first 2,000 events
  * are measured apart (`just_started`: V8 is still compiling the hook path, which takes it a few
- * thousand events: docs/performance.md, "The first thousands of events"), then a warm-up, then the rounds. Also
- * reported: each worker's CPU split by thread (the main thread against V8's and libuv's) and into
- * user and system time, over its rounds.
+ * thousand events: docs/performance.md, "The first thousands of events"), then a warm-up, then
+ * the rounds. Also reported: each worker's CPU split by thread (the main thread against V8's and
+ * libuv's) and into user and system time, over its rounds.
  *
  * Knobs: BENCH_HOOK_CPU_EVENTS (events per round, default 200), BENCH_HOOK_CPU_ROUNDS (rounds,
  * default 3), BENCH_HOOK_CPU_JUST_STARTED (the first events measured apart, default 2,000),

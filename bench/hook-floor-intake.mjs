@@ -1,4 +1,4 @@
-// What memtrace's guarantees cost on the hook's path before (and apart from) its store, for
+// What memtrace's own steps cost on the hook's path outside its worker, for
 // hook-floor-server.mjs's `--intake` and `--prelog` (workers `floor_intake` and `floor_prelog` of
 // `npm run bench -- hook-cpu`). Runs memtrace's own built code (dist/), so it measures the same
 // steps the worker takes:
@@ -8,8 +8,8 @@
 // - `--prelog`: the same, then the redacted event appended to a log file (one write, durable as
 //   the store's WAL commits are: in the kernel before the reply); 50 ms after the first event
 //   waiting, those since go into memtrace's own store (sessions, the queue and its dedup key, the
-//   tool event) in one transaction and the log is emptied. The design "a pre-log, the store written in batches",
-//   measured before building it: its CPU per event, batches included.
+//   tool event) in one transaction and the log is emptied. The design "a pre-log, the store
+//   written in batches", measured before building it: its CPU per event, batches included.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -22,7 +22,7 @@ export async function createFloorIntake(dataDir, mode) {
   const { redactValueInto } = await load('redaction/index.js');
   const adapter = hosts.adapterFor('claude-code');
   const deps = hosts.adapterDepsFor('claude-code');
-  /** The event as the worker would store it, or null when it would not (the floor answers alike). */
+  /** The event as the worker would store it, or null when it would not (readable() then stops the floor). */
   const intake = (text) => {
     let payload;
     try {
@@ -56,7 +56,7 @@ async function prelog(dataDir, intake, load) {
   const logPath = path.join(dataDir, 'prelog.jsonl');
   const log = fs.openSync(logPath, 'a', 0o600);
   let pending = [];
-  const store1 = (event, nowMs) => {
+  const storeOne = (event, nowMs) => {
     if (!store.sessions.exists(event.session_id)) store.sessions.init({ sessionId: event.session_id, cwd: event.cwd ?? null, nowMs });
     store.queue.enqueue({
       sessionId: event.session_id,
@@ -69,7 +69,7 @@ async function prelog(dataDir, intake, load) {
     });
   };
   const flush = store.db.transaction((events, nowMs) => {
-    for (const event of events) store1(event, nowMs);
+    for (const event of events) storeOne(event, nowMs);
   });
   const write = () => {
     flush.immediate(pending, Date.now());
