@@ -58,7 +58,7 @@ import { realisticEvents } from '../test/support/realistic-events.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { measureInProcess } from './hook-cpu-in-process.js';
 import { openMcpSession, sendHook } from './hook-processes.js';
-import { addToSplit, childrenCpuMs, cpuSnapshot, processCpuNs, splitPerEvent, type CpuSplit } from './process-cpu.js';
+import { addToSplit, childrenCpuMs, cpuSnapshot, splitPerEvent, type CpuSplit } from './process-cpu.js';
 import { roundedPercentile } from './stats.js';
 
 export const name = 'hook-cpu';
@@ -136,17 +136,16 @@ export async function run(): Promise<Record<string, unknown>> {
     /** The worker's CPU per event over `bodies` sent one after the other, once it has settled (and, given its kind, its split). */
     const measure = async (pid: number, env: Record<string, string>, bodies: string[], forwarder?: string, kind?: string): Promise<number> => {
       await sleep(SETTLE_MS);
-      const before = processCpuNs(pid);
-      const snapshot = cpuSnapshot(pid);
+      const before = cpuSnapshot(pid);
       const childrenBefore = childrenCpuMs();
       await sendAll(bodies, env, project, GAP_MS, forwarder);
       const childrenAfter = childrenCpuMs();
       await sleep(SETTLE_MS);
-      const after = processCpuNs(pid);
+      const after = cpuSnapshot(pid);
       if (before === null || after === null) throw new Error('no /proc here: this benchmark reads CPU time from /proc');
       if (childrenBefore !== null && childrenAfter !== null) hookCpu.push((childrenAfter - childrenBefore) / bodies.length);
-      if (kind !== undefined) split.set(kind, addToSplit(split.get(kind), snapshot, cpuSnapshot(pid), bodies.length));
-      return (after - before) / 1e6 / bodies.length;
+      if (kind !== undefined) split.set(kind, addToSplit(split.get(kind), before, after, bodies.length));
+      return (after.totalNs - before.totalNs) / 1e6 / bodies.length;
     };
     for (const [kind, { worker, env, forwarder }] of workers) {
       // The first MCP session loads the SDK into the worker (else it happens, once, inside a round).

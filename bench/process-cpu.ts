@@ -30,38 +30,20 @@ export function childrenCpuMs(): number | null {
 }
 
 /**
- * CPU time of every live thread of `pid`, in ns (/proc/<pid>/task/<tid>/schedstat: time on the
- * CPU, at the scheduler's resolution rather than /proc/<pid>/stat's 10 ms ticks). Threads that
- * ended are not counted: for a long-lived process (a Node worker's threads live as long as it).
+ * CPU time of each live thread of `pid`, in ns (/proc/<pid>/task/<tid>/schedstat: time on the
+ * CPU, at the scheduler's resolution rather than /proc/<pid>/stat's 10 ms ticks), by thread:
+ * `main` (the event loop) and the others by name (/proc/<pid>/task/<tid>/comm; threads of one
+ * name summed, V8's compiler and GC helpers all being `node`). Threads that ended are not counted:
+ * for a long-lived process (a Node worker's threads live as long as it). Null without /proc.
  */
-export function processCpuNs(pid: number): number | null {
-  try {
-    let total = 0;
-    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-      try {
-        total += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        /* the thread ended between the listing and the read */
-      }
-    }
-    return total;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * processCpuNs by thread: `main` (the event loop) and the others by name (/proc/<pid>/task/<tid>/comm;
- * threads of one name summed, V8's compiler and GC helpers all being `node`): where a process's CPU went.
- */
-function threadCpuNs(pid: number): Record<string, number> {
-  const byName: Record<string, number> = {};
-  let tids: string[] = [];
+function threadCpuNs(pid: number): Record<string, number> | null {
+  let tids: string[];
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
-    return byName;
+    return null;
   }
+  const byName: Record<string, number> = {};
   for (const tid of tids) {
     try {
       const name = tid === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
@@ -79,14 +61,18 @@ function processUserSystemMs(pid: number): { user: number; system: number } | nu
   return f ? { user: Number(f[11]) * TICK_MS, system: Number(f[12]) * TICK_MS } : null;
 }
 
-/** A process's CPU by thread and by user against system time, at one moment. */
+/** A process's CPU at one moment: in all (ns), by thread, and user against system time. */
 export interface CpuSnapshot {
+  totalNs: number;
   threads: Record<string, number>;
   times: { user: number; system: number } | null;
 }
 
-export function cpuSnapshot(pid: number): CpuSnapshot {
-  return { threads: threadCpuNs(pid), times: processUserSystemMs(pid) };
+/** Null without /proc. */
+export function cpuSnapshot(pid: number): CpuSnapshot | null {
+  const threads = threadCpuNs(pid);
+  if (threads === null) return null;
+  return { totalNs: Object.values(threads).reduce((sum, ns) => sum + ns, 0), threads, times: processUserSystemMs(pid) };
 }
 
 /** What a process spent between two snapshots over `events`, added into a running split. */
