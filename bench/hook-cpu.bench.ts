@@ -154,9 +154,10 @@ export async function run(): Promise<Record<string, unknown>> {
     };
     // The first MCP session loads the SDK into the worker (else it happens, once, inside a round).
     for (const [, { worker, env }] of workers) if (worker.url) await openMcpSession(env, project);
-    // The workers' first events and warm-ups go in turns, never one worker's after another's: the
-    // worker measured and warmed while the others waited came out 10–25% lower in every later
-    // round at an agent's cadence (two identical builds, either one first: docs/performance.md).
+    // The workers' first events and warm-ups go in turns, never one worker's after another's:
+    // the worker measured and warmed while the others waited came out 8–24% lower in nearly
+    // every later round at an agent's cadence (two identical builds, either one first:
+    // docs/performance.md).
     const cpuMs: Record<string, number> = {};
     for (let sent = 0; sent < JUST_STARTED; sent += TURN_EVENTS) {
       for (const [kind, { worker, env, forwarder }] of inTurn(workers, sent / TURN_EVENTS)) {
