@@ -18,12 +18,15 @@ async function failureOf(provider: ObserverProvider): Promise<ProviderError> {
 describe.each(['anthropic', 'openai'] as const)('%s client over real HTTP', (wire) => {
   let fake: FakeLlm;
   let provider: ObserverProvider;
+  const providerWithin = (timeoutMs: number) =>
+    wire === 'anthropic'
+      ? createAnthropicProvider({ apiKey: 'sk-test', baseUrl: fake.url, model: 'claude-haiku-4-5', timeoutMs })
+      : createOpenAICompatibleProvider({ apiKey: 'sk-test', baseUrl: fake.url, model: 'gpt-4o-mini', timeoutMs });
   beforeAll(async () => {
     fake = await startFakeLlm(wire);
-    provider =
-      wire === 'anthropic'
-        ? createAnthropicProvider({ apiKey: 'sk-test', baseUrl: fake.url, model: 'claude-haiku-4-5', timeoutMs: 500 })
-        : createOpenAICompatibleProvider({ apiKey: 'sk-test', baseUrl: fake.url, model: 'gpt-4o-mini', timeoutMs: 500 });
+    // Generous: with 500 ms, a call meant to succeed (the file's first, which also loads fetch's
+    // HTTP client) was cut off on a loaded machine; only the timeout test wants a short one.
+    provider = providerWithin(10_000);
   });
   afterAll(() => fake.close());
 
@@ -75,7 +78,7 @@ describe.each(['anthropic', 'openai'] as const)('%s client over real HTTP', (wir
 
   it('treats a timeout as transport', async () => {
     fake.push({ kind: 'delay', ms: 2_000, reply: { kind: 'text', text: 'late' } });
-    expect((await failureOf(provider)).kind).toBe('transport');
+    expect((await failureOf(providerWithin(300))).kind).toBe('transport');
   });
 
   it('never reads failure out of assistant text', async () => {
