@@ -159,19 +159,14 @@ export async function run(): Promise<Record<string, unknown>> {
     // every later round at an agent's cadence (two identical builds, either one first:
     // docs/performance.md).
     const cpuMs: Record<string, number> = {};
-    for (let sent = 0; sent < JUST_STARTED; sent += TURN_EVENTS) {
-      for (const [kind, { worker, env, forwarder }] of inTurn(workers, sent / TURN_EVENTS)) {
-        const n = Math.min(TURN_EVENTS, JUST_STARTED - sent);
-        cpuMs[kind] = (cpuMs[kind] ?? 0) + (await measure(worker.pid, env, payloads('fixture', n), forwarder)) * n;
-      }
-    }
+    await inTurns(workers, JUST_STARTED, async (kind, { worker, env, forwarder }, n) => {
+      cpuMs[kind] = (cpuMs[kind] ?? 0) + (await measure(worker.pid, env, payloads('fixture', n), forwarder)) * n;
+    });
     for (const kind of workers.keys()) justStarted[kind] = Math.round(((cpuMs[kind] ?? 0) / JUST_STARTED) * 1000) / 1000;
     // A worker lives for a day of sessions: V8 has compiled the hook path by the time most events come.
-    for (let sent = 0; sent < WARMUP; sent += TURN_EVENTS) {
-      for (const [, { env, forwarder }] of inTurn(workers, sent / TURN_EVENTS)) {
-        for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, Math.min(TURN_EVENTS, WARMUP - sent)), env, project, 0, forwarder);
-      }
-    }
+    await inTurns(workers, WARMUP, async (_kind, { env, forwarder }, n) => {
+      for (const set of ['fixture', 'realistic'] as const) await sendAll(payloads(set, n), env, project, 0, forwarder);
+    });
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const [kind, { worker, env, forwarder }] of inTurn(workers, round)) {
         for (const set of ['fixture', 'realistic'] as const) {
@@ -261,6 +256,13 @@ async function startFloorServer(dataDir: string, mode: string | undefined, nodeA
 /** The workers in their order on even turns and in reverse on odd ones: no worker always goes first. */
 function inTurn<K, V>(workers: Map<K, V>, turn: number): [K, V][] {
   return turn % 2 === 0 ? [...workers] : [...workers].reverse();
+}
+
+/** `total` events for every worker, TURN_EVENTS at a time, each turn in the other order than the last. */
+async function inTurns<K, V>(workers: Map<K, V>, total: number, send: (kind: K, worker: V, events: number) => Promise<void>): Promise<void> {
+  for (let sent = 0, turn = 0; sent < total; sent += TURN_EVENTS, turn += 1) {
+    for (const [kind, worker] of inTurn(workers, turn)) await send(kind, worker, Math.min(TURN_EVENTS, total - sent));
+  }
 }
 
 async function sendAll(bodies: string[], env: Record<string, string>, cwd: string, gapMs = 0, forwarder?: string): Promise<void> {
