@@ -12,7 +12,8 @@
  * Workers: `bare` (no observer, telemetry off: the setup of issue 28's figures) and
  * `as_installed` (telemetry on as installed, folded into local rollups; an observer configured,
  * so every event wakes the observer loop; sessions stay below a batch's limits, so no observer
- * call runs: what is measured is the hook path, not the observer's turns). Asked for by name
+ * call runs: what is measured is the hook path, not the observer's turns); both are started with
+ * the V8 flags a background worker gets (src/hook/worker-node-flags.ts). Asked for by name
  * (BENCH_HOOK_CPU_WORKERS), two floors that are not memtrace (hook-floor-server.mjs): `floor`, a
  * Node server on the same socket that reads each request and answers 202, and `floor_sqlite`,
  * that also commits the body as one row first: what any Node worker pays on this path; and two
@@ -54,6 +55,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { workerNodeFlags } from '../src/hook/worker-node-flags.js';
 import { buildNativeForwarder, runProgram } from '../src/install/index.js';
 import { startChildWorker, type ChildWorker } from '../test/support/child-worker.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
@@ -129,7 +131,8 @@ export async function run(): Promise<Record<string, unknown>> {
         workers.set(kind, { worker, env, forwarder: path.join(base, 'bin', 'memtrace-hook') });
         continue;
       }
-      const worker = await startChildWorker(workerEnv, { nodeArgs });
+      // As a hook or `memtrace worker start` starts it (spawnWorkerDetached), V8's flags included.
+      const worker = await startChildWorker(workerEnv, { nodeArgs: [...workerNodeFlags(process.versions.v8), ...nodeArgs] });
       buildNativeForwarderInto(dataDir);
       workers.set(kind, { worker, env });
     }

@@ -6,12 +6,14 @@ import { claimStartAttempt, readStartState, recordStartFailure, startAttemptDue 
 import { readWorkerPackage } from '../data-dir/worker-package.js';
 import { readInstalledPackage, type InstalledPackage } from '../install/package-version.js';
 import { isNewerVersion } from '../version-order.js';
+import { workerNodeFlags } from './worker-node-flags.js';
 
 /**
  * Starts `memtrace worker` in the background, detached from the caller (a hook, a worker handing
  * over, or `memtrace worker start`), its output appended to DATA_DIR/logs/worker.out. Returns at
  * once; a second worker racing for the same data dir exits on the lock, so starting twice is
- * safe. `memtraceBin` is the bin/memtrace.cjs of the install to run; `args` its command line.
+ * safe. `memtraceBin` is the bin/memtrace.cjs of the install to run; `args` its command line;
+ * V8's flags for a long-lived worker go before it (worker-node-flags.ts).
  */
 export function spawnWorkerDetached(
   memtraceBin: string,
@@ -23,7 +25,7 @@ export function spawnWorkerDetached(
   const logs = path.join(dataDir, 'logs');
   const out = openPrivateFile(path.join(logs, 'worker.out'), 'a');
   try {
-    const child = spawn(process.execPath, [memtraceBin, ...args], {
+    const child = spawn(process.execPath, [...workerNodeFlags(process.versions.v8), memtraceBin, ...args], {
       detached: true,
       stdio: ['ignore', out, out],
       env: { ...env, MEMTRACE_DATA_DIR: dataDir } as NodeJS.ProcessEnv,
