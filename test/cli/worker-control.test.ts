@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { readWorkerInfo, runningWorker } from '../../src/data-dir/index.js';
+import { workerNodeFlags } from '../../src/hook/worker-node-flags.js';
 import { captureIO } from '../support/cli-io.js';
 import { freePort } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -44,6 +46,11 @@ describe('memtrace worker start|stop|status', () => {
     const info = runningWorker(env.MEMTRACE_DATA_DIR)!;
     expect(started.out).toContain(`pid ${info.pid}`);
     expect(info.port).toBe(Number(env.MEMTRACE_PORT));
+    // With V8's flags for a long-lived worker, as Node's own options: before the script, not after it.
+    const argv = fs.readFileSync(`/proc/${info.pid}/cmdline`, 'utf8').split('\0');
+    const script = argv.findIndex((a) => a.endsWith('memtrace.cjs'));
+    expect(workerNodeFlags(process.versions.v8).length).toBeGreaterThan(0);
+    expect(argv.slice(1, script)).toEqual([...workerNodeFlags(process.versions.v8)]);
 
     const again = await run('start');
     expect(again.code).toBe(0);
