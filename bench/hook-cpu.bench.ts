@@ -14,8 +14,8 @@
  * so every event wakes the observer loop; sessions stay below a batch's limits, so no observer
  * call runs: what is measured is the hook path, not the observer's turns; a run at an agent's
  * cadence that lasts past five minutes also has the first sessions' batches reach their longest
- * wait, and their turns in its later rounds); both are started with
- * the V8 flags a background worker gets (src/hook/worker-node-flags.ts). Asked for by name
+ * wait, and their turns in its later rounds); both are started with the V8 flags a background
+ * worker gets (src/hook/worker-node-flags.ts). Asked for by name
  * (BENCH_HOOK_CPU_WORKERS), two floors that are not memtrace (hook-floor-server.mjs): `floor`, a
  * Node server on the same socket that reads each request and answers 202, and `floor_sqlite`,
  * that also commits the body as one row first: what any Node worker pays on this path; and two
