@@ -91,7 +91,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const dbFile = path.join(temp.dir, `memtrace-${i}.db`);
       // As in the worker and `memtrace mine`: WAL checkpoints on a thread.
       const store = openStore(dbFile, { backgroundCheckpoints: true });
-      const checkpointer = startCheckpointer(dbFile, { intervalMs: 2_000, onError: () => undefined });
+      const checkpointer = startCheckpointer(dbFile, { onError: () => undefined });
       try {
         const miner = createMiner({}, { store: createStoreMiningStore(store, { projectOf }), now: () => Date.now(), wake: () => undefined, openFile });
         (globalThis as { gc?: () => void }).gc?.();

@@ -22,7 +22,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const file = path.join(temp.dir, 'memtrace.db');
   // As the worker runs it: checkpoints on a background thread, not inside a turn's commit.
   const store = openStore(file, { backgroundCheckpoints: true });
-  const checkpointer = startCheckpointer(file, { intervalMs: 2_000, onError: () => undefined });
+  const checkpointer = startCheckpointer(file, { onError: () => undefined });
   const telemetry = createTelemetry(
     { dataDir: temp.dir, env: {}, appVersion: '0.1.0', provider: 'anthropic' },
     { db: store.db, clock: { now: () => 0 }, log: silentLogger, stderr: { write: () => true }, sink: null },

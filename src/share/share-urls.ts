@@ -33,8 +33,9 @@ export function readShareUrls(dataDir: string): Map<string, string> {
 /** Something that changes whenever the file is rewritten (a running worker re-reads it then). */
 export function shareUrlsStamp(dataDir: string): string {
   try {
-    const s = fs.statSync(fileOf(dataDir));
-    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+    // Asked every second: without the file (nothing shared) a thrown ENOENT, with its stack, cost more than the stat.
+    const s = fs.statSync(fileOf(dataDir), { throwIfNoEntry: false });
+    return s ? `${s.ino}:${s.size}:${s.mtimeMs}` : 'none';
   } catch {
     return 'none';
   }

@@ -147,7 +147,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const observers = options.observers ?? single(options.provider, 'configured');
   const token = ensureAuthToken(config.dataDir);
   const store = openStore(config.dbFile, { backgroundCheckpoints: true, recoverClaimed: true });
-  const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
+  const checkpointer = startCheckpointer(config.dbFile, { onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
   if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
   try {
     if (enableIncrementalVacuum(store.db) === 'converted')

@@ -13,18 +13,34 @@ function readUptimeS(): number | null {
   }
 }
 
+export interface UptimeClockOptions {
+  read?: () => number | null;
+  monotonicMs?: () => number;
+  wallMs?: () => number;
+  /** The longest /proc/uptime is carried forward without reading it again. */
+  refreshMs?: number;
+  /** How far the wall clock may run apart from the monotonic one before the file is read again. */
+  driftMs?: number;
+}
+
 /**
- * /proc/uptime read at most once per `refreshMs`, carried forward in between by the monotonic
- * clock (the same clock but for time suspended, which the next read picks up): every hook call
- * is timed by it, and reading the file cost the worker more than the arithmetic.
+ * /proc/uptime carried forward by the monotonic clock, which is the same clock but for time
+ * suspended: every hook call is timed by it, and reading the file cost the worker more than the
+ * arithmetic. Time suspended moves the wall clock and not the monotonic one, so the file is read
+ * again when the two disagree (or a monotonic clock that went back), and every `refreshMs` anyway.
  */
-export function createUptimeClock(read: () => number | null = readUptimeS, monotonicMs: () => number = () => performance.now(), refreshMs = 1_000) {
-  let base: { uptimeS: number; atMs: number } | null = null;
+export function createUptimeClock(options: UptimeClockOptions = {}) {
+  const { read = readUptimeS, monotonicMs = () => performance.now(), wallMs = Date.now, refreshMs = 600_000, driftMs = 250 } = options;
+  let base: { uptimeS: number; atMs: number; wallAtMs: number } | null = null;
   return (): number | null => {
     const now = monotonicMs();
-    if (base !== null && now - base.atMs < refreshMs && now >= base.atMs) return base.uptimeS + (now - base.atMs) / 1000;
+    const wall = wallMs();
+    if (base !== null) {
+      const elapsed = now - base.atMs;
+      if (elapsed >= 0 && elapsed < refreshMs && Math.abs(wall - base.wallAtMs - elapsed) < driftMs) return base.uptimeS + elapsed / 1000;
+    }
     const value = read();
-    base = value === null ? null : { uptimeS: value, atMs: now };
+    base = value === null ? null : { uptimeS: value, atMs: now, wallAtMs: wall };
     return value;
   };
 }

@@ -172,7 +172,7 @@ export const mineCommand: Command = {
     const { config } = loaded;
     // Like the worker: SQLite checkpoints on a thread, so the pass never pays for copying the WAL back.
     const store = openStore(config.dbFile, { recoverClaimed: false, backgroundCheckpoints: true });
-    const checkpointer = startCheckpointer(config.dbFile, { intervalMs: 2_000, onError: () => undefined });
+    const checkpointer = startCheckpointer(config.dbFile, { onError: () => undefined });
     let report: PassReport;
     try {
       const redactions: RedactionCounts = {};
