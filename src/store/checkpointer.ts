@@ -21,24 +21,34 @@ const nextCheckpointDelayMs = ${nextCheckpointDelayMs.toString()};
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
 const dataVersion = db.prepare('PRAGMA data_version').pluck();
+const report = (error) => parentPort.postMessage(String(error));
+let last = { atMs: Date.now(), seen: { log: 0, complete: true, dataVersion: dataVersion.get() } };
+let timer = null;
 const run = (mode) => {
   try {
     return db.pragma('wal_checkpoint(' + mode + ')')[0] ?? null;
   } catch (error) {
-    parentPort.postMessage(String(error));
+    report(error);
     return null;
   }
 };
-let last = { atMs: Date.now(), seen: { log: 0, complete: true, dataVersion: dataVersion.get() } };
-let timer = null;
+// A failed step is reported and the next one comes at the shortest wait: the thread never stops checkpointing.
 const tick = () => {
-  const version = dataVersion.get();
-  const result = run('PASSIVE');
-  const atMs = Date.now();
-  const seen = result ? { log: Number(result.log), complete: Number(result.checkpointed) === Number(result.log), dataVersion: version } : last.seen;
-  const delay = nextCheckpointDelayMs(freshFrames(last.seen, seen), atMs - last.atMs, workerData.pacing);
-  last = { atMs, seen };
-  timer = setTimeout(tick, delay);
+  let delay = workerData.pacing.minMs;
+  try {
+    const version = dataVersion.get();
+    const result = run('PASSIVE');
+    const atMs = Date.now();
+    if (result) {
+      const seen = { log: Number(result.log), complete: Number(result.checkpointed) === Number(result.log), dataVersion: version };
+      delay = nextCheckpointDelayMs(freshFrames(last.seen, seen), atMs - last.atMs, workerData.pacing);
+      last = { atMs, seen };
+    }
+  } catch (error) {
+    report(error);
+  } finally {
+    timer = setTimeout(tick, delay);
+  }
 };
 timer = setTimeout(tick, workerData.pacing.minMs);
 parentPort.on('message', (m) => { if (m === 'stop') { clearTimeout(timer); run('TRUNCATE'); db.close(); process.exit(0); } });
