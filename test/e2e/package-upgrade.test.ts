@@ -68,7 +68,17 @@ describe('upgrades of the installed package', () => {
     return starts.filter((m) => !failed.has(m[2])).map((m) => m[1]);
   };
   let failedStarts = 0;
-  const up = (dataDir: string, version: string) => waitFor(() => readWorkerInfo(dataDir)?.version === version && readWorkerInfo(dataDir)?.port != null, 30_000);
+  /**
+   * A start that fails while npm is still installing is tried again on START_BACKOFF (15 s, then
+   * 30 s): the in-place upgrade allows two such failures, so its wait covers both steps and the start.
+   */
+  const up = (dataDir: string, version: string, timeoutMs = 30_000) =>
+    waitFor(
+      () => readWorkerInfo(dataDir)?.version === version && readWorkerInfo(dataDir)?.port != null,
+      timeoutMs,
+      () =>
+        `worker.json: ${JSON.stringify(readWorkerInfo(dataDir))}\nworker.log (last 3,000 chars):\n${fs.readFileSync(path.join(dataDir, 'logs/worker.log'), 'utf8').slice(-3_000)}`,
+    );
   const storeFacts = (dataDir: string) => {
     const db = new Database(path.join(dataDir, 'memtrace.db'), { readonly: true });
     try {
@@ -99,7 +109,7 @@ describe('upgrades of the installed package', () => {
     globalNewest = packed.installGlobal(globalPrefix, packed.tarball('0.3.0'));
     // Same session, same hook commands: the files under them changed.
     for (let i = 3; i < 8; i += 1) await tool(i);
-    await up(dataDir, '0.3.0');
+    await up(dataDir, '0.3.0', 120_000);
     await fireHook(bin, 'stop', hookPayload('stop.json', session, cwd), { env, cwd });
     await waitFor(() => storeFacts(dataDir).ids.length === 8, 60_000);
     const facts = storeFacts(dataDir);
