@@ -19,9 +19,10 @@ export interface UptimeClockOptions {
   wallMs?: () => number;
   /** The longest /proc/uptime is carried forward without reading it again. */
   refreshMs?: number;
-  /** How far the wall clock may run apart from the monotonic one before the file is read again. */
-  driftMs?: number;
 }
+
+/** How far the wall clock may run apart from the monotonic one before the file is read again (NTP slews far less). */
+const SUSPEND_DRIFT_MS = 250;
 
 /**
  * /proc/uptime carried forward by the monotonic clock, which is the same clock but for time
@@ -30,14 +31,14 @@ export interface UptimeClockOptions {
  * again when the two disagree (or a monotonic clock that went back), and every `refreshMs` anyway.
  */
 export function createUptimeClock(options: UptimeClockOptions = {}) {
-  const { read = readUptimeS, monotonicMs = () => performance.now(), wallMs = Date.now, refreshMs = 600_000, driftMs = 250 } = options;
+  const { read = readUptimeS, monotonicMs = () => performance.now(), wallMs = Date.now, refreshMs = 600_000 } = options;
   let base: { uptimeS: number; atMs: number; wallAtMs: number } | null = null;
   return (): number | null => {
     const now = monotonicMs();
     const wall = wallMs();
     if (base !== null) {
       const elapsed = now - base.atMs;
-      if (elapsed >= 0 && elapsed < refreshMs && Math.abs(wall - base.wallAtMs - elapsed) < driftMs) return base.uptimeS + elapsed / 1000;
+      if (elapsed >= 0 && elapsed < refreshMs && Math.abs(wall - base.wallAtMs - elapsed) < SUSPEND_DRIFT_MS) return base.uptimeS + elapsed / 1000;
     }
     const value = read();
     base = value === null ? null : { uptimeS: value, atMs: now, wallAtMs: wall };

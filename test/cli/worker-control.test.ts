@@ -49,8 +49,9 @@ describe('memtrace worker start|stop|status', () => {
     // With V8's flags for a long-lived worker, as Node's own options: before the script, not after it.
     const argv = fs.readFileSync(`/proc/${info.pid}/cmdline`, 'utf8').split('\0');
     const script = argv.findIndex((a) => a.endsWith('memtrace.cjs'));
-    expect(workerNodeFlags(process.versions.v8).length).toBeGreaterThan(0);
-    expect(argv.slice(1, script)).toEqual([...workerNodeFlags(process.versions.v8)]);
+    const flags = workerNodeFlags(process.versions.v8);
+    expect(flags.length).toBeGreaterThan(0);
+    expect(argv.slice(1, script)).toEqual([...flags]);
 
     const again = await run('start');
     expect(again.code).toBe(0);
