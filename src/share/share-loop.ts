@@ -15,7 +15,8 @@ import { syncProject } from './sync.js';
 
 /**
  * The worker's background sync (docs/sharing.md#in-the-background). Every `checkMs` it looks at
- * the local queue (and at once when woken: a turn stored memory); it pulls every `pollMs` — the
+ * the local queue (and at once when woken: a turn stored memory), every `idleCheckMs` while no
+ * project is shared (each look wakes the whole worker: most users never share); it pulls every `pollMs` — the
  * truth — and as soon as another member's push is announced (LISTEN/NOTIFY, the wake-up). It
  * follows `share add` / `share remove` without a restart: the list of shared projects is re-read
  * on every check. Nothing here is on a hook's path: all database I/O is asynchronous, and a local
@@ -28,11 +29,13 @@ export interface ShareLoopConfig {
   homeDir: string;
   pollMs: number;
   checkMs: number;
+  /** The pace while the ledger lists no shared project: how soon a `share add` is taken up. */
+  idleCheckMs: number;
   backoff: BackoffSchedule;
   timeouts?: ShareTimeouts;
 }
 
-export const DEFAULT_SHARE_LOOP = { pollMs: 5_000, checkMs: 1_000, backoff: { baseMs: 2_000, capMs: 120_000 } } as const;
+export const DEFAULT_SHARE_LOOP = { pollMs: 5_000, checkMs: 1_000, idleCheckMs: 10_000, backoff: { baseMs: 2_000, capMs: 120_000 } } as const;
 
 /** MEMTRACE_SHARE_POLL_MS: how often the log is read with no notification (500 ms to 1 h); the default, and a problem, otherwise. */
 export function sharePollMs(env: Record<string, string | undefined>): { pollMs: number; problem: string | null } {
@@ -87,6 +90,7 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
   let running: Promise<void> | null = null;
   let again = false;
   let timer: { cancel(): void } | null = null;
+  let sharing = false;
 
   const closeLink = async (link: Link) => {
     const { database, listener } = link;
@@ -203,6 +207,7 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
       let states: ShareProjectState[];
       try {
         states = reconcile();
+        sharing = states.length > 0;
       } catch (error) {
         log.warn('share: could not read the shared projects', { error: String(error) });
         return;
@@ -218,7 +223,7 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
   const schedule = () => {
     if (stopped) return;
     timer?.cancel();
-    timer = deps.timers.setTimeout(() => run(), config.checkMs);
+    timer = deps.timers.setTimeout(() => run(), sharing ? config.checkMs : config.idleCheckMs);
   };
 
   const run = () => {
@@ -231,7 +236,10 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
       .catch((error) => log.warn('share: pass failed', { error: String(error) }))
       .finally(() => {
         running = null;
-        schedule();
+        // A wake that came after the pass's last look (a pass with nothing to await ends in one
+        // step) would otherwise wait for the next timer.
+        if (again) run();
+        else schedule();
       });
   };
 

@@ -80,7 +80,7 @@ export interface WorkerOptions {
   /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
   redactBody?: <T>(value: T, counts: RedactionCounts) => T;
   /** The shared-memory loop's intervals (tests); docs/sharing.md's defaults otherwise. */
-  share?: Partial<Pick<ShareLoopConfig, 'pollMs' | 'checkMs' | 'backoff' | 'timeouts'>>;
+  share?: Partial<Pick<ShareLoopConfig, 'pollMs' | 'checkMs' | 'idleCheckMs' | 'backoff' | 'timeouts'>>;
   /**
    * The install this worker runs from (`<package>/bin`) and its command line after memtrace.cjs:
    * a newer install starts with the same (docs/interfaces.md#upgrades). Without it (in-process
@@ -190,6 +190,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       homeDir: options.env.HOME || os.homedir(),
       pollMs: poll.pollMs,
       checkMs: DEFAULT_SHARE_LOOP.checkMs,
+      idleCheckMs: DEFAULT_SHARE_LOOP.idleCheckMs,
       backoff: DEFAULT_SHARE_LOOP.backoff,
       ...options.share,
     },

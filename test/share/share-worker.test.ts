@@ -33,6 +33,7 @@ const repoB = path.join(temp.dir, 'home', 'bob', 'code', 'shop');
 const FAST = {
   pollMs: 1_000,
   checkMs: 100,
+  idleCheckMs: 100,
   backoff: { baseMs: 200, capMs: 1_000 },
   timeouts: { connectMs: 1_000, statementMs: 2_000, queryMs: 2_000 },
 };
