@@ -15,13 +15,14 @@ import { syncProject } from './sync.js';
 
 /**
  * The worker's background sync (docs/sharing.md#in-the-background). Every `checkMs` it looks at
- * the local queue (and at once when woken: a turn stored memory), every `idleCheckMs` while no
- * project is shared (each look wakes the whole worker: most users never share); it pulls every `pollMs` — the
- * truth — and as soon as another member's push is announced (LISTEN/NOTIFY, the wake-up). It
- * follows `share add` / `share remove` without a restart: the list of shared projects is re-read
- * on every check. Nothing here is on a hook's path: all database I/O is asynchronous, and a local
- * write is one short transaction per chunk. A database that is down, refusing or silent costs a
- * failed attempt after its timeouts, then a backoff; the queue keeps everything meanwhile.
+ * the local queue (and at once when woken: a turn stored memory), but only every `idleCheckMs`
+ * while no project is shared (each look wakes the whole worker, and most users never share); it
+ * pulls every `pollMs` — the truth — and as soon as another member's push is announced
+ * (LISTEN/NOTIFY, the wake-up). It follows `share add` / `share remove` without a restart: the
+ * list of shared projects is re-read on every check. Nothing here is on a hook's path: all
+ * database I/O is asynchronous, and a local write is one short transaction per chunk. A database
+ * that is down, refusing or silent costs a failed attempt after its timeouts, then a backoff; the
+ * queue keeps everything meanwhile.
  */
 export interface ShareLoopConfig {
   dataDir: string;
