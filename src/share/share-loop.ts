@@ -91,7 +91,6 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
   let running: Promise<void> | null = null;
   let again = false;
   let timer: { cancel(): void } | null = null;
-  let sharing = false;
 
   const closeLink = async (link: Link) => {
     const { database, listener } = link;
@@ -208,7 +207,6 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
       let states: ShareProjectState[];
       try {
         states = reconcile();
-        sharing = states.length > 0;
       } catch (error) {
         log.warn('share: could not read the shared projects', { error: String(error) });
         return;
@@ -224,7 +222,8 @@ export function startShareLoop(config: ShareLoopConfig, deps: ShareLoopDeps): Sh
   const schedule = () => {
     if (stopped) return;
     timer?.cancel();
-    timer = deps.timers.setTimeout(() => run(), sharing ? config.checkMs : config.idleCheckMs);
+    // reconcile() keeps a link per shared project: none, nothing to sync yet.
+    timer = deps.timers.setTimeout(() => run(), links.size > 0 ? config.checkMs : config.idleCheckMs);
   };
 
   const run = () => {

@@ -1,5 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
-import { HAND_SHARE_CONFIG, SHOP, startHandShareLoop } from '../support/hand-share-loop.js';
+import { DEFAULT_SHARE_LOOP } from '../../src/share/index.js';
+import { SHOP, startHandShareLoop } from '../support/hand-share-loop.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 /**
@@ -17,6 +18,6 @@ it('a wake while a pass ends gets a look of its own', async () => {
   // The loop's first pass has looked (nothing shared) and is ending: the project comes now.
   hand.ledger.add(SHOP, Date.now());
   hand.loop.wake();
-  expect(await hand.nextWait()).toBe(HAND_SHARE_CONFIG.checkMs);
+  expect(await hand.nextWait()).toBe(DEFAULT_SHARE_LOOP.checkMs);
   expect(hand.ledger.get(SHOP.project)?.lastError).not.toBeNull();
 });

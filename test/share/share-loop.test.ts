@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HAND_SHARE_CONFIG, SHOP, startHandShareLoop } from '../support/hand-share-loop.js';
+import { DEFAULT_SHARE_LOOP } from '../../src/share/index.js';
+import { SHOP, startHandShareLoop } from '../support/hand-share-loop.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 /**
@@ -21,18 +22,18 @@ const start = (name: string) => {
 describe('the share loop', () => {
   it('looks at its idle pace while no project is shared', async () => {
     const hand = start('nothing-shared');
-    expect(await hand.nextWait()).toBe(HAND_SHARE_CONFIG.idleCheckMs);
+    expect(await hand.nextWait()).toBe(DEFAULT_SHARE_LOOP.idleCheckMs);
     hand.fire();
-    expect(await hand.nextWait()).toBe(HAND_SHARE_CONFIG.idleCheckMs);
+    expect(await hand.nextWait()).toBe(DEFAULT_SHARE_LOOP.idleCheckMs);
   });
 
   it('takes up a project shared while it waited, then looks every checkMs', async () => {
     const hand = start('shared-later');
-    expect(await hand.nextWait()).toBe(HAND_SHARE_CONFIG.idleCheckMs);
+    expect(await hand.nextWait()).toBe(DEFAULT_SHARE_LOOP.idleCheckMs);
     // No URL in share.json: the look fails, says so in the ledger, and the pace is the sharing one.
     hand.ledger.add(SHOP, Date.now());
     hand.fire();
-    expect(await hand.nextWait()).toBe(HAND_SHARE_CONFIG.checkMs);
+    expect(await hand.nextWait()).toBe(DEFAULT_SHARE_LOOP.checkMs);
     expect(hand.ledger.get(SHOP.project)?.lastError?.message).toMatch(/no connection URL/);
   });
 
@@ -41,9 +42,9 @@ describe('the share loop', () => {
     await hand.nextWait();
     hand.ledger.add(SHOP, Date.now());
     hand.fire();
-    expect(await hand.nextWait()).toBe(HAND_SHARE_CONFIG.checkMs);
+    expect(await hand.nextWait()).toBe(DEFAULT_SHARE_LOOP.checkMs);
     hand.ledger.remove(SHOP.project, { forgetPublished: false });
     hand.fire();
-    expect(await hand.nextWait()).toBe(HAND_SHARE_CONFIG.idleCheckMs);
+    expect(await hand.nextWait()).toBe(DEFAULT_SHARE_LOOP.idleCheckMs);
   });
 });

@@ -1,16 +1,14 @@
 import path from 'node:path';
 import { silentLogger } from '../../src/log.js';
-import { createShareLedger, startShareLoop, type ShareLoop } from '../../src/share/index.js';
+import { createShareLedger, DEFAULT_SHARE_LOOP, startShareLoop, type ShareLoop } from '../../src/share/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import type { Timers } from '../../src/timers.js';
 import { waitFor } from './wait-for.js';
 
-export const HAND_SHARE_CONFIG = { pollMs: 5_000, checkMs: 1_000, idleCheckMs: 10_000, backoff: { baseMs: 2_000, capMs: 120_000 } };
-
 export const SHOP = { project: 'shop', remoteProject: 'github.com/o/shop', label: 'me@here', databaseDisplay: 'db', databaseId: 'id-1' };
 
 /**
- * The worker's share loop on a store of its own, its timers run by hand: each wait it arms is
+ * The worker's share loop (its default paces) on a store of its own, its timers run by hand: each wait it arms is
  * kept (`nextWait` says how long it is once the look before has ended; `fire` runs it).
  */
 export function startHandShareLoop(
@@ -23,11 +21,16 @@ export function startHandShareLoop(
     setTimeout(fn, ms) {
       const entry = { ms, fn };
       armed.push(entry);
-      return { cancel: () => void (armed.includes(entry) && armed.splice(armed.indexOf(entry), 1)) };
+      return {
+        cancel: () => {
+          const at = armed.indexOf(entry);
+          if (at >= 0) armed.splice(at, 1);
+        },
+      };
     },
   };
   const loop = startShareLoop(
-    { ...HAND_SHARE_CONFIG, dataDir: path.join(dir, name), env: {}, homeDir: dir },
+    { ...DEFAULT_SHARE_LOOP, dataDir: path.join(dir, name), env: {}, homeDir: dir },
     { store, clock: { now: () => Date.now() }, timers, log: silentLogger, recordCounters() {}, reportRedactions() {} },
   );
   return {
