@@ -28,6 +28,8 @@ export interface QueuedHead {
 export interface LoopQueue {
   /** Sessions with any queued message; read once at start. */
   sessionsWithWork(): string[];
+  /** Each session with a queued message and the id of its newest: what another process queued shows as a newer id. */
+  newestQueued(): Map<string, number>;
   /**
    * The session's next closed batch, claimed; or when its open batch may close, with the pending
    * messages that decision saw; or null when it has nothing pending. With `known` (those messages
@@ -43,6 +45,8 @@ export interface LoopQueue {
   transaction(fn: () => void): void;
   /** A tiny write that proves the store can write again after a fault. */
   probeWrite(nowMs: number): void;
+  /** Whether another connection (another process) committed to the store since the last ask; the first ask says yes. */
+  changedElsewhere(): boolean;
 }
 
 /** One observer call for a batch and the handling of its reply; returns the turn it recorded. */

@@ -4,8 +4,12 @@ import type { LoopQueue } from './loop-types.js';
 
 /** The SQLite queue as the observer loop sees it, batching by `limits`. */
 export function storeLoopQueue(store: Store, limits: BatchLimits): LoopQueue {
+  // SQLite's count of commits by other connections (this one's own never change it).
+  const dataVersion = store.db.prepare('PRAGMA data_version').pluck();
+  let lastVersion: unknown = null;
   return {
     sessionsWithWork: () => store.queue.sessionsWithWork(),
+    newestQueued: () => store.queue.newestQueued(),
     claimBatch(sessionId, nowMs, known) {
       if (known !== undefined && known.length > 0) {
         const decision = decideBatch(known, nowMs, limits);
@@ -28,5 +32,11 @@ export function storeLoopQueue(store: Store, limits: BatchLimits): LoopQueue {
     sessionHasWork: (sessionId) => store.queue.sessionHasWork(sessionId),
     transaction: (fn) => store.db.transaction(fn)(),
     probeWrite: (nowMs) => store.probeWrite(nowMs),
+    changedElsewhere() {
+      const version = dataVersion.get();
+      const changed = version !== lastVersion;
+      lastVersion = version;
+      return changed;
+    },
   };
 }
