@@ -49,7 +49,8 @@
  * after each measured event, default 0: back to back), BENCH_HOOK_CPU_NODE_ARGS (Node
  * or V8 flags for the outside workers, space-separated: for trying them, not how users run it),
  * BENCH_HOOK_CPU_BASE=DIR (another build of memtrace, e.g. `git archive <commit> | tar -x -C DIR`,
- * node_modules linked, `npm run build` there: measured as worker `base`, set up as `bare`, with its
+ * node_modules linked, `npm run build` there: measured as worker `base`, set up as `bare` (as
+ * `as_installed` with BENCH_HOOK_CPU_BASE_AS=as_installed), with its
  * own hook command and native forwarder, in the same interleaved rounds: a before/after that the
  * load hits alike), BENCH_HOOK_CPU_SYSCALLS=1 (after the rounds, one more fixture round per worker
  * under `strace -c -f`: its system calls per event, which the load does not change).
@@ -77,6 +78,8 @@ const ROUNDS = positive(process.env.BENCH_HOOK_CPU_ROUNDS, 3);
 /** A pause after each measured event (ms): an agent's tool calls come seconds apart, not back to back. */
 const GAP_MS = positive(process.env.BENCH_HOOK_CPU_GAP_MS, 0);
 const WARMUP = positive(process.env.BENCH_HOOK_CPU_WARMUP, 500);
+/** The base build set up as installed (telemetry, the replay observer) instead of bare: a before/after of the as-installed worker. */
+const BASE_AS_INSTALLED = process.env.BENCH_HOOK_CPU_BASE_AS === 'as_installed';
 /** The first events a worker takes after it starts, measured apart (V8 has not compiled the hook path yet). */
 const JUST_STARTED = positive(process.env.BENCH_HOOK_CPU_JUST_STARTED, 2_000);
 /** After the last reply, the worker finishes what it deferred (wake-ups, timers) within this. */
@@ -112,7 +115,7 @@ export async function run(): Promise<Record<string, unknown>> {
     for (const kind of kinds) {
       const dataDir = path.join(temp.dir, kind);
       const workerEnv: Record<string, string> =
-        kind !== 'as_installed'
+        kind !== 'as_installed' && !(kind === 'base' && BASE_AS_INSTALLED)
           ? { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' }
           : { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'replay', MEMTRACE_REPLAY_FILE: replayFile };
       const nodeArgs = [
