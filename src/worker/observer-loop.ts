@@ -129,15 +129,13 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   let timerAt = Number.POSITIVE_INFINITY;
   let passQueued = false;
   /**
-   * The sessions the next pass must look at when it need not look at all: an event queued for
-   * a session changes nothing for any other, and a pass that walked every session with work
-   * (asking each one's provider and gate) on every hook cost O(sessions waiting) per event. Any
-   * other wake-up (a turn ended, a timer, a rescan, the store back) looks at all of them.
+   * The sessions the next pass looks at; null: every session with work. An event queued for a
+   * session changes nothing for any other, and a pass that walked every session with work (asking
+   * each one's provider and gate) on every hook cost O(sessions waiting) per event. Any other
+   * wake-up (a turn ended, a timer, a rescan, the store back) looks at all of them. A pass that
+   * ends before it looks leaves the scope for the next one.
    */
-  let changed = new Set<string>();
-  let lookAtAll = true;
-  /** A pass ended before it looked (not observing, the store or the budget held it): the next one looks at all. */
-  let unlooked = false;
+  let scope: Set<string> | null = null;
   let stopping = false;
 
   function wake(sessionId?: string, queued?: QueuedHead): void {
@@ -148,56 +146,45 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       if (heads !== undefined && queued !== undefined) heads.push(queued);
       else known.delete(sessionId);
     }
-    if (sessionId !== undefined && queued !== undefined) changed.add(sessionId);
-    else lookAtAll = true;
+    if (sessionId !== undefined && queued !== undefined) scope?.add(sessionId);
+    else scope = null;
     if (passQueued || stopping) return;
     // Many events arriving together share one pass.
     passQueued = true;
     setImmediate(() => {
       passQueued = false;
-      const all = lookAtAll;
-      lookAtAll = false;
-      const only = changed;
-      changed = new Set();
-      pump(all ? null : only);
+      pump();
     });
   }
 
-  /** `only`: the sessions to look at (the others are as the last pass left them); null: every session with work. */
-  function pump(only: ReadonlySet<string> | null = null): void {
-    if (stopping || !deps.observing()) {
-      unlooked = true;
-      return;
-    }
-    // A pass that ended before it looked, or a hold lifted now: whatever changed meanwhile was not looked at.
-    let look: ReadonlySet<string> | null = unlooked ? null : only;
+  function pump(): void {
+    if (stopping || !deps.observing()) return;
     try {
       const nowMs = clock.now();
       if (storeFault) {
         if (!probeStore(nowMs)) {
           arm(nowMs + config.storeProbeMs);
-          unlooked = true;
           return;
         }
-        look = null;
+        scope = null;
       }
       if (budgetHoldUntil !== null) {
         if (nowMs < budgetHoldUntil) {
           arm(budgetHoldUntil);
-          unlooked = true;
           return;
         }
         budgetHoldUntil = null;
-        look = null;
+        scope = null;
         log.info('a new UTC day: the observer budget has room again; observing resumes');
       }
       if (!loaded) {
         for (const id of queue.sessionsWithWork()) withWork.add(id);
         loaded = true;
-        look = null;
+        scope = null;
       }
-      unlooked = false;
-      const sessions = look === null ? withWork : [...look].filter((id) => withWork.has(id));
+      const only = scope;
+      scope = new Set();
+      const sessions = only === null ? withWork : [...only].filter((id) => withWork.has(id));
       let nextDue = Number.POSITIVE_INFINITY;
       for (const sessionId of sessions) {
         if (busy.size >= config.concurrency) break;
@@ -259,6 +246,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       () => {
         timer = null;
         timerAt = Number.POSITIVE_INFINITY;
+        scope = null;
         pump();
       },
       Math.max(0, atMs - clock.now()),
