@@ -1,5 +1,10 @@
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
 import type { TurnRecord } from '../observer/turn-record.js';
 import type { ObserverProvider } from '../providers/types.js';
+import type { StorageFault } from '../store/storage-fault.js';
+import type { Timers } from '../timers.js';
+import type { ProviderWaitStatus } from './provider-gate.js';
 
 /** A claimed queue message as the loop sees it. */
 export interface LoopMessage {
@@ -58,7 +63,7 @@ export interface LoopTelemetry {
   captureException(error: unknown, stage: string, nowMs: number): void;
 }
 
-export type { Timers as LoopTimers } from '../timers.js';
+export type LoopTimers = Timers;
 
 /** The loop gave up on a call that did not end within the configured timeout. */
 export class CallTimeoutError extends Error {
@@ -66,4 +71,63 @@ export class CallTimeoutError extends Error {
     super(`observer call did not end within ${timeoutMs} ms (MEMTRACE_PROVIDER_TIMEOUT_MS)`);
     this.name = 'CallTimeoutError';
   }
+}
+
+/** A call in flight as /health shows it. */
+export interface CallInFlight {
+  messageIds: number[];
+  provider: string;
+  ageMs: number;
+  probe: boolean;
+}
+
+export interface ObserverLoopDeps {
+  queue: LoopQueue;
+  runTurn: RunTurn;
+  /** The observer of a session (its host's CLI, or the one configured provider); null: not observed, its events wait. */
+  providerFor(sessionId: string): ObserverProvider | null;
+  /** False when nothing can observe (provider `none`): nothing is claimed at all. Asked each pass: an agent CLI may appear. */
+  observing(): boolean;
+  telemetry: LoopTelemetry;
+  clock: Clock;
+  log: Logger;
+  timers: LoopTimers;
+}
+
+export interface LoopStatus {
+  /** False with provider `none`: events are kept, nothing is claimed. */
+  observing: boolean;
+  inFlight: CallInFlight[];
+  providerWaits: Array<ProviderWaitStatus & { provider: string; detail: string | null }>;
+  /** Set while the day's observer budget has no room: nothing is claimed until then. */
+  budgetHold: { until: string } | null;
+  storeFault: { reason: StorageFault; since: string; unreleased: number } | null;
+}
+
+export interface ObserverLoop {
+  /**
+   * Something was enqueued for the session (or, without one, may have become due): look for work.
+   * `queued`: the message just queued, when it is the only change (the intake's case).
+   */
+  wake(sessionId?: string, queued?: QueuedHead): void;
+  /** The session ended: its rollup is flushed once its queued work is done. */
+  sessionEnded(sessionId: string): void;
+  /**
+   * Looks again at every session: the sessions no observer served (one may have appeared), and,
+   * when another process wrote to the store (`memtrace mine`), which sessions have queued work.
+   */
+  rescan(): void;
+  /** A session started: a provider that refused (not logged in, CLI missing) gets its probe now. */
+  retryRefused(): void;
+  /** A write elsewhere (the HTTP API) failed for lack of space: hold claiming until a write succeeds. */
+  storeFailed(reason: StorageFault): void;
+  /** A write elsewhere succeeded: the store is usable again. */
+  storeRecovered(): void;
+  status(): LoopStatus;
+  /**
+   * Stops claiming, aborts calls in flight (their batches are released), waits at most deadlineMs.
+   * With `finishCalls` (a hand-over to a newer version) calls in flight are let finish within the
+   * deadline instead, so none is cut off and paid again by the next worker; the rest are aborted.
+   */
+  stop(deadlineMs: number, options?: { finishCalls?: boolean }): Promise<void>;
 }

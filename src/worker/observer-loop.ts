@@ -1,22 +1,12 @@
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { ObserverProvider } from '../providers/types.js';
 import { storageFaultOf, type StorageFault } from '../store/storage-fault.js';
-import { createFailureHandler } from './failure-handling.js';
-import type { BackoffSchedule } from './failure-policy.js';
-import { createProviderGate, type ProviderGate, type ProviderWaitStatus } from './provider-gate.js';
-import { CallTimeoutError, type LoopBatch, type LoopQueue, type LoopTelemetry, type LoopTimers, type QueuedHead, type RunTurn } from './loop-types.js';
+import type { ObserverLoop, ObserverLoopDeps, QueuedHead } from './loop-types.js';
+import { createObserverCalls, type ObserverCallsConfig } from './observer-calls.js';
 
-export type { LoopQueue, LoopTelemetry, LoopTimers, RunTurn } from './loop-types.js';
+export type { LoopStatus, ObserverLoop, ObserverLoopDeps } from './loop-types.js';
 
-export interface ObserverLoopConfig {
+export interface ObserverLoopConfig extends ObserverCallsConfig {
+  /** Calls in flight at once, across sessions. */
   concurrency: number;
-  /** Per-batch backoff (transport trouble), and the provider-wide wait when it is busy (429, 529). */
-  backoff: BackoffSchedule;
-  /** Provider-wide wait when it refuses us (auth, quota, a missing CLI): probe rarely. */
-  authProbe: BackoffSchedule;
-  /** A call that has not ended after this long is abandoned and its batch released. */
-  callTimeoutMs: number;
   /** While the store cannot write, how often to try again. */
   storeProbeMs: number;
 }
@@ -29,83 +19,29 @@ export const DEFAULT_LOOP_CONFIG: ObserverLoopConfig = {
   storeProbeMs: 5_000,
 };
 
-export interface ObserverLoopDeps {
-  queue: LoopQueue;
-  runTurn: RunTurn;
-  /** The observer of a session (its host's CLI, or the one configured provider); null: not observed, its events wait. */
-  providerFor(sessionId: string): ObserverProvider | null;
-  /** False when nothing can observe (provider `none`): nothing is claimed at all. Asked each pass: an agent CLI may appear. */
-  observing(): boolean;
-  telemetry: LoopTelemetry;
-  clock: Clock;
-  log: Logger;
-  timers: LoopTimers;
-}
-
-export interface LoopStatus {
-  /** False with provider `none`: events are kept, nothing is claimed. */
-  observing: boolean;
-  inFlight: Array<{ messageIds: number[]; provider: string; ageMs: number; probe: boolean }>;
-  providerWaits: Array<ProviderWaitStatus & { provider: string; detail: string | null }>;
-  /** Set while the day's observer budget has no room: nothing is claimed until then. */
-  budgetHold: { until: string } | null;
-  storeFault: { reason: StorageFault; since: string; unreleased: number } | null;
-}
-
-export interface ObserverLoop {
-  /**
-   * Something was enqueued for the session (or, without one, may have become due): look for work.
-   * `queued`: the message just queued, when it is the only change (the intake's case).
-   */
-  wake(sessionId?: string, queued?: QueuedHead): void;
-  /** The session ended: its rollup is flushed once its queued work is done. */
-  sessionEnded(sessionId: string): void;
-  /**
-   * Looks again at every session: the sessions no observer served (one may have appeared), and,
-   * when another process wrote to the store (`memtrace mine`), which sessions have queued work.
-   */
-  rescan(): void;
-  /** A session started: a provider that refused (not logged in, CLI missing) gets its probe now. */
-  retryRefused(): void;
-  /** A write elsewhere (the HTTP API) failed for lack of space: hold claiming until a write succeeds. */
-  storeFailed(reason: StorageFault): void;
-  /** A write elsewhere succeeded: the store is usable again. */
-  storeRecovered(): void;
-  status(): LoopStatus;
-  /**
-   * Stops claiming, aborts calls in flight (their batches are released), waits at most deadlineMs.
-   * With `finishCalls` (a hand-over to a newer version) calls in flight are let finish within the
-   * deadline instead, so none is cut off and paid again by the next worker; the rest are aborted.
-   */
-  stop(deadlineMs: number, options?: { finishCalls?: boolean }): Promise<void>;
-}
-
 /**
  * Scheduling: which session's batch goes next. One batch at a time per session (one agent turn,
  * docs/observer.md#batches), at most `concurrency` calls at once, round-robin across sessions;
  * nothing is claimed while the session's provider asked us to wait, the day's budget is spent or
- * the store cannot write. What a failure does is decided in failure-handling.ts. Every claimed
+ * the store cannot write. A call's own life (its deadline, a failure, the abort at shutdown) is
+ * observer-calls.ts's, and what a failure does to its batch failure-handling.ts's. Every claimed
  * batch ends confirmed or released; none is left claimed except by a crash (undone on start) or
  * while the disk is full (released once it frees).
  */
-/** After a hand-over's deadline, how long the calls then aborted get to release their batches. */
-const SHUTDOWN_AFTER_FINISH_MS = 2_000;
-
 export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoopDeps): ObserverLoop {
   const { queue, clock, log, telemetry } = deps;
-  const gates = new Map<string, { gate: ProviderGate; detail: string | null }>();
-  const gateOf = (provider: string) => {
-    let entry = gates.get(provider);
-    if (!entry) {
-      entry = { gate: createProviderGate({ busy: config.backoff, refused: config.authProbe }), detail: null };
-      gates.set(provider, entry);
-    }
-    return entry;
-  };
-  const failures = createFailureHandler({ queue, telemetry, log, backoff: config.backoff });
-  const busy = new Map<string, { controller: AbortController; batch: LoopBatch; provider: string; startedMs: number; probe: boolean }>();
+  const calls = createObserverCalls(config, {
+    ...deps,
+    ended(sessionId) {
+      finishIfEnded(sessionId);
+      wake(sessionId);
+    },
+    storeFaulted: (fault) => enterStoreFault(fault),
+    budgetHeld(untilMs) {
+      budgetHoldUntil = Math.max(budgetHoldUntil ?? 0, untilMs);
+    },
+  });
   const ending = new Set<string>();
-  const settling = new Set<Promise<void>>();
   /** Sessions that may have work, in arrival order: a pass costs O(active sessions), not O(queue). */
   const withWork = new Set<string>();
   /**
@@ -187,8 +123,8 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
       const sessions = only === null ? withWork : [...only].filter((id) => withWork.has(id));
       let nextDue = Number.POSITIVE_INFINITY;
       for (const sessionId of sessions) {
-        if (busy.size >= config.concurrency) break;
-        if (busy.has(sessionId)) continue;
+        if (calls.inFlight() >= config.concurrency) break;
+        if (calls.has(sessionId)) continue;
         const waitsUntil = waiting.get(sessionId);
         if (waitsUntil !== undefined && waitsUntil > nowMs) {
           nextDue = Math.min(nextDue, waitsUntil);
@@ -202,7 +138,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
           unobserved.add(sessionId);
           continue;
         }
-        const { gate } = gateOf(provider.name);
+        const gate = calls.gate(provider.name);
         const admission = gate.admit(nowMs);
         if (!admission.go) {
           if (admission.untilMs !== null) nextDue = Math.min(nextDue, admission.untilMs);
@@ -214,7 +150,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
           // Round-robin: the session goes to the back of the line.
           withWork.delete(sessionId);
           withWork.add(sessionId);
-          start(claim.batch, provider, admission.probe, nowMs);
+          calls.start(claim.batch, provider, admission.probe, nowMs);
           continue;
         }
         if (admission.probe) gate.probeEnded();
@@ -253,52 +189,6 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     );
   }
 
-  function start(batch: LoopBatch, provider: ObserverProvider, probe: boolean, startedMs: number): void {
-    const controller = new AbortController();
-    busy.set(batch.sessionId, { controller, batch, provider: provider.name, startedMs, probe });
-    const done = run(batch, provider, controller, probe, startedMs).finally(() => {
-      busy.delete(batch.sessionId);
-      settling.delete(done);
-      finishIfEnded(batch.sessionId);
-      wake(batch.sessionId);
-    });
-    settling.add(done);
-  }
-
-  /**
-   * The call gets callTimeoutMs; past it the batch is released and the slot freed even if a
-   * provider ignores the abort (a host CLI's process group is killed). The turn processor checks
-   * the signal before its transaction, so a late reply can never confirm a released batch.
-   */
-  async function run(batch: LoopBatch, provider: ObserverProvider, controller: AbortController, probe: boolean, startedMs: number): Promise<void> {
-    let expire: { cancel(): void } | null = null;
-    const timedOut = new Promise<never>((_, reject) => {
-      expire = deps.timers.setTimeout(() => {
-        const error = new CallTimeoutError(config.callTimeoutMs);
-        controller.abort(error);
-        reject(error);
-      }, config.callTimeoutMs);
-    });
-    const stopped = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
-    const turn = deps.runTurn(batch, provider, controller.signal);
-    turn.catch(() => undefined); // a late failure after the deadline has nowhere to go
-    const entry = gateOf(provider.name);
-    try {
-      await Promise.race([turn, timedOut, stopped]);
-      entry.detail = null;
-      if (entry.gate.succeeded()) log.info('provider calls succeed again; every session resumes', { provider: provider.name });
-    } catch (error) {
-      const shutdown = stopping && controller.signal.aborted && !(controller.signal.reason instanceof CallTimeoutError);
-      const detail = (error as { detail?: unknown } | null)?.detail;
-      if (typeof detail === 'string') entry.detail = detail;
-      const outcome = failures.handle(batch, provider, entry.gate, error, { startedMs, nowMs: clock.now(), shutdown, probe });
-      if (outcome.storeFault) enterStoreFault(outcome.storeFault);
-      if (outcome.budgetHoldUntilMs !== null) budgetHoldUntil = Math.max(budgetHoldUntil ?? 0, outcome.budgetHoldUntilMs);
-    } finally {
-      (expire as { cancel(): void } | null)?.cancel();
-    }
-  }
-
   function enterStoreFault(reason: StorageFault): void {
     if (!storeFault) log.error('the store cannot write (disk full or failing); claiming paused until a write succeeds', { reason });
     storeFault ??= { reason, sinceMs: clock.now() };
@@ -307,7 +197,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   /** Releases what a failed write left claimed and proves the store writes again. */
   function probeStore(nowMs: number): boolean {
     try {
-      failures.releaseUnreleased(nowMs);
+      calls.releaseUnreleased(nowMs);
       queue.probeWrite(nowMs);
     } catch (error) {
       if (!storageFaultOf(error)) log.warn('store probe failed', { error: String(error) });
@@ -319,7 +209,7 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
   }
 
   function finishIfEnded(sessionId: string): void {
-    if (!ending.has(sessionId) || busy.has(sessionId)) return;
+    if (!ending.has(sessionId) || calls.has(sessionId)) return;
     try {
       if (queue.sessionHasWork(sessionId)) return;
       ending.delete(sessionId);
@@ -347,24 +237,6 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     wake();
   }
 
-  /** Waits for every call in flight to settle, at most `ms`. */
-  async function settled(ms: number): Promise<void> {
-    let expire: { cancel(): void } | null = null;
-    await Promise.race([
-      Promise.allSettled([...settling]),
-      new Promise<void>((resolve) => {
-        expire = deps.timers.setTimeout(resolve, ms);
-      }),
-    ]);
-    (expire as { cancel(): void } | null)?.cancel();
-  }
-
-  const waits = () =>
-    [...gates.entries()].flatMap(([provider, entry]) => {
-      const status = entry.gate.status();
-      return status ? [{ ...status, provider, detail: entry.detail }] : [];
-    });
-
   return {
     wake,
     sessionEnded(sessionId) {
@@ -375,53 +247,34 @@ export function createObserverLoop(config: ObserverLoopConfig, deps: ObserverLoo
     },
     rescan,
     retryRefused() {
-      const nowMs = clock.now();
-      let any = false;
-      for (const [provider, entry] of gates)
-        if (entry.gate.expedite(nowMs)) {
-          any = true;
-          log.info('a session started: the provider that refused gets its probe call now', { provider });
-        }
-      if (any) rescan();
+      const expedited = calls.expediteRefused(clock.now());
+      for (const provider of expedited) log.info('a session started: the provider that refused gets its probe call now', { provider });
+      if (expedited.length > 0) rescan();
     },
     storeFailed(reason) {
       enterStoreFault(reason);
       arm(clock.now() + config.storeProbeMs);
     },
     storeRecovered() {
-      if (!storeFault || failures.unreleasedCount() > 0) return;
+      if (!storeFault || calls.unreleasedCount() > 0) return;
       storeFault = null;
       wake();
     },
     status() {
       const nowMs = clock.now();
-      const all = waits();
       return {
         observing: deps.observing(),
-        inFlight: [...busy.values()].map((b) => ({
-          messageIds: b.batch.messages.map((m) => m.id),
-          provider: b.provider,
-          ageMs: Math.max(0, nowMs - b.startedMs),
-          probe: b.probe,
-        })),
-        providerWaits: all,
+        inFlight: calls.calls(nowMs),
+        providerWaits: calls.providerWaits(),
         budgetHold: budgetHoldUntil !== null && nowMs < budgetHoldUntil ? { until: new Date(budgetHoldUntil).toISOString() } : null,
-        storeFault: storeFault
-          ? { reason: storeFault.reason, since: new Date(storeFault.sinceMs).toISOString(), unreleased: failures.unreleasedCount() }
-          : null,
+        storeFault: storeFault ? { reason: storeFault.reason, since: new Date(storeFault.sinceMs).toISOString(), unreleased: calls.unreleasedCount() } : null,
       };
     },
     async stop(deadlineMs, options = {}) {
       stopping = true;
       timer?.cancel();
       timer = null;
-      if (options.finishCalls && settling.size > 0) {
-        await settled(deadlineMs);
-        if (busy.size > 0) log.warn('calls still in flight at the hand-over deadline are released', { calls: busy.size });
-      }
-      for (const b of busy.values()) b.controller.abort();
-      if (settling.size === 0) return;
-      await settled(options.finishCalls ? SHUTDOWN_AFTER_FINISH_MS : deadlineMs);
+      await calls.stop(deadlineMs, options);
     },
   };
 }
