@@ -1,116 +1,42 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
-import type { Logger } from '../log.js';
-import type { WorkerConfig } from '../config.js';
-import { createRawData, enableIncrementalVacuum, openStore, type Store } from '../store/index.js';
-import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention, type RetentionSchedule, type RetentionTask } from '../memory/retention.js';
+import { createRawData } from '../store/index.js';
+import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention } from '../memory/retention.js';
 import { pruneSpool } from '../data-dir/index.js';
-import { startCheckpointer } from '../store/checkpointer.js';
-import { createTelemetry, startOtel, type EventSink, type Telemetry } from '../telemetry/runtime.js';
-import type { ObserverProvider } from '../providers/types.js';
-import { single, type ObserverChoice } from '../providers/select.js';
+import { createTelemetry, startOtel } from '../telemetry/runtime.js';
+import { single } from '../providers/select.js';
 import { observerEnvSet } from '../providers/observer-env.js';
 import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
-import { listenLoopbackOrAny, listenUnixSocket } from '../http-edge/index.js';
-import { createHookApp } from '../server/hook-app.js';
-import { adapterFor, isHostName } from '../hosts/index.js';
 import { createContextFiles } from './context-files.js';
-import { hookDoor } from './hook-door.js';
-import { createMcpDoor } from './mcp-door.js';
-import { createGitCommitVerifier, type CommitVerifier } from './commit-verifier.js';
-import {
-  ensureAuthToken,
-  isObserverScratch,
-  preparePrivateDataDir,
-  SOCKET_PATH_LIMIT,
-  WORKER_SOCKET,
-  writeContextFile,
-  type WorkerLock,
-} from '../data-dir/index.js';
+import { createGitCommitVerifier } from './commit-verifier.js';
+import { ensureAuthToken, isObserverScratch, preparePrivateDataDir, writeContextFile, type WorkerLock } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
 import { totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
-import { DEFAULT_LOOP_CONFIG, type ObserverLoopConfig } from './observer-loop.js';
+import { DEFAULT_LOOP_CONFIG } from './observer-loop.js';
 import { startObserver } from './observer-runtime.js';
 import { followObserver } from './observer-follow.js';
-import type { BatchLimits } from './batch-policy.js';
 import { createHookAccounting } from './hook-accounting.js';
 import { createProjectResolver } from './project-of.js';
-import { createSpoolReplayer } from './spool-replay.js';
-import { createBusySpill } from './busy-spill.js';
 import { backgroundWrites } from './background-writes.js';
 import { createWorkerServices } from './worker-services.js';
-import { nodeTimers, type Timers } from '../timers.js';
+import { nodeTimers } from '../timers.js';
 import { platformOf } from '../hosts/platforms.js';
 import type { TurnRecord } from '../observer/turn-record.js';
-import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher, type TranscriptWatchConfig, type TranscriptWatcher } from '../mining/index.js';
-import { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop, type ShareLoopConfig } from '../share/index.js';
+import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher } from '../mining/index.js';
+import { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop } from '../share/index.js';
 import { takeDataDir } from './hand-over-client.js';
 import { createLifecycle } from './lifecycle.js';
-import { SocketListenError } from './start-failure.js';
+import type { RunningWorker, WorkerOptions } from './worker-options.js';
+import { openWorkerDoors } from './worker-doors.js';
+import { openWorkerStore } from './worker-store.js';
 
-export interface WorkerOptions {
-  config: WorkerConfig;
-  env: Record<string, string | undefined>;
-  /** The one observer for every session (tests, the demo); `observers` takes precedence. */
-  provider: ObserverProvider;
-  /** Which observer each session gets, from the environment (providers/select.ts); defaults to `provider` alone. */
-  observers?: ObserverChoice;
-  log: Logger;
-  /** Where the first-run notice and debug payloads go. */
-  stderr: { write(chunk: string): unknown };
-  clock?: Clock;
-  loop?: Partial<ObserverLoopConfig>;
-  /** Overrides the commit checker (tests); by default `git cat-file --batch-check` with a 2 s limit. */
-  commitVerifier?: CommitVerifier;
-  /** Overrides the telemetry sink (tests); by default from MEMTRACE_POSTHOG_KEY/HOST. */
-  telemetrySink?: EventSink | null;
-  /** How often rollups are checked, the spool replayed and the queue re-read (default 30 s). */
-  tickMs?: number;
-  /** `--watch`: mine Claude Code transcripts into the same queue (docs/mining.md). */
-  watch?: TranscriptWatchConfig | null;
-  /** When retention passes run (tests); its timers are `timers` below. */
-  retention?: RetentionSchedule;
-  /** Timers of the background tasks that take them (retention); real unref'd timers by default. */
-  timers?: Timers;
-  /** When a turn's events close into one observer call (tests, benches); docs/observer.md#batches by default. */
-  batch?: BatchLimits;
-  /** Replaces the hook API's body redactor (benchmarks compare against none); the real one by default. */
-  redactBody?: <T>(value: T, counts: RedactionCounts) => T;
-  /** The shared-memory loop's intervals (tests); docs/sharing.md's defaults otherwise. */
-  share?: Partial<Pick<ShareLoopConfig, 'pollMs' | 'checkMs' | 'idleCheckMs' | 'backoff' | 'timeouts'>>;
-  /**
-   * The install this worker runs from (`<package>/bin`) and its command line after memtrace.cjs:
-   * a newer install starts with the same (docs/interfaces.md#upgrades). Without it (in-process
-   * workers) nothing is started on an upgrade, though a newer worker may still take over.
-   */
-  self?: { bin: string; argv: readonly string[] };
-}
-
-export interface RunningWorker {
-  url: string;
-  port: number;
-  store: Store;
-  telemetry: Telemetry;
-  recoveredClaimed: number;
-  previousShutdown: 'clean' | 'crash' | 'unknown';
-  watcher: TranscriptWatcher;
-  retention: RetentionTask;
-  share: ShareLoop;
-  /** Graceful stop: stop claiming, release in-flight messages, flush rollups, drain telemetry. */
-  stop(): Promise<void>;
-  /** Settles with the newer version's number once this worker has handed the data dir over to it and stopped. */
-  handedOver: Promise<string>;
-  /** Settles once this worker found its store removed (the data dir deleted) and stopped: it serves nobody. */
-  dataDirGone: Promise<void>;
-}
+export type { RunningWorker, WorkerOptions } from './worker-options.js';
 
 const SHUTDOWN_LOOP_MS = 2_000;
 const SHUTDOWN_TELEMETRY_MS = 3_000;
-const START_REPLAY_EVERY_MS = 2_000;
-const START_REPLAY_FOR_MS = 60_000;
 /** Hooks come in bursts with an agent's turns: a tick this long after the last one is between them. */
 const QUIET_BEFORE_PRELOAD_MS = 2_000;
 /** A hand-over's wait beyond the provider timeout: telemetry drain, checkpoint, lock release. */
@@ -146,16 +72,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const { config, log } = options;
   const observers = options.observers ?? single(options.provider, 'configured');
   const token = ensureAuthToken(config.dataDir);
-  const store = openStore(config.dbFile, { backgroundCheckpoints: true, recoverClaimed: true });
-  const checkpointer = startCheckpointer(config.dbFile, { onError: (error) => log.warn('WAL checkpoint failed', { error: String(error) }) });
-  if (store.recoveredClaimed > 0) log.warn('returned claimed messages to pending after an unclean stop', { count: store.recoveredClaimed });
-  try {
-    if (enableIncrementalVacuum(store.db) === 'converted')
-      log.info('the store was rewritten once so retention can return freed space (auto_vacuum=INCREMENTAL)');
-  } catch (error) {
-    // Retention still prunes; the file just keeps its size until the conversion succeeds.
-    log.warn('could not turn on incremental vacuum; freed space stays inside the file', { error: String(error) });
-  }
+  const { store, checkpointer } = openWorkerStore(config, log);
 
   const telemetry = createTelemetry(
     { dataDir: config.dataDir, env: options.env, appVersion: APP_VERSION, provider: observers.primary.name },
@@ -340,64 +257,25 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   const resumedStops = services.stopTexts.resume(clock.now());
   if (resumedStops > 0) log.info('waiting again for the final text of held Stops', { count: resumedStops });
 
-  // Events spooled while no worker ran are replayed before live ones are taken, to keep their order.
-  const spool = createSpoolReplayer({
-    dataDir: config.dataDir,
-    intake: services.replayIntake,
+  const doors = await openWorkerDoors({
+    config,
+    env: options.env,
     app,
-    port: () => port,
+    services,
+    hooks,
+    lifecycle,
+    store,
+    lock,
     token,
+    port: () => port,
+    recordCounters: telemetry.recordCounters,
+    reportError: (error) => telemetry.captureException(error, 'server', clock.now()),
+    clock,
     log,
-    nowMs: () => clock.now(),
-    replayed: (entry, nowMs) => hooks.replayed(entry, nowMs, (event) => adapterFor(isHostName(entry.host) ? entry.host : 'claude-code')?.kindOf(event) ?? null),
-    unreadable: () => hooks.unreadable(),
-    held: () => lifecycle.takeOver.holding(),
   });
-  const replay = spool.replay;
-  const spill = createBusySpill({ replay, timers: nodeTimers, log });
-  let lastHookMs = Number.NEGATIVE_INFINITY;
-  await replay();
-  // Only a port the user chose is theirs to insist on: the default one may be another user's worker.
-  const server = await listenLoopbackOrAny(app, config.port, config.portIsDefault);
+  const { server } = doors;
   port = server.port;
   portWanted = server.wanted;
-  if (server.wanted !== null)
-    log.warn(
-      `port ${server.wanted} is taken (another user's worker or another program): the HTTP API listens on 127.0.0.1:${port}; hooks and MCP use ${config.dataDir}/${WORKER_SOCKET}`,
-    );
-  lock.update({ port, ...(server.wanted === null ? {} : { port_wanted: server.wanted }) });
-  const mcpDoor = createMcpDoor({ store, recordCounters: telemetry.recordCounters, clock, log, env: options.env });
-  const hookSocket = await listenUnixSocket(
-    createHookApp(
-      hookDoor({
-        dataDir: config.dataDir,
-        intake: services.hostIntake,
-        hooks,
-        log,
-        now: () => clock.now(),
-        reportError: (error) => telemetry.captureException(error, 'server', clock.now()),
-        noticeBin: lifecycle.takeOver.noticeBin,
-        handOver: lifecycle.takeOver.requested,
-        holding: lifecycle.takeOver.holding,
-        spill,
-        heard: (nowMs) => {
-          lastHookMs = nowMs;
-        },
-      }),
-    ),
-    config.dataDir,
-    WORKER_SOCKET,
-    // The MCP server shares the hooks' socket: same identity check, no token, no TCP port.
-    { pathLimit: SOCKET_PATH_LIMIT, upgrade: mcpDoor.upgrade },
-  ).catch(async (error) => {
-    await server.close();
-    throw new SocketListenError(`${config.dataDir}/${WORKER_SOCKET}`, error);
-  });
-  // A hook that found no socket a moment ago spooled its event: take it now rather than a tick later.
-  await replay();
-  // Hooks that fired while this worker started (or took over) are still writing their spool
-  // entries (a detached Node hook on a busy machine takes seconds): look often for a minute.
-  spool.replayOften(START_REPLAY_EVERY_MS, START_REPLAY_FOR_MS);
   lifecycle.started();
   let refreshing: Promise<unknown> | null = null;
   const refreshContextFiles = (): Promise<unknown> => {
@@ -420,8 +298,8 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     telemetry.tick(clock.now());
     // Off the start's path: the first MCP session after a cold start then answers at once. Loading
     // the MCP SDK holds the event loop 140 ms (61–91 of it one module), so not while hooks come.
-    if (clock.now() - lastHookMs >= QUIET_BEFORE_PRELOAD_MS) mcpDoor.preload();
-    void replay();
+    if (clock.now() - doors.lastHookMs() >= QUIET_BEFORE_PRELOAD_MS) doors.mcp.preload();
+    void doors.replay();
     follow.refresh(clock.now());
     loop.rescan();
     void refreshContextFiles();
@@ -439,12 +317,9 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   stopWorker = (handOver: boolean) => {
     stopped ??= (async () => {
       clearInterval(ticker);
-      spool.stop();
-      spill.stop();
       lifecycle.stop();
       services.stopTexts.stop();
-      await hookSocket.close();
-      await server.close();
+      await doors.close();
       await retention.stop();
       await watcher.stop();
       await follow.stop(handOver ? { graceMs: config.providerTimeoutMs } : {});
