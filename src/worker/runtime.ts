@@ -268,14 +268,16 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     lock,
     token,
     port: () => port,
+    listening(listeningOn, wanted) {
+      port = listeningOn;
+      portWanted = wanted;
+    },
     recordCounters: telemetry.recordCounters,
     reportError: (error) => telemetry.captureException(error, 'server', clock.now()),
     clock,
     log,
   });
   const { server } = doors;
-  port = server.port;
-  portWanted = server.wanted;
   lifecycle.started();
   let refreshing: Promise<unknown> | null = null;
   const refreshContextFiles = (): Promise<unknown> => {

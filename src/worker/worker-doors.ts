@@ -32,6 +32,8 @@ export interface WorkerDoorsDeps {
   token: string;
   /** The HTTP API's port: the configured one until the server listens. */
   port(): number;
+  /** The HTTP API listens: on `port`, or on another when the one wanted was taken. */
+  listening(port: number, wanted: number | null): void;
   recordCounters(event: string, dims: Readonly<Record<string, string>>, increments: Readonly<Record<string, number>>, nowMs: number): void;
   reportError(error: unknown): void;
   clock: Clock;
@@ -65,6 +67,7 @@ export async function openWorkerDoors(deps: WorkerDoorsDeps) {
   await replay();
   // Only a port the user chose is theirs to insist on: the default one may be another user's worker.
   const server = await listenLoopbackOrAny(deps.app, config.port, config.portIsDefault);
+  deps.listening(server.port, server.wanted);
   if (server.wanted !== null)
     log.warn(
       `port ${server.wanted} is taken (another user's worker or another program): the HTTP API listens on 127.0.0.1:${server.port}; hooks and MCP use ${config.dataDir}/${WORKER_SOCKET}`,
