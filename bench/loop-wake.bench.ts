@@ -20,6 +20,9 @@ export const name = 'loop-wake';
 
 const SIZES = [1, 50, 500, 5_000];
 const WAKES = 2_000;
+/** The backlog case: this many sessions, with these many messages queued for each. */
+const BACKLOG_SESSIONS = 1_000;
+const BACKLOG_PER_SESSION = [10, 100];
 
 type State = 'held_by_provider' | 'waiting_for_batch';
 
@@ -43,7 +46,11 @@ export async function run(): Promise<Record<string, unknown>> {
       quiet[`sessions_${n}`] = await rescanPassMs(store, file, sessions.slice(0, n), false);
       written[`sessions_${n}`] = await rescanPassMs(store, file, sessions.slice(0, n), true);
     }
-    const rescan = { nothing_written_elsewhere: quiet, after_another_process_wrote: written };
+    // A heavy user's backlog: an observer logged out for weeks, or a year of transcripts mined.
+    const backlog: Record<string, number> = {};
+    for (const perSession of BACKLOG_PER_SESSION)
+      backlog[`queued_${perSession * BACKLOG_SESSIONS}`] = await rescanPassMs(store, file, sessions.slice(0, BACKLOG_SESSIONS), true, perSession);
+    const rescan = { nothing_written_elsewhere: quiet, after_another_process_wrote: written, after_another_process_wrote_with_backlog: backlog };
     return { wakes: WAKES, cpu_ms_per_wake: figures, rescan_pass_cpu_ms: rescan };
   } finally {
     store.close();
@@ -93,26 +100,29 @@ async function cpuPerWake(store: Store, sessions: string[], state: State): Promi
  * The pass the worker's 30 s tick runs (`rescan`), with every session's one queued event waiting
  * for its batch to close, on the real store's queue: CPU of one pass, which holds the event loop
  * (a hook waits for it); median of 5. `elsewhere`: another connection commits before each
- * (`memtrace mine` or `import` in a process of their own), so the loop reads every session again.
+ * (`memtrace mine` or `import` in a process of their own), so the loop reads the store again.
+ * `perSession`: messages queued for each session (a backlog).
  */
-async function rescanPassMs(store: Store, file: string, sessions: string[], elsewhere: boolean): Promise<number> {
+async function rescanPassMs(store: Store, file: string, sessions: string[], elsewhere: boolean, perSession = 1): Promise<number> {
   const nowMs = Date.now();
   store.db.exec('DELETE FROM queue');
   store.db.transaction(() => {
-    for (const [i, sessionId] of sessions.entries())
-      store.queue.enqueue({
-        sessionId,
-        kind: 'observation',
-        toolUseId: `rescan-${nowMs}-${elsewhere}-${i}`,
-        payload: { kind: 'post_tool_use', session_id: sessionId, at: nowMs, tool_name: 'Read', tool_input: {}, tool_response: 'ok' },
-        observerBytes: 100,
-        nowMs,
-      });
+    for (let k = 0; k < perSession; k++)
+      for (const [i, sessionId] of sessions.entries())
+        store.queue.enqueue({
+          sessionId,
+          kind: 'observation',
+          toolUseId: `rescan-${nowMs}-${elsewhere}-${i}-${k}`,
+          payload: { kind: 'post_tool_use', session_id: sessionId, at: nowMs, tool_name: 'Read', tool_input: {}, tool_response: 'ok' },
+          observerBytes: 100,
+          nowMs,
+        });
   })();
   const other = elsewhere ? openStore(file) : null;
   const loop = createObserverLoop(
     DEFAULT_LOOP_CONFIG,
-    handLoopDeps(storeLoopQueue(store, DEFAULT_BATCH_LIMITS), {
+    // A backlog's batches stay open (no closing by size): what is measured is the look, not calls.
+    handLoopDeps(storeLoopQueue(store, perSession > 1 ? { ...DEFAULT_BATCH_LIMITS, maxEvents: 10_000, maxTokens: 1e9 } : DEFAULT_BATCH_LIMITS), {
       runTurn: () => Promise.reject(new Error('no batch closes in this bench')),
       providerFor: (sessionId) => (store.sessions.get(sessionId) ? HAND_PROVIDER : null),
       clock: { now: () => nowMs },

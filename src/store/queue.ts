@@ -107,7 +107,9 @@ export function createQueue(db: Database.Database) {
   );
   const depthStmt = db.prepare('SELECT count(*) AS n FROM queue');
   const sessionsAny = db.prepare('SELECT session_id, min(id) AS first FROM queue GROUP BY session_id ORDER BY first');
-  const newestBySession = db.prepare('SELECT session_id, max(id) AS last FROM queue GROUP BY session_id');
+  // Ids only grow (AUTOINCREMENT): what was queued after `id` is a range of the table's own key.
+  const newestBySession = db.prepare('SELECT session_id, max(id) AS last FROM queue WHERE id > ? GROUP BY session_id');
+  const newestIdStmt = db.prepare('SELECT max(id) AS id FROM queue').pluck();
   const nextDueAtStmt = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending'");
   const nextDueForSession = db.prepare("SELECT min(not_before) AS at FROM queue WHERE status = 'pending' AND session_id = ?");
   const sessionWork = db.prepare('SELECT 1 FROM queue WHERE session_id = ? LIMIT 1');
@@ -216,8 +218,10 @@ export function createQueue(db: Database.Database) {
     depth: () => (depthStmt.get() as { n: number }).n,
     /** Every session with a queued message, oldest first: read once when the loop starts. */
     sessionsWithWork: () => (sessionsAny.all() as Array<{ session_id: string }>).map((r) => r.session_id),
-    /** Every session with a queued message, and the id of its newest one. */
-    newestQueued: () => new Map((newestBySession.all() as Array<{ session_id: string; last: number }>).map((r) => [r.session_id, r.last])),
+    /** Every session with a message queued after `afterId` (0: any), and the id of its newest one. */
+    newestQueued: (afterId = 0) => new Map((newestBySession.all(afterId) as Array<{ session_id: string; last: number }>).map((r) => [r.session_id, r.last])),
+    /** The id of the newest message in the queue; 0 when it is empty. */
+    newestId: () => Number(newestIdStmt.get() ?? 0),
     /** When the next pending message (of one session, or of any) is due. */
     nextDueAt: (sessionId?: string) => ((sessionId === undefined ? nextDueAtStmt.get() : nextDueForSession.get(sessionId)) as { at: number | null }).at,
     sessionHasWork: (sessionId: string) => sessionWork.get(sessionId) !== undefined,

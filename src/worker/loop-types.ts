@@ -33,8 +33,13 @@ export interface QueuedHead {
 export interface LoopQueue {
   /** Sessions with any queued message; read once at start. */
   sessionsWithWork(): string[];
-  /** Each session with a queued message and the id of its newest: what another process queued shows as a newer id. */
-  newestQueued(): Map<string, number>;
+  /**
+   * Each session with a message queued after `afterId` and the id of its newest: what another
+   * process queued shows as a newer id. Ids only grow, so this reads what came since, not the queue.
+   */
+  newestQueued(afterId: number): Map<string, number>;
+  /** The newest id in the queue (0 when empty). */
+  newestId(): number;
   /**
    * The session's next closed batch, claimed; or when its open batch may close, with the pending
    * messages that decision saw; or null when it has nothing pending. With `known` (those messages

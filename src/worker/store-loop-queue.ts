@@ -9,7 +9,8 @@ export function storeLoopQueue(store: Store, limits: BatchLimits): LoopQueue {
   let lastVersion: unknown = null;
   return {
     sessionsWithWork: () => store.queue.sessionsWithWork(),
-    newestQueued: () => store.queue.newestQueued(),
+    newestQueued: (afterId) => store.queue.newestQueued(afterId),
+    newestId: () => store.queue.newestId(),
     claimBatch(sessionId, nowMs, known) {
       if (known !== undefined && known.length > 0) {
         const decision = decideBatch(known, nowMs, limits);

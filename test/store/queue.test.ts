@@ -85,4 +85,28 @@ describe('queue', () => {
     expect(store.queue.sessionHasWork('s1')).toBe(true);
     expect(store.queue.sessionHasWork('s3')).toBe(false);
   });
+
+  it('names each session with messages queued after an id, with its newest, and never hands an id out twice', () => {
+    expect(store.queue.newestId()).toBe(0);
+    const a = enqueue('s1', 'a');
+    const b = enqueue('s2', 'b');
+    const c = enqueue('s1', 'c');
+    expect(store.queue.newestQueued()).toEqual(
+      new Map([
+        ['s1', c.id],
+        ['s2', b.id],
+      ]),
+    );
+    expect(store.queue.newestQueued(b.id)).toEqual(new Map([['s1', c.id]]));
+    expect(store.queue.newestQueued(c.id)).toEqual(new Map());
+    // Confirmed and gone, the newest id is still never used again: a later message comes after it.
+    for (const id of [a.id, b.id, c.id]) {
+      store.queue.claimNext(id === b.id ? 's2' : 's1', 2_000);
+      store.queue.confirm(id);
+    }
+    const d = enqueue('s3', 'd');
+    expect(d.id).toBeGreaterThan(c.id);
+    expect(store.queue.newestQueued(c.id)).toEqual(new Map([['s3', d.id]]));
+    expect(store.queue.newestId()).toBe(d.id);
+  });
 });

@@ -12,6 +12,7 @@ export function handQueue(sessions: readonly string[], overrides: Partial<LoopQu
   return {
     sessionsWithWork: () => [...sessions],
     newestQueued: () => new Map(),
+    newestId: () => 0,
     claimBatch: (sessionId) => ({ batch: { sessionId, messages: [{ id: sessions.indexOf(sessionId) + 1, sessionId, kind: 'observation', attempts: 0 }] } }),
     releaseBatch: () => undefined,
     confirm: () => true,
