@@ -1,43 +1,23 @@
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createObserverLoop, DEFAULT_LOOP_CONFIG } from '../../src/worker/observer-loop.js';
 import { storeLoopQueue } from '../../src/worker/store-loop-queue.js';
-import { HAND_NOW, handLoopDeps, settleLoop } from '../support/hand-observer-loop.js';
-import { makeTempDir } from '../support/temp-dir.js';
+import { handLoopDeps, loopStores, queueForLoop, settleLoop } from '../support/hand-observer-loop.js';
 
 // After another process wrote to the store, the worker's 30 s tick read every session's newest
 // queued id (one GROUP BY over the whole queue) to find what that process had queued: with a
 // heavy user's backlog (an observer logged out for weeks, a year of transcripts mined) that read
 // grew with every message waiting, holding the event loop, and any hook, for as long.
-function enqueue(store: Store, sessionId: string, toolUseId: string | null): void {
-  store.queue.enqueue({
-    sessionId,
-    kind: toolUseId === null ? 'summary' : 'observation',
-    toolUseId,
-    payload:
-      toolUseId === null
-        ? { kind: 'stop', session_id: sessionId, at: HAND_NOW, last_assistant_message: 'done' }
-        : { kind: 'post_tool_use', session_id: sessionId, at: HAND_NOW, tool_name: 'Read', tool_input: { file_path: 'a.ts' }, tool_response: 'ok' },
-    observerBytes: 100,
-    nowMs: HAND_NOW,
-  });
-}
+const enqueue = queueForLoop;
 
 describe('a rescan after another process wrote', () => {
-  let temp: ReturnType<typeof makeTempDir> | undefined;
-  const stores: Store[] = [];
-  afterEach(() => {
-    for (const store of stores.splice(0)) store.close();
-    temp?.cleanup();
-    temp = undefined;
+  let stores: ReturnType<typeof loopStores>;
+  beforeEach(() => {
+    stores = loopStores();
   });
+  afterEach(() => stores.close());
 
   it('reads what was queued since it last looked, not every session in the queue', async () => {
-    temp = makeTempDir();
-    const file = path.join(temp.dir, 'memtrace.db');
-    const worker = openStore(file);
-    stores.push(worker);
+    const worker = stores.open();
     const backlog = Array.from({ length: 100 }, (_, i) => `backlog-${i}`);
     worker.db.transaction(() => {
       for (const id of backlog) for (let k = 0; k < 5; k++) enqueue(worker, id, `${id}-${k}`);
@@ -68,8 +48,7 @@ describe('a rescan after another process wrote', () => {
     await settleLoop(() => false, 5);
 
     // `memtrace mine` in a process of its own: a session the worker never heard of, and its turn's end.
-    const other = openStore(file);
-    stores.push(other);
+    const other = stores.open();
     enqueue(other, 'mined', 'mined-0');
     enqueue(other, 'mined', null);
     loop.rescan();

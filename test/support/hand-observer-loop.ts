@@ -1,7 +1,10 @@
+import path from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import type { ObserverProvider } from '../../src/providers/types.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import type { LoopQueue, QueuedHead } from '../../src/worker/loop-types.js';
 import type { ObserverLoopDeps } from '../../src/worker/observer-loop.js';
+import { makeTempDir } from './temp-dir.js';
 
 /** The clock of a loop run by hand: it stands still. */
 export const HAND_NOW = 1_000_000;
@@ -46,3 +49,36 @@ export async function settleLoop(done: () => boolean, turns = 200): Promise<void
 
 /** What the intake hands the loop with an event it queued. */
 export const queuedHead = (id: number): QueuedHead => ({ id, kind: 'observation', notBefore: 0, createdAt: HAND_NOW, bytes: 100 });
+
+/** Queues a tool event for the session in a real store, or with a null id its turn's end, as the intake or another process would. */
+export function queueForLoop(store: Store, sessionId: string, toolUseId: string | null): void {
+  store.queue.enqueue({
+    sessionId,
+    kind: toolUseId === null ? 'summary' : 'observation',
+    toolUseId,
+    payload:
+      toolUseId === null
+        ? { kind: 'stop', session_id: sessionId, at: HAND_NOW, last_assistant_message: 'done' }
+        : { kind: 'post_tool_use', session_id: sessionId, at: HAND_NOW, tool_name: 'Read', tool_input: { file_path: 'a.ts' }, tool_response: 'ok' },
+    observerBytes: 100,
+    nowMs: HAND_NOW,
+  });
+}
+
+/** Connections to one store file in a temp dir: the worker's, and another process's; `close()` closes them all and removes the dir. */
+export function loopStores() {
+  const temp = makeTempDir();
+  const file = path.join(temp.dir, 'memtrace.db');
+  const opened: Store[] = [];
+  return {
+    open(): Store {
+      const store = openStore(file);
+      opened.push(store);
+      return store;
+    },
+    close(): void {
+      for (const store of opened.splice(0)) store.close();
+      temp.cleanup();
+    },
+  };
+}
