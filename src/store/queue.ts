@@ -219,7 +219,8 @@ export function createQueue(db: Database.Database) {
     /** Every session with a queued message, oldest first: read once when the loop starts. */
     sessionsWithWork: () => (sessionsAny.all() as Array<{ session_id: string }>).map((r) => r.session_id),
     /** Every session with a message queued after `afterId` (0: any), and the id of its newest one. */
-    newestQueued: (afterId = 0) => new Map((newestBySession.all(afterId) as Array<{ session_id: string; last: number }>).map((r) => [r.session_id, r.last])),
+    newestQueued: (afterId: number) =>
+      new Map((newestBySession.all(afterId) as Array<{ session_id: string; last: number }>).map((r) => [r.session_id, r.last])),
     /** The id of the newest message in the queue; 0 when it is empty. */
     newestId: () => Number(newestIdStmt.get() ?? 0),
     /** When the next pending message (of one session, or of any) is due. */

@@ -54,7 +54,6 @@ export function createObserverCalls(config: ObserverCallsConfig, deps: ObserverC
   const failures = createFailureHandler({ queue: deps.queue, telemetry: deps.telemetry, log, backoff: config.backoff });
   const busy = new Map<string, { controller: AbortController; batch: LoopBatch; provider: string; startedMs: number; probe: boolean }>();
   const settling = new Set<Promise<void>>();
-  let stopping = false;
 
   /**
    * The call gets callTimeoutMs; past it the batch is released and the slot freed even if a
@@ -79,7 +78,8 @@ export function createObserverCalls(config: ObserverCallsConfig, deps: ObserverC
       entry.detail = null;
       if (entry.gate.succeeded()) log.info('provider calls succeed again; every session resumes', { provider: provider.name });
     } catch (error) {
-      const shutdown = stopping && controller.signal.aborted && !(controller.signal.reason instanceof CallTimeoutError);
+      // Only the deadline and stop() abort a call: an abort that is not the deadline's is the shutdown's.
+      const shutdown = controller.signal.aborted && !(controller.signal.reason instanceof CallTimeoutError);
       const detail = (error as { detail?: unknown } | null)?.detail;
       if (typeof detail === 'string') entry.detail = detail;
       const outcome = failures.handle(batch, provider, entry.gate, error, { startedMs, nowMs: clock.now(), shutdown, probe });
@@ -142,7 +142,6 @@ export function createObserverCalls(config: ObserverCallsConfig, deps: ObserverC
      * so none is cut off and paid again by the next worker; the rest are aborted after it.
      */
     async stop(deadlineMs: number, options: { finishCalls?: boolean } = {}): Promise<void> {
-      stopping = true;
       if (options.finishCalls && settling.size > 0) {
         await settled(deadlineMs);
         if (busy.size > 0) log.warn('calls still in flight at the hand-over deadline are released', { calls: busy.size });

@@ -7,8 +7,6 @@ import { handLoopDeps, loopStores, queueForLoop, settleLoop } from '../support/h
 // without waking it; the loop forgot what it knew of every waiting session and read each one
 // again from the store, holding the event loop (and a hook) 17 ms at 500 sessions, 120 at 5,000
 // (`npm run bench -- loop-wake`).
-const enqueue = queueForLoop;
-
 describe('a rescan of sessions waiting for their turn to end', () => {
   let stores: ReturnType<typeof loopStores>;
   beforeEach(() => {
@@ -19,7 +17,7 @@ describe('a rescan of sessions waiting for their turn to end', () => {
   it('reads again only the session another process queued for', async () => {
     const worker = stores.open();
     const sessions = Array.from({ length: 10 }, (_, i) => `session-${i}`);
-    for (const id of sessions) enqueue(worker, id, `${id}-0`);
+    for (const id of sessions) queueForLoop(worker, id, `${id}-0`);
     const real = storeLoopQueue(worker, { maxEvents: 40, maxTokens: 1_000_000, maxWaitMs: 300_000 });
     let reads = 0;
     const observed: string[][] = [];
@@ -53,8 +51,8 @@ describe('a rescan of sessions waiting for their turn to end', () => {
 
     // `memtrace mine` in a process of its own: one more event and the turn's end for one session, nobody woken.
     const other = stores.open();
-    enqueue(other, 'session-3', 'session-3-1');
-    enqueue(other, 'session-3', null);
+    queueForLoop(other, 'session-3', 'session-3-1');
+    queueForLoop(other, 'session-3', null);
     loop.rescan();
     await settleLoop(() => observed.length > 0, 20);
     expect(observed).toEqual([['session-3#4', 'session-3#11', 'session-3#12']]);

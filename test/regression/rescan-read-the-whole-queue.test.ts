@@ -7,8 +7,6 @@ import { handLoopDeps, loopStores, queueForLoop, settleLoop } from '../support/h
 // queued id (one GROUP BY over the whole queue) to find what that process had queued: with a
 // heavy user's backlog (an observer logged out for weeks, a year of transcripts mined) that read
 // grew with every message waiting, holding the event loop, and any hook, for as long.
-const enqueue = queueForLoop;
-
 describe('a rescan after another process wrote', () => {
   let stores: ReturnType<typeof loopStores>;
   beforeEach(() => {
@@ -20,7 +18,7 @@ describe('a rescan after another process wrote', () => {
     const worker = stores.open();
     const backlog = Array.from({ length: 100 }, (_, i) => `backlog-${i}`);
     worker.db.transaction(() => {
-      for (const id of backlog) for (let k = 0; k < 5; k++) enqueue(worker, id, `${id}-${k}`);
+      for (const id of backlog) for (let k = 0; k < 5; k++) queueForLoop(worker, id, `${id}-${k}`);
     })();
     const real = storeLoopQueue(worker, { maxEvents: 40, maxTokens: 1_000_000, maxWaitMs: 300_000 });
     const sessionsRead: number[] = [];
@@ -49,8 +47,8 @@ describe('a rescan after another process wrote', () => {
 
     // `memtrace mine` in a process of its own: a session the worker never heard of, and its turn's end.
     const other = stores.open();
-    enqueue(other, 'mined', 'mined-0');
-    enqueue(other, 'mined', null);
+    queueForLoop(other, 'mined', 'mined-0');
+    queueForLoop(other, 'mined', null);
     loop.rescan();
     await settleLoop(() => observed.length > 0, 20);
     expect(sessionsRead).toEqual([1]);

@@ -91,7 +91,7 @@ describe('queue', () => {
     const a = enqueue('s1', 'a');
     const b = enqueue('s2', 'b');
     const c = enqueue('s1', 'c');
-    expect(store.queue.newestQueued()).toEqual(
+    expect(store.queue.newestQueued(0)).toEqual(
       new Map([
         ['s1', c.id],
         ['s2', b.id],
