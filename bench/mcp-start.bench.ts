@@ -10,6 +10,7 @@ import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { buildCorpus, loadQuestions } from './memory-corpus.js';
 import { fillStore } from './memory-synthetic.js';
+import { addToSplit, cpuSnapshot, splitPerEvent, type CpuSplit } from './process-cpu.js';
 import { roundedPercentile, summarize } from './stats.js';
 
 export const name = 'mcp-start';
@@ -20,6 +21,8 @@ const FORWARDER = path.join(ROOT, 'bin/memtrace-hook');
 const RUNS = Number(process.env.BENCH_MCP_RUNS ?? 20);
 const SEARCH_CALLS = Number(process.env.BENCH_MCP_SEARCHES ?? 200);
 const SEARCH_OBSERVATIONS = Number(process.env.BENCH_MCP_OBSERVATIONS ?? 100_000);
+const CPU_SESSIONS = Number(process.env.BENCH_MCP_CPU_SESSIONS ?? 60);
+const HOST_START = ['{"jsonrpc":"2.0","method":"notifications/initialized"}', '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'].join('\n');
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -36,7 +39,9 @@ const INITIALIZE = `${JSON.stringify({
  * - bridge_cold: the same with no worker, so it hands over to the Node stdio server;
  * - node_stdio_server: `memtrace mcp` itself, as 0.2.0 registered it (compiled-code cache,
  *   empty NODE_EXTRA_CA_CERTS).
- * Then an MCP search's round trip through the bridge into the worker, at 100k observations.
+ * Then what the worker spends on a host's start of its MCP session through the bridge (initialize,
+ * initialized, tools/list: what every agent session costs it), in CPU per session read from /proc,
+ * and an MCP search's round trip through the bridge into the worker, at 100k observations.
  */
 export async function run(): Promise<Record<string, unknown>> {
   const temp = makeTempDir('memtrace-mcp-bench-');
@@ -91,11 +96,14 @@ export async function run(): Promise<Record<string, unknown>> {
         },
       ]),
     );
+    const bridge = variants.bridge_native_as_installed!;
+    const workerCpu = await workerCpuPerSession(worker.pid, () => hostStartsSession(bridge.command, bridge.args, bridge.env));
     await worker.stop();
     return {
       runs: RUNS,
       node_extra_ca_certs: Boolean(process.env.NODE_EXTRA_CA_CERTS),
       spawn_to_initialize: start,
+      worker_cpu_per_session: workerCpu,
       search_through_bridge: await searchThroughBridge(path.join(temp.dir, 'search')),
     };
   } finally {
@@ -167,6 +175,36 @@ function searchInProcess(dataDir: string, queries: readonly string[]): ReturnTyp
   } finally {
     store.close();
   }
+}
+
+/** The worker's CPU per MCP session a host starts, over CPU_SESSIONS sessions one after another (after 5 not counted). */
+async function workerCpuPerSession(pid: number, session: () => Promise<void>): Promise<Record<string, unknown> | null> {
+  for (let i = 0; i < 5; i += 1) await session();
+  let split: CpuSplit | undefined;
+  for (let i = 0; i < CPU_SESSIONS; i += 1) {
+    const before = cpuSnapshot(pid);
+    await session();
+    const after = cpuSnapshot(pid);
+    if (!before || !after) return null;
+    split = addToSplit(split, before, after, 1);
+  }
+  return split ? { sessions: CPU_SESSIONS, ms_per_session: splitPerEvent(split) } : null;
+}
+
+/** A host's start of its MCP session: initialize, initialized and tools/list; over when the tool list came and the server exited. */
+function hostStartsSession(command: string, args: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    child.on('error', reject);
+    let answered = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      answered += chunk;
+      if (answered.includes('"id":2')) child.stdin.end();
+    });
+    child.once('exit', () => (answered.includes('"tools"') ? resolve() : reject(new Error(`no tool list: ${answered.slice(0, 200)}`))));
+    child.stdin.write(`${INITIALIZE}${HOST_START}\n`);
+  });
 }
 
 function timeToAnswer(command: string, args: string[], env: Record<string, string>, until: 'answer' | 'exit'): Promise<number> {

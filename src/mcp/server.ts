@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import {
@@ -31,6 +32,34 @@ export interface McpDeps {
   clock: Clock;
 }
 
+/*
+ * The worker serves an MCP session for every agent session on one process: what is the same for
+ * every session is built once. The tools' input schemas are built here, not per session.
+ */
+const SEARCH_INPUT = {
+  query: z.string().describe('what you want to find, in plain words'),
+  limit: z.number().int().min(1).max(MAX_MCP_SEARCH_LIMIT).optional().describe(`how many results (default ${DEFAULT_SEARCH_LIMIT})`),
+  project: z.string().optional().describe("only this project's memory (its absolute path: any checkout of the repository, a worktree's too)"),
+  type: z
+    .enum([...OBSERVATION_TYPES, 'summary'])
+    .optional()
+    .describe('only observations of this type, or session summaries'),
+};
+const TIMELINE_INPUT = {
+  observation_id: z.number().int().min(1).optional().describe('an observation id from search'),
+  session_id: z.string().min(1).optional().describe('a session id'),
+  before: z.number().int().min(0).max(MAX_NEIGHBOURS).optional().describe('how many earlier items (default 5)'),
+  after: z.number().int().min(0).max(MAX_NEIGHBOURS).optional().describe('how many later items (default 5)'),
+};
+const FETCH_INPUT = { ids: z.array(z.number().int().min(1)).min(1).max(MAX_FETCH).describe(`observation ids, at most ${MAX_FETCH}`) };
+
+/**
+ * The SDK checks elicitation answers with a JSON Schema validator, and builds a new Ajv (about
+ * 0.7 ms and much garbage) for every server unless it is given one. memtrace never elicits; one
+ * validator serves every session of the process.
+ */
+let sharedValidator: AjvJsonSchemaValidator | null = null;
+
 const text = (t: string, isError = false) => ({ content: [{ type: 'text' as const, text: t }], ...(isError ? { isError: true } : {}) });
 
 /**
@@ -48,7 +77,8 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     }
     return opened;
   };
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: APP_VERSION });
+  sharedValidator ??= new AjvJsonSchemaValidator();
+  const server = new McpServer({ name: MCP_SERVER_NAME, version: APP_VERSION }, { jsonSchemaValidator: sharedValidator });
   const readOnly = { readOnlyHint: true, openWorldHint: false };
 
   server.registerTool(
@@ -57,15 +87,7 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
       title: 'Search memory',
       description:
         "Search memtrace's memory of past sessions (observations and session summaries) with your own words. Returns ids, types, dates, titles and a snippet, best first; open the ones you need with get_observations.",
-      inputSchema: {
-        query: z.string().describe('what you want to find, in plain words'),
-        limit: z.number().int().min(1).max(MAX_MCP_SEARCH_LIMIT).optional().describe(`how many results (default ${DEFAULT_SEARCH_LIMIT})`),
-        project: z.string().optional().describe("only this project's memory (its absolute path: any checkout of the repository, a worktree's too)"),
-        type: z
-          .enum([...OBSERVATION_TYPES, 'summary'])
-          .optional()
-          .describe('only observations of this type, or session summaries'),
-      },
+      inputSchema: SEARCH_INPUT,
       annotations: readOnly,
     },
     async ({ query, limit, project, type }) => {
@@ -92,12 +114,7 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
       title: 'Memory timeline',
       description:
         'What happened around an observation (its neighbours in time in the same project) or during a session, oldest first, as ids and titles. With neither, the most recent memory.',
-      inputSchema: {
-        observation_id: z.number().int().min(1).optional().describe('an observation id from search'),
-        session_id: z.string().min(1).optional().describe('a session id'),
-        before: z.number().int().min(0).max(MAX_NEIGHBOURS).optional().describe('how many earlier items (default 5)'),
-        after: z.number().int().min(0).max(MAX_NEIGHBOURS).optional().describe('how many later items (default 5)'),
-      },
+      inputSchema: TIMELINE_INPUT,
       annotations: readOnly,
     },
     async ({ observation_id, session_id, before, after }) => {
@@ -118,7 +135,7 @@ export function createMemtraceMcpServer(deps: McpDeps): McpServer {
     {
       title: 'Open observations',
       description: 'The full observations for these ids (from search or timeline): narrative, facts, concepts, files, session and date.',
-      inputSchema: { ids: z.array(z.number().int().min(1)).min(1).max(MAX_FETCH).describe(`observation ids, at most ${MAX_FETCH}`) },
+      inputSchema: FETCH_INPUT,
       annotations: readOnly,
     },
     async ({ ids }) => {

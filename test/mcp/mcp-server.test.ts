@@ -77,6 +77,31 @@ describe('the MCP server (in process, through the official SDK client)', () => {
     expect((await call('get_observations', { ids: ['1'] })).isError).toBe(true);
   });
 
+  it('serves many sessions in one process alike: each lists the same tools and checks arguments on its own', async () => {
+    // The worker serves every agent session from one process, sharing what does not change between them.
+    const sessions = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const server = createMemtraceMcpServer({ memory: () => ({ store, access: { record: () => undefined } }), clock: { now: () => 0 } });
+        const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+        await server.connect(serverSide);
+        const other = new Client({ name: 'test', version: '1.0.0' });
+        await other.connect(clientSide);
+        return other;
+      }),
+    );
+    try {
+      const lists = await Promise.all(sessions.map((s) => s.listTools()));
+      for (const list of lists) expect(list).toEqual(await client.listTools());
+      const refused = (await sessions[0]!.callTool({ name: 'search', arguments: { query: 'coupon', limit: 0 } })) as ToolResult;
+      const answered = (await sessions[1]!.callTool({ name: 'search', arguments: { query: 'coupon', limit: 1 } })) as ToolResult;
+      expect(refused.isError).toBe(true);
+      expect(answered.isError).toBeUndefined();
+      expect(answered.content[0]!.text).toMatch(/^1 result\(s\) for "coupon"/);
+    } finally {
+      await Promise.all(sessions.map((s) => s.close()));
+    }
+  });
+
   it('timeline shows neighbours in time in the same project around an observation, oldest first, marked', async () => {
     const r = await call('timeline', { observation_id: ids.webhook, before: 1, after: 1 });
     const lines = r.content[0]!.text.split('\n');
