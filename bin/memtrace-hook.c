@@ -2,14 +2,16 @@
  * memtrace's hook forwarder, native: what bin/memtrace-hook runs when `memtrace install` could
  * build it with the machine's C compiler (it then lives in DATA_DIR/bin/). Two modes, one program:
  *
- *   hook-<hash> <data dir> <host> <event> <via> [<bin>]
+ *   hook-<hash> <data dir> <host> <event> <via> [<bin> [<program> <args>...]]
  * Same contract as memtrace-hook.pl, for the one path an agent waits on every firing: stream the
  * event (stdin) to this data dir's worker over DATA_DIR/worker.sock and print the worker's answer.
  * <bin> is the folder of the forwarder that ran it, sent as `x-memtrace-bin`: a worker older than
  * that install hands over to it (bytes only; the worker reads the version there).
- * Exit 75 when nothing was sent (no socket, a data dir that is not ours, nothing listening):
- * stdin is then unread and the caller goes on to the Perl or shell forwarder, which handle the
- * cold path. Any other ending is 0: once the worker took the event, the worker answers for it.
+ * When nothing was sent (no socket, a data dir that is not ours, nothing listening), stdin is
+ * unread: it becomes <program> (the shell forwarder again, told to go on to the Perl or shell
+ * path, which handle the cold path), or with no program exits 75. The shell forwarder execs this
+ * program rather than waiting on it: the agent waits on one process less at every firing. Any
+ * other ending is 0: once the worker took the event, the worker answers for it.
  *
  *   hook-<hash> --mcp-bridge <data dir> [<program> <args>...]
  * The MCP server an agent host starts: carries newline-delimited JSON-RPC between stdin/stdout and
@@ -416,12 +418,13 @@ static void to_host(const char *data, size_t length) {
   if (!write_all(1, data, length)) _exit(0); /* the host is gone */
 }
 
-/* Becomes the fallback (the Node stdio server) with stdin as it is; without one, exits 75. */
+/* Becomes the fallback (the Node stdio server, or the shell forwarder's cold path) with stdin as
+ * it is; without one, exits 75. */
 static int hand_over(char **fallback) {
   if (!fallback || !fallback[0]) return NOTHING_SENT;
   signal(SIGPIPE, SIG_DFL);
   execvp(fallback[0], fallback);
-  fprintf(stderr, "memtrace: cannot start %s for the MCP server: %s\n", fallback[0], strerror(errno));
+  fprintf(stderr, "memtrace: cannot start %s: %s\n", fallback[0], strerror(errno));
   return 1;
 }
 
@@ -555,14 +558,16 @@ static int bridge(const char *dir, char **fallback) {
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "--mcp-bridge") == 0) return bridge(argv[2], argv + 3);
   if (argc < 5) {
-    fprintf(stderr, "usage: %s <data dir> <host> <event> <via> [<bin>]\n       %s --mcp-bridge <data dir> [<program> <args>...]\n", argv[0], argv[0]);
+    fprintf(stderr, "usage: %s <data dir> <host> <event> <via> [<bin> [<program> <args>...]]\n       %s --mcp-bridge <data dir> [<program> <args>...]\n",
+            argv[0], argv[0]);
     return 2;
   }
   const char *dir = argv[1];
+  char **fallback = argc >= 7 ? argv + 6 : NULL;
   struct stat info;
-  if (stat(dir, &info) != 0 || info.st_uid != geteuid()) return NOTHING_SENT;
+  if (stat(dir, &info) != 0 || info.st_uid != geteuid()) return hand_over(fallback);
   int sock = connect_worker(dir);
-  if (sock < 0) return NOTHING_SENT;
+  if (sock < 0) return hand_over(fallback);
   signal(SIGPIPE, SIG_IGN);
   signal(SIGALRM, on_alarm);
   const char *timeout = getenv("MEMTRACE_HOOK_TIMEOUT_S");

@@ -83,8 +83,13 @@ function* buildSteps(options: Omit<BuildOptions, 'run'>): Generator<{ command: s
   try {
     // CC may carry flags ("gcc -m64"), as make reads it.
     const [program = 'cc', ...flags] = compiler.trim().split(/\s+/);
-    const compiled = yield { command: program, args: [...flags, '-O2', '-o', building, sourceFile] };
+    const compile = (linking: string[]) => ({ command: program, args: [...flags, '-O2', ...linking, '-o', building, sourceFile] });
+    // Linked statically where the C library allows it: each firing then skips the dynamic loader
+    // (about 0.13 ms of the hook's 1.9 ms over a `true` hook, docs/performance.md). Where it does
+    // not (no static libc, macOS), as usual.
+    let compiled = yield compile(['-static']);
     if (compiled.error && (compiled.error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'no-compiler', compiler };
+    if (compiled.status !== 0) compiled = yield compile([]);
     if (compiled.status !== 0) return { status: 'failed', compiler, reason: firstLine(compiled.stderr) || `exit ${compiled.status}` };
     // A build that runs and keeps the contract, or none: asked about a data dir with no worker,
     // it must say "nothing sent".

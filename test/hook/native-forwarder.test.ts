@@ -1,6 +1,7 @@
 /**
- * What only the native forwarder does: say "nothing sent" (exit 75) with stdin unread when no
- * worker listens, so the shell forwarder goes on to the paths that handle a cold start. What it
+ * What only the native forwarder does: when no worker listens, become the program it was given
+ * with stdin unread (else say "nothing sent", exit 75), so the shell forwarder goes on to the paths
+ * that handle a cold start. What it
  * shares with the Perl forwarder is in socket-forwarders.test.ts; that the event then reaches the
  * spool whole is in test/regression/refused-event-is-spooled.test.ts.
  */
@@ -23,6 +24,23 @@ describe('the native forwarder with no worker', () => {
     const program = buildNativeForwarderInto(dataDir);
     const r = await runHookProcess([program, dataDir, 'claude-code', 'stop', 'settings'], Buffer.from('{"session_id":"s"}'), { env: { HOME: temp.dir } });
     expect(r).toMatchObject({ code: 75, stdout: '', stderr: '' });
+  });
+
+  it('becomes the program it was given, with stdin unread, when nothing was sent', async () => {
+    temp = makeTempDir();
+    const dataDir = path.join(temp.dir, 'data');
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    const program = buildNativeForwarderInto(dataDir);
+    // As the shell forwarder execs it: what it could not send goes back to the shell's cold path.
+    const event = Buffer.from(`{"session_id":"s","tool_response":"${'x'.repeat(200_000)}"}`);
+    const r = await runHookProcess(
+      [program, dataDir, 'claude-code', 'stop', 'settings', temp.dir, 'sh', '-c', 'echo "$0 $1"; wc -c', 'handed', 'back'],
+      event,
+      {
+        env: { HOME: temp.dir },
+      },
+    );
+    expect(r).toMatchObject({ code: 0, stdout: `handed back\n${event.length}\n`, stderr: '' });
   });
 
   it('says nothing was sent (75) for a data dir that is not a directory of ours', async () => {

@@ -43,6 +43,15 @@ describe('building the native hook forwarder', () => {
     expect(build('cc -Wall -Werror').status).toBe('built');
   });
 
+  it('links it as usual where the C library has no static build', () => {
+    temp = makeTempDir();
+    const noStaticLibc = path.join(temp.dir, 'no-static-cc');
+    fs.writeFileSync(noStaticLibc, '#!/bin/sh\nfor a; do [ "$a" = -static ] && { echo "ld: cannot find -lc" >&2; exit 1; }; done\nexec cc "$@"\n', {
+      mode: 0o755,
+    });
+    expect(build(noStaticLibc).status).toBe('built');
+  });
+
   it('says there is no compiler, and leaves nothing behind', () => {
     temp = makeTempDir();
     expect(build('no-such-compiler-here')).toEqual({ status: 'no-compiler', compiler: 'no-such-compiler-here' });
