@@ -23,8 +23,9 @@ interface Sample {
  * What one hook firing costs the agent, as whole processes started the way an agent host starts
  * them (a new process, the payload on stdin, through `sh -c`), against a live worker in its own
  * process. Interleaved in one run, so drift hits every command alike:
- * - yardsticks: `node -e 0` (with this machine's environment, NODE_EXTRA_CA_CERTS included when
- *   set) and `curl` of the worker's /health on loopback;
+ * - yardsticks: `true` (what a host's floor hook costs a firing, issue 36), `node -e 0` (with this
+ *   machine's environment, NODE_EXTRA_CA_CERTS included when set) and `curl` of the worker's
+ *   /health on loopback;
  * - the forwarder `memtrace install` writes (a shell starting the native forwarder install
  *   built, over the data dir's socket), for a tool event and for SessionStart (which waits for
  *   the context); the same where no C compiler was found (a shell handing over to perl), and on
@@ -67,6 +68,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const node = process.execPath;
   const withoutPerl = pathWithoutPerl();
   const commands: Record<string, { command: string; stdin: string; env?: Record<string, string> }> = {
+    true_hook: { command: 'true', stdin: toolPayload },
     node_e_0: { command: `"${node}" -e 0`, stdin: toolPayload },
     curl_loopback: { command: `curl -s -o /dev/null ${worker.url}/health`, stdin: toolPayload },
     forwarder_tool_event: { command: `sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`, stdin: toolPayload },
@@ -121,6 +123,8 @@ export async function run(): Promise<Record<string, unknown>> {
           wall_p50_ms: med(s.map((x) => x.wallMs)),
           wall_p95_ms: p95(s.map((x) => x.wallMs)),
           cpu_p50_ms: med(s.map((x) => x.cpuMs)),
+          over_true_ms: Math.round((med(s.map((x) => x.wallMs)) - med(samples.true_hook!.map((x) => x.wallMs))) * 100) / 100,
+          vs_true: pairRatio(s, samples.true_hook!),
           vs_node_e_0: pairRatio(s, samples.node_e_0!),
           vs_curl: pairRatio(s, samples.curl_loopback!),
         },
