@@ -10,7 +10,7 @@ import { createMemtraceMcpServer } from './server.js';
 /** What bin/memtrace.cjs (or `memtrace mcp`) hands the MCP entry: the process's streams and environment. */
 interface McpStdio {
   stdin: NodeJS.ReadableStream;
-  stdout: { write(chunk: string): unknown };
+  stdout: { write(chunk: string): unknown; on?(event: 'error', listener: (error: Error) => void): unknown };
   env: Record<string, string | undefined>;
 }
 
@@ -38,6 +38,9 @@ export async function runMcpStdio(io: McpStdio): Promise<number> {
   const ended = new Promise<void>((resolve) => {
     stdin.once('end', resolve);
     stdin.once('close', resolve);
+    // The host went away with answers still to write (EPIPE): the session is over, and that is
+    // no error of this process's.
+    io.stdout.on?.('error', () => resolve());
     transport.onclose = resolve;
   });
   try {
@@ -46,6 +49,8 @@ export async function runMcpStdio(io: McpStdio): Promise<number> {
   } finally {
     await server.close().catch(() => undefined);
     (memory as MemoryStore | null)?.close();
+    // Whatever still comes on stdin has no one to answer it; reading on would keep the process alive.
+    stdin.destroy();
   }
   return 0;
 }
