@@ -29,6 +29,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
   }
   const db = new (sqliteDriver())(file);
   try {
+    // First: another process may be opening the same file this moment (a new store's WAL switch
+    // and migrations take its write lock), and every step below waits for it rather than failing.
+    db.pragma(`busy_timeout = ${STORE_BUSY_WAIT_MS}`);
     // Space retention frees goes back to the file system (docs/secrets-and-retention.md#retention). A new file gets it here,
     // before WAL mode writes its first page; an older file is converted once by the worker
     // (enableIncrementalVacuum), since that needs a VACUUM.
@@ -36,7 +39,6 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma(`busy_timeout = ${STORE_BUSY_WAIT_MS}`);
     // A deleted row's bytes (a confirmed raw payload, forgotten memory) are zeroed, not left in
     // free space where they stay readable in the file: what `memtrace forget` promises.
     db.pragma('secure_delete = ON');

@@ -46,20 +46,30 @@ export function checkSchema(db: Database.Database, migrations: readonly Migratio
   return { compatible: unknownSteps.length === 0, unknownSteps, writtenBy };
 }
 
-/** Applies missing steps; `user_version` records how many steps the file has. */
+/**
+ * Applies missing steps; `user_version` records how many steps the file has. Processes that open
+ * a new or older file at once (a worker starting while a hook spools, two hooks) each find steps
+ * missing: every step is taken under the write lock and skipped there if another process applied
+ * it meanwhile, so a step never runs twice (adding a column twice fails).
+ */
 export function runMigrations(db: Database.Database, migrations: readonly Migration[]): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const applied = new Set((db.prepare('SELECT id FROM schema_migrations').all() as Array<{ id: string }>).map((r) => r.id));
+  const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?');
   const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
   const ran: string[] = [];
   migrations.forEach((migration, index) => {
     if (applied.has(migration.id)) return;
-    db.transaction(() => {
-      migration.up(db);
-      record.run(migration.id, Date.now());
-      db.pragma(`user_version = ${index + 1}`);
-    })();
-    ran.push(migration.id);
+    const took = db
+      .transaction(() => {
+        if (isApplied.get(migration.id) !== undefined) return false;
+        migration.up(db);
+        record.run(migration.id, Date.now());
+        db.pragma(`user_version = ${index + 1}`);
+        return true;
+      })
+      .immediate();
+    if (took) ran.push(migration.id);
   });
   return ran;
 }
