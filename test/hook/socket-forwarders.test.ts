@@ -10,16 +10,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirServers, type Answer, type SeenRequest } from '../support/data-dir-http-server.js';
 import { hookCommand, runHookProcess } from '../support/hook-process.js';
-import { buildNativeForwarderInto } from '../support/native-forwarder.js';
+import { SOCKET_FORWARDERS } from '../support/socket-forwarder-kinds.js';
 import { makeTempDir } from '../support/temp-dir.js';
-import { pathWithOnly } from '../support/tool-path.js';
 
-const FORWARDERS = [
-  { name: 'native', via: 'forwarder-native', prepare: buildNativeForwarderInto, env: (): Record<string, string> => ({}) },
-  { name: 'perl', via: 'forwarder', prepare: () => undefined, env: (): Record<string, string> => ({ PATH: pathWithOnly(['sh', 'perl']) }) },
-] as const;
-
-describe.each(FORWARDERS)('the $name forwarder', (forwarder) => {
+describe.each(SOCKET_FORWARDERS)('the $name forwarder', (forwarder) => {
   let temp: ReturnType<typeof makeTempDir>;
   const servers = new DataDirServers();
   afterEach(async () => {
