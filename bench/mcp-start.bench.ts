@@ -97,7 +97,7 @@ export async function run(): Promise<Record<string, unknown>> {
       ]),
     );
     const bridge = variants.bridge_native_as_installed!;
-    const workerCpu = await workerCpuPerSession(worker.pid, () => hostStartsSession(bridge.command, bridge.args, bridge.env));
+    const workerCpu = await workerCpuPerSession(worker.pid, () => timeToAnswer(bridge.command, bridge.args, bridge.env, 'tool_list'));
     await worker.stop();
     return {
       runs: RUNS,
@@ -178,7 +178,7 @@ function searchInProcess(dataDir: string, queries: readonly string[]): ReturnTyp
 }
 
 /** The worker's CPU per MCP session a host starts, over CPU_SESSIONS sessions one after another (after 5 not counted). */
-async function workerCpuPerSession(pid: number, session: () => Promise<void>): Promise<Record<string, unknown> | null> {
+async function workerCpuPerSession(pid: number, session: () => Promise<unknown>): Promise<Record<string, unknown> | null> {
   for (let i = 0; i < 5; i += 1) await session();
   let split: CpuSplit | undefined;
   for (let i = 0; i < CPU_SESSIONS; i += 1) {
@@ -191,23 +191,12 @@ async function workerCpuPerSession(pid: number, session: () => Promise<void>): P
   return split ? { sessions: CPU_SESSIONS, ms_per_session: splitPerEvent(split) } : null;
 }
 
-/** A host's start of its MCP session: initialize, initialized and tools/list; over when the tool list came and the server exited. */
-function hostStartsSession(command: string, args: string[], env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    child.on('error', reject);
-    let answered = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      answered += chunk;
-      if (answered.includes('"id":2')) child.stdin.end();
-    });
-    child.once('exit', () => (answered.includes('"tools"') ? resolve() : reject(new Error(`no tool list: ${answered.slice(0, 200)}`))));
-    child.stdin.write(`${INITIALIZE}${HOST_START}\n`);
-  });
-}
-
-function timeToAnswer(command: string, args: string[], env: Record<string, string>, until: 'answer' | 'exit'): Promise<number> {
+/**
+ * From spawn to the first answer (`answer`), to the exit (`exit`), or through a host's whole start
+ * of its MCP session (`tool_list`: initialize, initialized and tools/list, over when the tool list
+ * came), in ms.
+ */
+function timeToAnswer(command: string, args: string[], env: Record<string, string>, until: 'answer' | 'exit' | 'tool_list'): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -215,6 +204,19 @@ function timeToAnswer(command: string, args: string[], env: Record<string, strin
     if (until === 'exit') {
       child.once('exit', () => resolve(performance.now() - started));
       child.stdin.end();
+      return;
+    }
+    if (until === 'tool_list') {
+      let answered = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        answered += chunk;
+        if (answered.includes('"id":2')) child.stdin.end();
+      });
+      child.once('exit', () =>
+        answered.includes('"tools"') ? resolve(performance.now() - started) : reject(new Error(`no tool list: ${answered.slice(0, 200)}`)),
+      );
+      child.stdin.write(`${INITIALIZE}${HOST_START}\n`);
       return;
     }
     child.stdout.once('data', () => {

@@ -4,6 +4,7 @@ import type { ObserverProvider } from '../../src/providers/types.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import type { LoopQueue, QueuedHead } from '../../src/worker/loop-types.js';
 import type { ObserverLoopDeps } from '../../src/worker/observer-loop.js';
+import { queuedToolUse } from './queued-events.js';
 import { makeTempDir } from './temp-dir.js';
 
 /** The clock of a loop run by hand: it stands still. */
@@ -57,9 +58,7 @@ export function queueForLoop(store: Store, sessionId: string, toolUseId: string 
     kind: toolUseId === null ? 'summary' : 'observation',
     toolUseId,
     payload:
-      toolUseId === null
-        ? { kind: 'stop', session_id: sessionId, at: HAND_NOW, last_assistant_message: 'done' }
-        : { kind: 'post_tool_use', session_id: sessionId, at: HAND_NOW, tool_name: 'Read', tool_input: { file_path: 'a.ts' }, tool_response: 'ok' },
+      toolUseId === null ? { kind: 'stop', session_id: sessionId, at: HAND_NOW, last_assistant_message: 'done' } : queuedToolUse(sessionId, { at: HAND_NOW }),
     observerBytes: 100,
     nowMs: HAND_NOW,
   });
