@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeContextFile } from '../src/data-dir/index.js';
+import { forwarderCommand, shellQuote } from '../src/install/hook-definitions.js';
+import { settingsForwarder } from '../src/install/package-root.js';
 import { startChildWorker } from '../test/support/child-worker.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
@@ -30,6 +32,9 @@ interface Sample {
  *   built, over the data dir's socket), for a tool event and for SessionStart (which waits for
  *   the context); the same where no C compiler was found (a shell handing over to perl), and on
  *   a machine without perl either (a shell and curl);
+ * - each as a host runs it, its shell (`sh -c`) given the command (`host_*`, against `sh -c true`,
+ *   `over_host_true_ms`): the script install wrote before, and the command it writes now, whose
+ *   shell execs the native build itself;
  * - the Node hook (the forwarder's fallback), for a tool event;
  * - a cold SessionStart: no worker running, the context kept for the directory printed by the
  *   forwarder; the background part (spooling, starting the worker) does not block the agent and
@@ -67,6 +72,7 @@ export async function run(): Promise<Record<string, unknown>> {
   };
   const node = process.execPath;
   const withoutPerl = pathWithoutPerl();
+  const installed = (event: string) => forwarderCommand(settingsForwarder(node, ROOT, dataDir), 'claude-code', event, 'settings');
   const commands: Record<string, { command: string; stdin: string; env?: Record<string, string> }> = {
     true_hook: { command: 'true', stdin: toolPayload },
     node_e_0: { command: `"${node}" -e 0`, stdin: toolPayload },
@@ -94,6 +100,12 @@ export async function run(): Promise<Record<string, unknown>> {
       stdin: startPayload,
       env: { PATH: withoutPerl, MEMTRACE_DATA_DIR: withoutNative },
     },
+    // As a host runs each: its shell (`sh -c`) given the command. The floor's `true`, the script
+    // install wrote before, and the command it writes now (the native build exec'd by that shell).
+    host_true: { command: 'sh -c true', stdin: toolPayload },
+    host_script_tool_event: { command: `sh -c ${shellQuote(`sh "${FORWARDER}" claude-code post-tool-use settings "${node}"`)}`, stdin: toolPayload },
+    host_installed_tool_event: { command: `sh -c ${shellQuote(installed('post-tool-use'))}`, stdin: toolPayload },
+    host_installed_session_start: { command: `sh -c ${shellQuote(installed('session-start'))}`, stdin: startPayload },
     node_hook_tool_event: { command: `"${node}" "${path.join(ROOT, 'bin/memtrace.cjs')}" hook post-tool-use --via settings`, stdin: toolPayload },
     cold_session_start: { command: `sh "${FORWARDER}" claude-code session-start settings /bin/true`, stdin: startPayload, env: { MEMTRACE_DATA_DIR: coldDir } },
   };
@@ -125,6 +137,7 @@ export async function run(): Promise<Record<string, unknown>> {
           cpu_p50_ms: med(s.map((x) => x.cpuMs)),
           over_true_ms: Math.round((med(s.map((x) => x.wallMs)) - med(samples.true_hook!.map((x) => x.wallMs))) * 100) / 100,
           vs_true: pairRatio(s, samples.true_hook!),
+          over_host_true_ms: Math.round((med(s.map((x) => x.wallMs)) - med(samples.host_true!.map((x) => x.wallMs))) * 100) / 100,
           vs_node_e_0: pairRatio(s, samples.node_e_0!),
           vs_curl: pairRatio(s, samples.curl_loopback!),
         },

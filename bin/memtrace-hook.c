@@ -13,6 +13,15 @@
  * program rather than waiting on it: the agent waits on one process less at every firing. Any
  * other ending is 0: once the worker took the event, the worker answers for it.
  *
+ *   hook --direct <data dir> <host> <event> <via> <bin> <node>
+ * The same, run by the host's hook command itself (`[ -x ... ] && exec ...`, docs/install.md):
+ * no shell script between the host and the worker. `hook` is the data dir's link to the current
+ * build, so a command written once keeps this contract across upgrades. It first checks what the
+ * script would have: the observer's own session (MEMTRACE_OBSERVER_SESSION) fires nothing, and a
+ * MEMTRACE_DATA_DIR naming another data dir than the command's hands over to the script
+ * (`sh <bin>/memtrace-hook <host> <event> <via> <node>`), which resolves it. When nothing was
+ * sent, it goes on as the script would after this program: `sh <bin>/memtrace-hook after-native …`.
+ *
  *   hook-<hash> --mcp-bridge <data dir> [<program> <args>...]
  * The MCP server an agent host starts: carries newline-delimited JSON-RPC between stdin/stdout and
  * the MCP server inside the worker (`GET /mcp`, upgraded, on the same socket). Where there is no
@@ -555,15 +564,27 @@ static int bridge(const char *dir, char **fallback) {
   }
 }
 
-int main(int argc, char **argv) {
-  if (argc >= 3 && strcmp(argv[1], "--mcp-bridge") == 0) return bridge(argv[2], argv + 3);
-  if (argc < 5) {
-    fprintf(stderr, "usage: %s <data dir> <host> <event> <via> [<bin> [<program> <args>...]]\n       %s --mcp-bridge <data dir> [<program> <args>...]\n",
-            argv[0], argv[0]);
-    return 2;
-  }
-  const char *dir = argv[1];
-  char **fallback = argc >= 7 ? argv + 6 : NULL;
+/* The data dir this environment names, resolved as the shell forwarder resolves it
+ * (MEMTRACE_DATA_DIR with a leading ~, else $HOME/.memtrace), is `dir`: the same string, or the
+ * same directory by another path. */
+static int names_data_dir(const char *dir) {
+  const char *set = getenv("MEMTRACE_DATA_DIR");
+  const char *home = getenv("HOME");
+  if (!home) home = "";
+  char resolved[4096];
+  int n;
+  if (!set || !*set) n = snprintf(resolved, sizeof resolved, "%s/.memtrace", home);
+  else if (strcmp(set, "~") == 0) n = snprintf(resolved, sizeof resolved, "%s", home);
+  else if (strncmp(set, "~/", 2) == 0) n = snprintf(resolved, sizeof resolved, "%s/%s", home, set + 2);
+  else n = snprintf(resolved, sizeof resolved, "%s", set);
+  if (n < 0 || n >= (int)sizeof resolved) return 0;
+  if (strcmp(resolved, dir) == 0) return 1;
+  struct stat named, given;
+  return stat(resolved, &named) == 0 && stat(dir, &given) == 0 && named.st_dev == given.st_dev && named.st_ino == given.st_ino;
+}
+
+/* Streams the event to the worker and prints its answer; what it cannot send goes to `fallback`. */
+static int forward(const char *dir, const char *host, const char *event, const char *via, const char *bin, char **fallback) {
   struct stat info;
   if (stat(dir, &info) != 0 || info.st_uid != geteuid()) return hand_over(fallback);
   int sock = connect_worker(dir);
@@ -572,7 +593,7 @@ int main(int argc, char **argv) {
   signal(SIGALRM, on_alarm);
   const char *timeout = getenv("MEMTRACE_HOOK_TIMEOUT_S");
   alarm(timeout && atoi(timeout) > 0 ? (unsigned)atoi(timeout) : 10);
-  if (!send_event(sock, argv[2], argv[3], argv[4], argc >= 6 ? argv[5] : NULL)) return 0;
+  if (!send_event(sock, host, event, via, bin)) return 0;
   size_t length;
   char *reply = read_reply(sock, &length);
   if (!reply || length < 12 || strncmp(reply, "HTTP/1.", 7) != 0 || reply[9] != '2') return 0;
@@ -585,4 +606,32 @@ int main(int argc, char **argv) {
   if (!blank) return 0;
   print_body(blank + gap, length - (size_t)(blank + gap - reply), chunked(reply, blank));
   return 0;
+}
+
+/* --direct: the host's hook command ran this program itself (see the top of this file). */
+static int direct(char **args) {
+  const char *dir = args[0], *host = args[1], *event = args[2], *via = args[3], *bin = args[4], *node = args[5];
+  if (getenv("MEMTRACE_OBSERVER_SESSION") && *getenv("MEMTRACE_OBSERVER_SESSION")) return 0;
+  size_t size = strlen(bin) + sizeof "/memtrace-hook";
+  char *script = malloc(size);
+  if (!script) return 1;
+  snprintf(script, size, "%s/memtrace-hook", bin);
+  char *whole[] = {"sh", script, (char *)host, (char *)event, (char *)via, (char *)node, NULL};
+  if (!names_data_dir(dir)) return hand_over(whole);
+  char *after[] = {"sh", script, "after-native", (char *)host, (char *)event, (char *)via, (char *)node, NULL};
+  return forward(dir, host, event, via, bin, after);
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 3 && strcmp(argv[1], "--mcp-bridge") == 0) return bridge(argv[2], argv + 3);
+  if (argc == 8 && strcmp(argv[1], "--direct") == 0) return direct(argv + 2);
+  if (argc < 5 || strcmp(argv[1], "--direct") == 0) {
+    fprintf(stderr,
+            "usage: %s <data dir> <host> <event> <via> [<bin> [<program> <args>...]]\n"
+            "       %s --direct <data dir> <host> <event> <via> <bin> <node>\n"
+            "       %s --mcp-bridge <data dir> [<program> <args>...]\n",
+            argv[0], argv[0], argv[0]);
+    return 2;
+  }
+  return forward(argv[1], argv[2], argv[3], argv[4], argc >= 6 ? argv[5] : NULL, argc >= 7 ? argv + 6 : NULL);
 }

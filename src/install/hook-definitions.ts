@@ -55,18 +55,46 @@ const TIMEOUT_S: Readonly<Record<ClaudeHookEvent, number>> = {
   SessionEnd: 5,
 };
 
-/** How a hook command runs memtrace's forwarder: the script (shell words) and the node it falls back to. */
+/** How a hook command runs memtrace's forwarder, each part a shell word. */
 export interface Forwarder {
+  /** bin/memtrace-hook: the script every firing can fall back to. */
   script: string;
+  /** The folder it is in: the native forwarder names it to the worker and hands back to the script there. */
+  bin: string;
+  /** The node the script falls back to. */
   node: string;
+  /**
+   * The native forwarder the command runs first, with no script between (its `--direct` mode,
+   * bin/memtrace-hook.c): the data dir's link to its current build, the data dir, and what sets
+   * them when the hook runs. null: the script alone.
+   */
+  native: { setup: string; file: string; dataDir: string } | null;
 }
 
-/** The plugin's forwarder: paths from Claude Code's plugin variables, node from PATH. */
-export const PLUGIN_FORWARDER: Forwarder = { script: '"${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook"', node: 'node' };
+/**
+ * The plugin's forwarder: paths from Claude Code's plugin variables, node from PATH, and the data
+ * dir as the script resolves it, read when the hook runs (Claude Code runs hooks with /bin/sh).
+ */
+export const PLUGIN_FORWARDER: Forwarder = {
+  script: '"${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook"',
+  bin: '"${CLAUDE_PLUGIN_ROOT}/bin"',
+  node: 'node',
+  native: { setup: 'd=${MEMTRACE_DATA_DIR:-$HOME/.memtrace}; ', file: '"$d/bin/hook"', dataDir: '"$d"' },
+};
 
-/** One hook command: `sh <forwarder> <host> <event> <via> <node>` (docs/install.md). */
+/**
+ * One hook command (docs/install.md). With a native forwarder: `[ -O <hook> ] && [ -x <hook> ] &&
+ * exec <hook> --direct <data dir> <host> <event> <via> <bin> <node>; exec sh <script> …`. The
+ * host's shell tests with builtins and execs the native program itself, the script's shell
+ * (0.7 ms of every firing, docs/performance.md) left out; where there is no build (no compiler, a
+ * data dir removed), the script runs as before. Else `sh <script> <host> <event> <via> <node>`.
+ */
 export function forwarderCommand(forwarder: Forwarder, host: string, event: string, mode: InstallMode): string {
-  return `sh ${forwarder.script} ${host} ${event} ${mode} ${forwarder.node}`;
+  const args = `${host} ${event} ${mode}`;
+  const script = `sh ${forwarder.script} ${args} ${forwarder.node}`;
+  const native = forwarder.native;
+  if (native === null) return script;
+  return `${native.setup}[ -O ${native.file} ] && [ -x ${native.file} ] && exec ${native.file} --direct ${native.dataDir} ${args} ${forwarder.bin} ${forwarder.node}; exec ${script}`;
 }
 
 export function memtraceHooks(forwarder: Forwarder, mode: InstallMode): HooksBlock {

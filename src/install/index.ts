@@ -14,5 +14,12 @@ export {
 export { findPackageRoot, HOOK_FORWARDER, isEphemeralInstall, settingsForwarder } from './package-root.js';
 export { MCP_SERVER_KEY, memtraceMcpEntry } from './mcp-definition.js';
 export { installMcpServer, uninstallMcpServer } from './mcp-merge.js';
-export { buildNativeForwarder, buildNativeForwarderAsync, forwarderOutdated, nativeForwarderName, NATIVE_FORWARDER_SOURCE } from './native-forwarder.js';
+export {
+  buildNativeForwarder,
+  buildNativeForwarderAsync,
+  forwarderOutdated,
+  nativeForwarderName,
+  NATIVE_FORWARDER_LINK,
+  NATIVE_FORWARDER_SOURCE,
+} from './native-forwarder.js';
 export { runProgram, runProgramAsync } from './run-program.js';

@@ -4,7 +4,9 @@
  * program of about a millisecond instead of perl (docs/performance.md), and an agent host's MCP
  * server (`memtrace-hook mcp`) starts it as the bridge to the worker. Named by the source's
  * hash, so a forwarder never runs a build of another version's source; without a compiler the
- * hooks keep the Perl or shell path, which do the same work.
+ * hooks keep the Perl or shell path, which do the same work. DATA_DIR/bin/hook links to the
+ * current build: the hook commands install writes run it first (`--direct`, no script between),
+ * and an upgrade that builds anew moves the link, not the commands.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,6 +17,9 @@ export const NATIVE_FORWARDER_SOURCE = path.join('bin', 'memtrace-hook.c');
 
 /** Exit code of a native forwarder that sent nothing (stdin untouched): bin/memtrace-hook.c. */
 const NOTHING_SENT = 75;
+
+/** The data dir's link to its current build, which hook commands name (hook-definitions.ts). */
+export const NATIVE_FORWARDER_LINK = 'hook';
 
 export function nativeForwarderName(source: Uint8Array): string {
   return `hook-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
@@ -76,7 +81,10 @@ function* buildSteps(options: Omit<BuildOptions, 'run'>): Generator<{ command: s
   const source = fs.readFileSync(sourceFile);
   const binDir = path.join(dataDir, 'bin');
   const file = path.join(binDir, nativeForwarderName(source));
-  if (isExecutable(file)) return { status: 'present', file };
+  if (isExecutable(file)) {
+    linkCurrent(binDir, path.basename(file));
+    return { status: 'present', file };
+  }
   makePrivateDir(binDir);
   // Built beside its final name and renamed: a hook firing meanwhile sees no file or a whole one.
   const building = `${file}.${process.pid}.building`;
@@ -107,9 +115,28 @@ function* buildSteps(options: Omit<BuildOptions, 'run'>): Generator<{ command: s
       };
     fs.chmodSync(building, 0o700);
     fs.renameSync(building, file);
+    linkCurrent(binDir, path.basename(file));
     return { status: 'built', file };
   } finally {
     fs.rmSync(building, { force: true });
+  }
+}
+
+/** Points bin/hook at `name`, replacing the link in one rename: a firing finds the old build or the new one, never none. */
+function linkCurrent(binDir: string, name: string): void {
+  const link = path.join(binDir, NATIVE_FORWARDER_LINK);
+  try {
+    if (fs.readlinkSync(link) === name) return;
+  } catch {
+    // No link yet (or a file in its place): made below.
+  }
+  const next = `${link}.${process.pid}.linking`;
+  fs.rmSync(next, { force: true });
+  fs.symlinkSync(name, next);
+  try {
+    fs.renameSync(next, link);
+  } finally {
+    fs.rmSync(next, { force: true });
   }
 }
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shellQuote, type Forwarder } from './hook-definitions.js';
+import { NATIVE_FORWARDER_LINK } from './native-forwarder.js';
 
 export function findPackageRoot(from: string = fileURLToPath(import.meta.url)): string {
   let dir = path.dirname(path.resolve(from));
@@ -30,10 +31,17 @@ export const HOOK_FORWARDER = path.join('bin', 'memtrace-hook');
 
 /**
  * The forwarder a settings-file hook runs: this package's script and this node, both absolute,
- * so the hook works whatever PATH the agent host was started with.
+ * so the hook works whatever PATH the agent host was started with; and, given the data dir
+ * install builds into, its native build first.
  */
-export function settingsForwarder(nodePath: string, packageRoot: string): Forwarder {
-  return { script: shellQuote(path.join(packageRoot, HOOK_FORWARDER)), node: shellQuote(nodePath) };
+export function settingsForwarder(nodePath: string, packageRoot: string, dataDir: string | null): Forwarder {
+  const bin = path.join(packageRoot, path.dirname(HOOK_FORWARDER));
+  return {
+    script: shellQuote(path.join(packageRoot, HOOK_FORWARDER)),
+    bin: shellQuote(bin),
+    node: shellQuote(nodePath),
+    native: dataDir === null ? null : { setup: '', file: shellQuote(path.join(dataDir, 'bin', NATIVE_FORWARDER_LINK)), dataDir: shellQuote(dataDir) },
+  };
 }
 
 /** npx runs packages from a cache that npm may clean: hooks pointing there break later. */

@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { shellQuote } from '../../src/install/hook-definitions.js';
 import { captureIO } from '../support/cli-io.js';
+import { installedHookCommand } from '../support/installed-hook-command.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const hookCommand = (event: string) => `sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} copilot ${event} settings ${shellQuote(process.execPath)}`;
 const BACKUP = /\.memtrace-backup-\d{8}T\d{6}Z(-\d+)?$/;
 const EVENTS = ['sessionStart', 'userPromptSubmitted', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd'];
 
@@ -58,7 +57,9 @@ describe('memtrace install / uninstall --host copilot', () => {
     expect(hooks.version).toBe(1);
     expect(Object.keys(hooks.hooks)).toEqual(EVENTS);
     for (const event of EVENTS)
-      expect(hooks.hooks[event]).toEqual([{ type: 'command', bash: hookCommand(event), timeoutSec: event === 'sessionStart' ? 15 : 10 }]);
+      expect(hooks.hooks[event]).toEqual([
+        { type: 'command', bash: installedHookCommand(path.join(home, '.memtrace'), 'copilot', event), timeoutSec: event === 'sessionStart' ? 15 : 10 },
+      ]);
     const mcp = readJson(path.join(copilot, 'mcp-config.json'));
     expect(Object.keys(mcp.mcpServers)).toEqual(['docs', 'memtrace']);
     expect(mcp.mcpServers.memtrace).toEqual({

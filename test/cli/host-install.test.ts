@@ -3,16 +3,13 @@ import path from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { shellQuote } from '../../src/install/hook-definitions.js';
 import { captureIO } from '../support/cli-io.js';
+import { installedHookCommand } from '../support/installed-hook-command.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** What the MCP entry runs: the forwarder's bridge, falling back to this node's stdio server. */
 const BRIDGE = { command: 'sh', args: [path.join(ROOT, 'bin/memtrace-hook'), 'mcp', process.execPath] };
-/** What a hook command runs: the forwarder for this host, falling back to this node. */
-const hookCommand = (host: string, event: string) =>
-  `sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} ${host} ${event} settings ${shellQuote(process.execPath)}`;
 const BACKUP = /\.memtrace-backup-\d{8}T\d{6}Z(-\d+)?$/;
 
 /** A user's Gemini settings: their own hooks, an MCP server, other keys, 4-space indent. */
@@ -83,7 +80,17 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     expect(settings.hooks.BeforeTool).toEqual(JSON.parse(GEMINI_USER).hooks.BeforeTool);
     expect(settings.hooks.AfterTool).toEqual([
       JSON.parse(GEMINI_USER).hooks.AfterTool[0],
-      { matcher: '*', hooks: [{ type: 'command', name: 'memtrace-AfterTool', command: hookCommand('gemini-cli', 'AfterTool'), timeout: 10000 }] },
+      {
+        matcher: '*',
+        hooks: [
+          {
+            type: 'command',
+            name: 'memtrace-AfterTool',
+            command: installedHookCommand(path.join(home, '.memtrace'), 'gemini-cli', 'AfterTool'),
+            timeout: 10000,
+          },
+        ],
+      },
     ]);
     expect(settings.hooks.SessionStart[0].hooks[0].timeout).toBe(15000);
     expect(settings.mcpServers).toEqual({
@@ -109,7 +116,9 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     const dir = path.join(project, '.codex');
     seed(path.join(dir, 'hooks.json'), CODEX_HOOKS);
     seed(path.join(dir, 'config.toml'), CODEX_CONFIG);
-    const first = await run(['install', '--host', 'codex', '--project', project], { MEMTRACE_DATA_DIR: '/data/mt' });
+    // A data dir of its own, inside the temp dir: install builds the native forwarder there.
+    const dataDir = path.join(temp.dir, 'data mt');
+    const first = await run(['install', '--host', 'codex', '--project', project], { MEMTRACE_DATA_DIR: dataDir });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`in ${path.join(dir, 'hooks.json')} (added SessionStart, UserPromptSubmit, PostToolUse, Stop, SessionEnd).`);
     expect(first.stdout).toContain(`in ${path.join(dir, 'config.toml')} (added [mcp_servers.memtrace]).`);
@@ -119,7 +128,7 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(dir, 'hooks.json'), 'utf8')).hooks;
     expect(hooks.PostToolUse).toEqual([
       JSON.parse(CODEX_HOOKS).hooks.PostToolUse[0],
-      { hooks: [{ type: 'command', command: hookCommand('codex', 'PostToolUse'), timeout: 10 }] },
+      { hooks: [{ type: 'command', command: installedHookCommand(dataDir, 'codex', 'PostToolUse'), timeout: 10 }] },
     ]);
     expect(hooks.SessionEnd[0].hooks[0].timeout).toBe(3);
     const toml = fs.readFileSync(path.join(dir, 'config.toml'), 'utf8');
@@ -127,12 +136,12 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     const config = parse(toml) as any;
     expect(config.mcp_servers.memtrace).toEqual({
       ...BRIDGE,
-      env: { NODE_EXTRA_CA_CERTS: '', MEMTRACE_DATA_DIR: '/data/mt' },
+      env: { NODE_EXTRA_CA_CERTS: '', MEMTRACE_DATA_DIR: dataDir },
     });
     expect(config.hooks).toBeUndefined(); // no trust state written
     expect(config.projects).toBeUndefined();
 
-    expect((await run(['install', '--host', 'codex', '--project', project], { MEMTRACE_DATA_DIR: '/data/mt' })).stdout).toContain('nothing changed');
+    expect((await run(['install', '--host', 'codex', '--project', project], { MEMTRACE_DATA_DIR: dataDir })).stdout).toContain('nothing changed');
     const removed = await run(['uninstall', '--host', 'codex', '--project', project]);
     expect(removed.code, removed.stderr).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'hooks.json'), 'utf8')).toBe(CODEX_HOOKS);

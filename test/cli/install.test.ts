@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { CLAUDE_HOOK_EVENTS, shellQuote } from '../../src/install/hook-definitions.js';
+import { CLAUDE_HOOK_EVENTS } from '../../src/install/hook-definitions.js';
 import { isMemtraceMcpEntry } from '../../src/install/mcp-definition.js';
 import { captureIO } from '../support/cli-io.js';
+import { installedHookCommand } from '../support/installed-hook-command.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -64,12 +65,32 @@ describe('memtrace install / uninstall', () => {
 
     const settings = JSON.parse(afterFirst.toString());
     const command: string = settings.hooks.SessionStart[0].hooks[0].command;
-    expect(command).toBe(`sh ${shellQuote(path.join(ROOT, 'bin/memtrace-hook'))} claude-code session-start settings ${shellQuote(process.execPath)}`);
-    // The shell reads the command back as the intended argv.
-    const argv = spawnSync('sh', ['-c', `printf '%s\\n' ${command}`], { encoding: 'utf8' })
-      .stdout.trim()
-      .split('\n');
-    expect(argv).toEqual(['sh', path.join(ROOT, 'bin/memtrace-hook'), 'claude-code', 'session-start', 'settings', process.execPath]);
+    const dataDir = path.join(home, '.memtrace');
+    expect(command).toBe(installedHookCommand(dataDir, 'claude-code', 'session-start'));
+    // The host's shell runs the data dir's native build with the intended argv (a stand-in that prints it)...
+    fs.mkdirSync(path.join(dataDir, 'bin'), { recursive: true });
+    fs.rmSync(path.join(dataDir, 'bin', 'hook'), { force: true });
+    fs.writeFileSync(path.join(dataDir, 'bin', 'hook'), '#!/bin/sh\nprintf "%s\\n" "$@"\n', { mode: 0o700 });
+    const argv = (run: ReturnType<typeof spawnSync>) => String(run.stdout).trim().split('\n');
+    expect(argv(spawnSync('sh', ['-c', command], { encoding: 'utf8', input: '' }))).toEqual([
+      '--direct',
+      dataDir,
+      'claude-code',
+      'session-start',
+      'settings',
+      path.join(ROOT, 'bin'),
+      process.execPath,
+    ]);
+    // ...and without one, the script, which the shell reads back as the intended argv too.
+    const script = command.slice(command.indexOf('; exec ') + '; exec '.length);
+    expect(argv(spawnSync('sh', ['-c', `printf '%s\\n' ${script}`], { encoding: 'utf8' }))).toEqual([
+      'sh',
+      path.join(ROOT, 'bin/memtrace-hook'),
+      'claude-code',
+      'session-start',
+      'settings',
+      process.execPath,
+    ]);
   });
 
   it.each(['user-settings.json', 'project-settings-4space.json', 'tabs-crlf.json', 'empty.json'])(

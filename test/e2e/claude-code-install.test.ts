@@ -1,9 +1,10 @@
 /**
  * SLOW (~3 s): the REAL Claude Code (pinned devDependency, offline against the fake Anthropic API)
  * loads memtrace's plugin (`--plugin-dir`) and the hooks `memtrace install` writes into a
- * project's settings, in one session, and runs every hook through the real forwarder
- * (bin/memtrace-hook, and memtrace-hook.pl with this machine's perl) with the intended argv. No
- * worker runs, so the forwarder hands each event to Node, and the package's bin/memtrace.cjs is
+ * project's settings, in one session, and runs every hook through the real forwarder with the
+ * intended argv: the native build in the data dir that the hook command runs first, handing back
+ * to bin/memtrace-hook, then memtrace-hook.pl with this machine's perl. No worker runs, so the
+ * forwarder hands each event to Node, and the package's bin/memtrace.cjs is
  * swapped for a stand-in that records its argv: this checks the wiring (plugin manifest,
  * hooks.json, quoting, matchers, async flags, the forwarder's fallback), not the hook's own work.
  */
@@ -17,6 +18,7 @@ import { readSettingsFile, renderSettings, writeSettingsFile } from '../../src/i
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { claudeUnavailableReason, runClaudeCode, type ClaudeRunResult } from '../support/claude-code.js';
 import { basicScript, BASIC_FINAL_TEXT, BASIC_PROMPT, writeBasicProject } from '../support/claude-code-scenario.js';
+import { buildNativeForwarderInto } from '../support/native-forwarder.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -73,10 +75,14 @@ describe.skipIf(unavailable !== null)('memtrace plugin and settings hooks in the
     stagePackage(settingsPkg, false);
     const projectDir = path.join(temp.dir, 'project');
     fs.mkdirSync(projectDir);
+    // A data dir with the native build install makes, and no worker.
+    const dataDir = path.join(temp.dir, 'data');
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    buildNativeForwarderInto(dataDir);
     // What `memtrace install --project` does, with the stand-in package as memtrace's root.
     const file = path.join(projectDir, '.claude', 'settings.json');
     const snapshot = readSettingsFile(file);
-    const merged = installHooks(snapshot.value, memtraceHooks(settingsForwarder(process.execPath, settingsPkg), 'settings'));
+    const merged = installHooks(snapshot.value, memtraceHooks(settingsForwarder(process.execPath, settingsPkg, dataDir), 'settings'));
     if (!merged.ok) throw new Error(merged.error);
     writeSettingsFile(snapshot, renderSettings(snapshot, merged.settings), new Date());
     const notes = writeBasicProject(projectDir);
@@ -87,6 +93,7 @@ describe.skipIf(unavailable !== null)('memtrace plugin and settings hooks in the
       apiUrl: fake.url,
       home: path.join(temp.dir, 'home'),
       extraArgs: ['--plugin-dir', pluginPkg],
+      env: { MEMTRACE_DATA_DIR: dataDir },
       timeoutMs: 60_000,
     });
   });

@@ -1,8 +1,8 @@
 /**
- * The two forwarders that carry an event over the data dir's socket without curl: the native
- * program `memtrace install` builds (bin/memtrace-hook.c) and the Perl one (bin/memtrace-hook.pl,
- * where there is no native build). Each runs through the shell forwarder as installed with curl
- * off PATH, so only it can have carried the event, against a plain HTTP server on the data dir's
+ * The forwarders that carry an event over the data dir's socket without curl: the native program
+ * `memtrace install` builds (bin/memtrace-hook.c), run by the installed hook command itself or
+ * through the shell forwarder, and the Perl one (bin/memtrace-hook.pl, where there is no native
+ * build). Each runs with curl off PATH, so only it can have carried the event, against a plain HTTP server on the data dir's
  * socket: to see exactly what it sends and what it does with each kind of answer. The worker
  * itself is behind them in the regression tests.
  */
@@ -28,7 +28,7 @@ describe.each(SOCKET_FORWARDERS)('the $name forwarder', (forwarder) => {
   }
 
   const run = (dataDir: string, event: string, input: Buffer, env: Record<string, string> = {}) =>
-    runHookProcess(hookCommand(forwarder.via, 'claude-code', event), input, {
+    runHookProcess(hookCommand(forwarder.via, 'claude-code', event, dataDir), input, {
       env: { MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir, ...forwarder.env(), ...env },
     });
 

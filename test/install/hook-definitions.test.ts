@@ -9,7 +9,8 @@ describe('memtraceHooks', () => {
     const only = (event: keyof typeof hooks) => hooks[event]![0]!.hooks[0]!;
     expect(only('SessionStart')).toEqual({
       type: 'command',
-      command: 'sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code session-start plugin node',
+      command:
+        'd=${MEMTRACE_DATA_DIR:-$HOME/.memtrace}; [ -O "$d/bin/hook" ] && [ -x "$d/bin/hook" ] && exec "$d/bin/hook" --direct "$d" claude-code session-start plugin "${CLAUDE_PLUGIN_ROOT}/bin" node; exec sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code session-start plugin node',
       timeout: 15,
     });
     for (const event of ['UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure'] as const) expect(only(event).async).toBe(true);
@@ -21,6 +22,7 @@ describe('isMemtraceHookCommand', () => {
   it.each([
     'sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code stop plugin node',
     'sh /opt/memtrace/bin/memtrace-hook codex PostToolUse settings /usr/bin/node',
+    '[ -O /h/.memtrace/bin/hook ] && [ -x /h/.memtrace/bin/hook ] && exec /h/.memtrace/bin/hook --direct /h/.memtrace claude-code stop settings /opt/memtrace/bin /usr/bin/node; exec sh /opt/memtrace/bin/memtrace-hook claude-code stop settings /usr/bin/node',
     'node "${CLAUDE_PLUGIN_ROOT}/bin/memtrace.cjs" hook stop --via plugin',
     '/usr/bin/node /opt/memtrace/bin/memtrace.cjs hook post-tool-use --via settings',
     '"/Program Files/node" "/home/a b/memtrace/bin/memtrace.cjs" hook session-start --via settings',

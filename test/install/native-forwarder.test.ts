@@ -34,7 +34,9 @@ describe('building the native hook forwarder', () => {
     const file = (built as { file: string }).file;
     expect(fs.statSync(file).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
-    expect(binEntries()).toEqual([path.basename(file)]);
+    // bin/hook, which the hook commands name, links to it.
+    expect(binEntries().sort()).toEqual(['hook', path.basename(file)]);
+    expect(fs.readlinkSync(path.join(path.dirname(file), 'hook'))).toBe(path.basename(file));
     expect(build('cc')).toEqual({ status: 'present', file });
   });
 
@@ -87,6 +89,8 @@ describe('building the native hook forwarder', () => {
     const built = await buildNativeForwarderAsync({ packageRoot: ROOT, dataDir, compiler: 'cc', run: runProgramAsync });
     expect(built.status).toBe('built');
     expect(forwarderOutdated(ROOT, dataDir)).toBe(false);
+    // The hook commands install wrote before the upgrade name bin/hook: it now runs the new build.
+    expect(fs.realpathSync(path.join(dataDir, 'bin', 'hook'))).toBe(fs.realpathSync((built as { file: string }).file));
     expect(await buildNativeForwarderAsync({ packageRoot: ROOT, dataDir, compiler: 'no-such-compiler-here', run: runProgramAsync })).toEqual({
       status: 'present',
       file: (built as { file: string }).file,

@@ -26,9 +26,23 @@ describe('findPackageRoot', () => {
 });
 
 describe('settingsForwarder', () => {
-  it('runs this node and the package entry by absolute, shell-quoted paths', () => {
-    expect(settingsForwarder('/usr/bin/node', '/opt/memtrace')).toEqual({ script: '/opt/memtrace/bin/memtrace-hook', node: '/usr/bin/node' });
-    expect(settingsForwarder('/home/a b/node', '/home/a b/memtrace')).toEqual({ script: '"/home/a b/memtrace/bin/memtrace-hook"', node: '"/home/a b/node"' });
+  it("runs this node and the package entry by absolute, shell-quoted paths, and the data dir's native build first", () => {
+    expect(settingsForwarder('/usr/bin/node', '/opt/memtrace', '/home/me/.memtrace')).toEqual({
+      script: '/opt/memtrace/bin/memtrace-hook',
+      bin: '/opt/memtrace/bin',
+      node: '/usr/bin/node',
+      native: { setup: '', file: '/home/me/.memtrace/bin/hook', dataDir: '/home/me/.memtrace' },
+    });
+    expect(settingsForwarder('/home/a b/node', '/home/a b/memtrace', '/home/a b/.memtrace')).toEqual({
+      script: '"/home/a b/memtrace/bin/memtrace-hook"',
+      bin: '"/home/a b/memtrace/bin"',
+      node: '"/home/a b/node"',
+      native: { setup: '', file: '"/home/a b/.memtrace/bin/hook"', dataDir: '"/home/a b/.memtrace"' },
+    });
+  });
+
+  it('runs the script alone when there is no data dir to name', () => {
+    expect(settingsForwarder('/usr/bin/node', '/opt/memtrace', null).native).toBeNull();
   });
 
   it('tells an npx cache install apart', () => {

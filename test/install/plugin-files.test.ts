@@ -24,12 +24,15 @@ describe('the committed plugin files', () => {
     });
   });
 
+  /** The data dir's native build, run by Claude Code's shell itself where there is one, else the package's script through ${CLAUDE_PLUGIN_ROOT}. */
+  const PLUGIN_HOOK_COMMAND =
+    /^d=\$\{MEMTRACE_DATA_DIR:-\$HOME\/\.memtrace\}; \[ -O "\$d\/bin\/hook" \] && \[ -x "\$d\/bin\/hook" \] && exec "\$d\/bin\/hook" --direct "\$d" claude-code ([a-z-]+) plugin "\$\{CLAUDE_PLUGIN_ROOT\}\/bin" node; exec sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace-hook" claude-code \1 plugin node$/;
+
   it("run the package's bin through ${CLAUDE_PLUGIN_ROOT}, SessionStart in the foreground, tool hooks async", () => {
     const { hooks } = JSON.parse(fs.readFileSync(path.join(ROOT, PLUGIN_HOOKS_PATH), 'utf8'));
     expect(Object.keys(hooks)).toEqual([...CLAUDE_HOOK_EVENTS]);
     for (const event of CLAUDE_HOOK_EVENTS) {
-      for (const group of hooks[event])
-        for (const hook of group.hooks) expect(hook.command).toMatch(/^sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace-hook" claude-code [a-z-]+ plugin node$/);
+      for (const group of hooks[event]) for (const hook of group.hooks) expect(hook.command).toMatch(PLUGIN_HOOK_COMMAND);
     }
     expect(hooks.SessionStart[0].hooks[0]).not.toHaveProperty('async');
     expect(hooks.PostToolUse[0].hooks[0].async).toBe(true);

@@ -51,7 +51,9 @@ describe.skipIf(unavailable !== null)('claude plugin validate --strict', () => {
     expect(report.contents.flatMap((c: any) => [...(c.errors ?? []), ...(c.warnings ?? [])])).toEqual([]);
     expect(report.provides.hooks.map((h: any) => h.event)).toEqual([...CLAUDE_HOOK_EVENTS]);
     expect(
-      report.provides.hooks.every((h: any) => h.type === 'command' && h.command.startsWith('sh "${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook" claude-code ')),
+      report.provides.hooks.every(
+        (h: any) => h.type === 'command' && /; exec sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/memtrace-hook" claude-code [a-z-]+ plugin node$/.test(h.command),
+      ),
     ).toBe(true);
     expect(report.provides.mcpServers).toEqual([
       { name: 'memtrace', type: 'stdio', target: 'sh', args: ['${CLAUDE_PLUGIN_ROOT}/bin/memtrace-hook', 'mcp', 'node'] },

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_HOOK_EVENTS, memtraceHooks } from '../../src/install/hook-definitions.js';
+import { settingsForwarder } from '../../src/install/package-root.js';
 import { foreignMemtraceHooks, installHooks, uninstallHooks, type JsonObject, type MergeResult } from '../../src/install/settings-merge.js';
 
-const WANTED = memtraceHooks({ script: '/opt/memtrace/bin/memtrace-hook', node: '/usr/local/bin/node' }, 'settings');
+const WANTED = memtraceHooks(settingsForwarder('/usr/local/bin/node', '/opt/memtrace', '/home/me/.memtrace'), 'settings');
 
 /** The entries 0.2.0 wrote: `<invoke> hook <event> --via <mode>`, before the forwarder. */
 function legacyHooks(invoke: string, mode: 'plugin' | 'settings') {
-  const hooks = memtraceHooks({ script: 'x', node: 'node' }, mode);
+  const hooks = memtraceHooks({ script: 'x', bin: '.', node: 'node', native: null }, mode);
   for (const groups of Object.values(hooks)) for (const hook of groups[0]!.hooks) hook.command = `${invoke} hook ${hook.command.split(' ')[3]} --via ${mode}`;
   return hooks;
 }

@@ -29,7 +29,7 @@ describe.each(SOCKET_FORWARDERS)('a hook through the $name forwarder that its ho
     // A worker that takes the event and never answers: the host's timeout is what ends the hook.
     await servers.listen(dataDir, (res) => taken(res));
     forwarder.prepare(dataDir);
-    const [command, ...args] = hookCommand(forwarder.via, 'claude-code', 'stop');
+    const [command, ...args] = hookCommand(forwarder.via, 'claude-code', 'stop', dataDir);
     const hook = spawn(command!, args, {
       env: { PATH: process.env.PATH ?? '', MEMTRACE_DATA_DIR: dataDir, HOME: temp.dir, MEMTRACE_HOOK_TIMEOUT_S: '600', ...forwarder.env() },
       stdio: ['pipe', 'ignore', 'ignore'],

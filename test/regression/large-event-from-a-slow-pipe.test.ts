@@ -53,13 +53,14 @@ describe('a large tool event written slowly into the hook', () => {
     ['forwarder-curl', 8],
     ['forwarder-native', 1],
     ['forwarder-native', 8],
+    ['installed', 8],
     ['node', 0.3],
     ['node', 1],
     ['node', 4],
     ['node', 8],
   ])('stores a %s hook event of %s MB written in 64 KB chunks, shortened with head and tail kept', async (via, mb) => {
     const id = `toolu_${via}_${String(mb).replace('.', '_')}`;
-    const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), bigEvent(id, Math.round(mb * MB)), { env });
+    const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use', h.dataDir), bigEvent(id, Math.round(mb * MB)), { env });
     expect(run.code).toBe(0);
     const event = stored(id);
     expect(event, run.stderr).not.toBeNull();
@@ -75,9 +76,10 @@ describe('a large tool event written slowly into the hook', () => {
     ['file', 'forwarder'],
     ['socket', 'forwarder-curl'],
     ['socket', 'forwarder-native'],
+    ['socket', 'installed'],
   ])('reads all of a 2 MB event from a %s stdin (%s)', async (stdin, via) => {
     const id = `toolu_${stdin}_${via}`;
-    const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), bigEvent(id, 2 * MB), { env, stdin });
+    const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use', h.dataDir), bigEvent(id, 2 * MB), { env, stdin });
     expect(run.code).toBe(0);
     expect(stored(id), run.stderr).not.toBeNull();
   });
@@ -87,7 +89,10 @@ describe('a large tool event written slowly into the hook', () => {
     async (via) => {
       const before = JSON.parse((await h.get('/health')).text).hooks.unreadable as number;
       const input = bigEvent(`toolu_cut_${via}`, MB);
-      const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), input, { env, closeAfterBytes: Math.floor(input.length / 2) });
+      const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use', h.dataDir), input, {
+        env,
+        closeAfterBytes: Math.floor(input.length / 2),
+      });
       expect(run.code).toBe(0);
       expect(stored(`toolu_cut_${via}`)).toBeNull();
       expect(JSON.parse((await h.get('/health')).text).hooks.unreadable).toBe(before + 1);

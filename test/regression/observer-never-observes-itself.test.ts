@@ -7,6 +7,7 @@ import { createReplayProvider } from '../../src/providers/index.js';
 import { openStore } from '../../src/store/index.js';
 import { isObserverScratch } from '../../src/data-dir/index.js';
 import { hookCommand, runHookProcess } from '../support/hook-process.js';
+import { buildNativeForwarderInto } from '../support/native-forwarder.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { startHarness, toolEvent, type Harness } from '../support/worker-harness.js';
 
@@ -24,11 +25,13 @@ describe('the observer never observes itself', () => {
     temp?.cleanup();
   });
 
-  it.each(['forwarder', 'node'] as const)('the %s hook does nothing in the observer’s session: nothing sent, nothing spooled', async (via) => {
+  it.each(['forwarder', 'installed', 'node'] as const)('the %s hook does nothing in the observer’s session: nothing sent, nothing spooled', async (via) => {
     temp = makeTempDir();
     const dataDir = path.join(temp.dir, 'data');
+    // The installed command runs the native build directly: it checks the observer's session itself.
+    if (via === 'installed') buildNativeForwarderInto(dataDir);
     const input = Buffer.from(JSON.stringify({ session_id: 'obs', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {}, tool_response: 'x' }));
-    const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), input, {
+    const run = await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use', dataDir), input, {
       env: { HOME: temp.dir, MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: '1', MEMTRACE_OBSERVER_SESSION: '1' },
     });
     expect(run.code).toBe(0);

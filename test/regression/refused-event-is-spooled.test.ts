@@ -54,12 +54,12 @@ describe('an event the worker does not take is spooled, then replayed in order e
   const queued = () =>
     (h!.worker.store.db.prepare('SELECT tool_use_id FROM queue ORDER BY id').all() as Array<{ tool_use_id: string }>).map((r) => r.tool_use_id);
 
-  it.each<HookPath>(['forwarder', 'forwarder-curl', 'forwarder-native', 'node'])(
+  it.each<HookPath>(['forwarder', 'forwarder-curl', 'forwarder-native', 'installed', 'node'])(
     'spools when no worker runs, and when the socket is a dead one (%s)',
     async (via) => {
       const { dataDir, env } = setup();
-      if (via === 'forwarder-native') buildNativeForwarderInto(dataDir);
-      expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(1), { env })).code).toBe(0);
+      if (via === 'forwarder-native' || via === 'installed') buildNativeForwarderInto(dataDir);
+      expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use', dataDir), event(1), { env })).code).toBe(0);
       // The perl forwarder hands the event to a Node hook in the background.
       await waitFor(() => listSpool(dataDir).length === 1);
       // A socket file left by a worker killed with -9: nothing accepts on it.
@@ -69,7 +69,7 @@ describe('an event the worker does not take is spooled, then replayed in order e
       dead.kill('SIGKILL');
       await new Promise((r) => dead.once('close', r));
       expect(fs.statSync(socketPath).isSocket()).toBe(true);
-      expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use'), event(2), { env })).code).toBe(0);
+      expect((await runHookProcess(hookCommand(via, 'claude-code', 'post-tool-use', dataDir), event(2), { env })).code).toBe(0);
       await waitFor(() => listSpool(dataDir).length >= 2);
       expect(listSpool(dataDir)).toHaveLength(2);
     },

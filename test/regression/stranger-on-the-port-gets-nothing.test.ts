@@ -38,7 +38,7 @@ describe('a stranger listening on the worker port', () => {
     return { port, connections: () => connections, bytes: () => Buffer.concat(received).length };
   }
 
-  it.each<HookPath>(['forwarder', 'forwarder-curl', 'forwarder-native', 'node'])(
+  it.each<HookPath>(['forwarder', 'forwarder-curl', 'forwarder-native', 'installed', 'node'])(
     'gets no connection and no byte from any hook, and every event is spooled (%s)',
     async (via) => {
       temp = makeTempDir();
@@ -48,7 +48,7 @@ describe('a stranger listening on the worker port', () => {
       fs.mkdirSync(dataDir, { mode: 0o700 });
       // No worker runs here, and no hook may start one (it would take the spooled events).
       holdWorkerStarts(dataDir);
-      if (via === 'forwarder-native') buildNativeForwarderInto(dataDir);
+      if (via === 'forwarder-native' || via === 'installed') buildNativeForwarderInto(dataDir);
       fs.writeFileSync(path.join(dataDir, 'auth-token'), 'secret-token-of-this-install\n', { mode: 0o600 });
       const env = { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), HOME: temp.dir };
       const events: Array<[string, string]> = [
@@ -57,7 +57,7 @@ describe('a stranger listening on the worker port', () => {
         ['stop', 'stop'],
         ['session-end', 'session-end'],
       ];
-      for (const [event, file] of events) expect((await runHookProcess(hookCommand(via, 'claude-code', event), fixture(file), { env })).code).toBe(0);
+      for (const [event, file] of events) expect((await runHookProcess(hookCommand(via, 'claude-code', event, dataDir), fixture(file), { env })).code).toBe(0);
       // The perl forwarder hands each event to a Node hook in the background.
       await waitFor(() => listSpool(dataDir).length >= events.length);
       expect(connections()).toBe(0);

@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { forwarderCommand } from '../../src/install/hook-definitions.js';
+import { settingsForwarder } from '../../src/install/package-root.js';
 import { drainedOrClosed } from './drained.js';
 import { pathWithOnly, pathWithoutPerl } from './tool-path.js';
 
@@ -19,15 +21,21 @@ const NODE_HOOK = path.join(ROOT, 'bin/memtrace.cjs');
 /**
  * The forwarder with perl (no native build in the data dir), the forwarder on a machine without
  * perl (curl), the forwarder with its native build and neither perl nor curl on PATH (the data
- * dir needs buildNativeForwarderInto first; what it cannot send goes to the Node hook), the Node hook.
+ * dir needs buildNativeForwarderInto first; what it cannot send goes to the Node hook), the hook
+ * command `memtrace install` writes run by a host's shell (the native build run directly, then the
+ * same), the Node hook.
  */
-export type HookPath = 'forwarder' | 'forwarder-curl' | 'forwarder-native' | 'node';
+export type HookPath = 'forwarder' | 'forwarder-curl' | 'forwarder-native' | 'installed' | 'node';
 
-export function hookCommand(via: HookPath, host: string, event: string): string[] {
+/** `dataDir`: the data dir an installed command names (install bakes it in); the others read MEMTRACE_DATA_DIR. */
+export function hookCommand(via: HookPath, host: string, event: string, dataDir?: string): string[] {
   if (via === 'node') return [process.execPath, NODE_HOOK, 'hook', '--host', host, event, '--via', 'settings'];
   const forwarder = ['sh', FORWARDER, host, event, 'settings', process.execPath];
   if (via === 'forwarder') return forwarder;
-  return ['/usr/bin/env', `PATH=${via === 'forwarder-curl' ? pathWithoutPerl() : pathWithOnly(['sh', 'cat'])}`, ...forwarder];
+  const searchPath = `PATH=${via === 'forwarder-curl' ? pathWithoutPerl() : pathWithOnly(['sh', 'cat'])}`;
+  if (via !== 'installed') return ['/usr/bin/env', searchPath, ...forwarder];
+  if (dataDir === undefined) throw new Error('an installed hook command names its data dir');
+  return ['/usr/bin/env', searchPath, 'sh', '-c', forwarderCommand(settingsForwarder(process.execPath, ROOT, dataDir), host, event, 'settings')];
 }
 
 export interface HookRun {

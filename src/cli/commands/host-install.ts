@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { installedForwarder } from './native-forwarder-step.js';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT_FAILURE, EXIT_OK, type CliIO } from '../command.js';
@@ -10,7 +11,6 @@ import {
   removeSettingsFile,
   settingsDiff,
   SettingsFileError,
-  settingsForwarder,
   writeSettingsFile,
 } from '../../install/index.js';
 import {
@@ -71,7 +71,7 @@ export async function runHostInstall(
       if (error instanceof SettingsFileError) return fail(error.message);
       throw error;
     }
-    result = hostConfigEdits(action, host, files, settingsForwarder(process.execPath, packageRoot), hostMcpEntry(process.execPath, forwarder, io.env));
+    result = hostConfigEdits(action, host, files, installedForwarder(packageRoot, io), hostMcpEntry(process.execPath, forwarder, io.env));
     what = `memtrace's hooks${host === 'gemini-cli' || paths.mcpFile ? ' and MCP server' : ''}`;
   }
   if (!result.ok) return fail(`${result.file} ${result.error}. Nothing was changed; fix the file (or move it aside) and run the command again.`);

@@ -15,7 +15,6 @@ import {
   renderSettings,
   settingsDiff,
   SettingsFileError,
-  settingsForwarder,
   uninstallHooks,
   uninstallMcpServer,
   writeSettingsFile,
@@ -27,7 +26,7 @@ import {
 } from '../../install/index.js';
 import { runHostInstall } from './host-install.js';
 import { IN_PROCESS_HOSTS, type InProcessHost } from '../../install/in-process-file.js';
-import { buildForwarderStep } from './native-forwarder-step.js';
+import { buildForwarderStep, installedForwarder } from './native-forwarder-step.js';
 import { loadWorkerConfig } from '../../config.js';
 import { chooseObserver } from '../../providers/index.js';
 import { HOSTS } from '../../hosts/index.js';
@@ -157,9 +156,7 @@ async function runClaudeCodeSettings(action: Action, values: Values, io: CliIO):
       return fail(`memtrace's hook forwarder ${path.join(packageRoot, HOOK_FORWARDER)} is missing; reinstall memtrace.`);
   }
   const hooks =
-    packageRoot !== null
-      ? installHooks(hooksFile.value, memtraceHooks(settingsForwarder(process.execPath, packageRoot), 'settings'))
-      : uninstallHooks(hooksFile.value);
+    packageRoot !== null ? installHooks(hooksFile.value, memtraceHooks(installedForwarder(packageRoot, io), 'settings')) : uninstallHooks(hooksFile.value);
   if (!hooks.ok) return fail(`${files.settings}: ${hooks.error}. Nothing was changed.`);
   const mcp = packageRoot !== null ? installMcpServer(mcpFile.value, memtraceMcpEntry(process.execPath, packageRoot)) : uninstallMcpServer(mcpFile.value);
   if (!mcp.ok) return fail(`${files.mcp}: ${mcp.error}. Nothing was changed.`);

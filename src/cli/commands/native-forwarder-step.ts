@@ -1,7 +1,22 @@
 import os from 'node:os';
 import { loadWorkerConfig } from '../../config.js';
-import { buildNativeForwarder, findPackageRoot, runProgram } from '../../install/index.js';
+import { buildNativeForwarder, findPackageRoot, runProgram, settingsForwarder } from '../../install/index.js';
+import type { Forwarder } from '../../install/hook-definitions.js';
 import type { CliIO } from '../command.js';
+
+/**
+ * The data dir install builds the native forwarder into, which the hook commands name. Only the
+ * data dir matters here: another setting the worker would refuse must not cost the build.
+ */
+function forwarderDataDir(io: CliIO): ReturnType<typeof loadWorkerConfig> {
+  return loadWorkerConfig({ MEMTRACE_DATA_DIR: io.env.MEMTRACE_DATA_DIR }, io.env.HOME || io.env.USERPROFILE || os.homedir());
+}
+
+/** What the hook commands install writes run: this package's forwarder and node, and the native build in this data dir first. */
+export function installedForwarder(packageRoot: string, io: CliIO): Forwarder {
+  const loaded = forwarderDataDir(io);
+  return settingsForwarder(process.execPath, packageRoot, loaded.ok ? loaded.config.dataDir : null);
+}
 
 /**
  * The last step of `memtrace install`: build the native hook forwarder for this data dir, and say
@@ -9,9 +24,7 @@ import type { CliIO } from '../command.js';
  * the same work, a few milliseconds slower per firing.
  */
 export function buildForwarderStep(io: CliIO): void {
-  const home = io.env.HOME || io.env.USERPROFILE || os.homedir();
-  // Only the data dir matters here: another setting the worker would refuse must not cost the build.
-  const loaded = loadWorkerConfig({ MEMTRACE_DATA_DIR: io.env.MEMTRACE_DATA_DIR }, home);
+  const loaded = forwarderDataDir(io);
   if (!loaded.ok) {
     io.stderr.write(`memtrace install: warning: no native hook forwarder built (${loaded.errors.join('; ')}); the hooks use perl or curl.\n`);
     return;

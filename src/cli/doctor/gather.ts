@@ -13,7 +13,7 @@ import {
   WORKER_SOCKET,
   type WorkerInfo,
 } from '../../data-dir/index.js';
-import { findPackageRoot, HOOK_FORWARDER, NATIVE_FORWARDER_SOURCE, nativeForwarderName } from '../../install/index.js';
+import { findPackageRoot, HOOK_FORWARDER, NATIVE_FORWARDER_LINK, NATIVE_FORWARDER_SOURCE, nativeForwarderName } from '../../install/index.js';
 import { chooseObserver } from '../../providers/select.js';
 import { findOnPath } from '../../providers/cli/which.js';
 import { observerEnvSet } from '../../providers/observer-env.js';
@@ -195,9 +195,11 @@ function forwarderOf(dataDir: string, packageRoot: string, env: Record<string, s
   const others = safe(() => fs.readdirSync(binDir), [] as string[])
     .filter((n) => n.startsWith('hook-') && n !== name)
     .map((n) => path.join(binDir, n));
+  const link = path.join(binDir, NATIVE_FORWARDER_LINK);
   return {
     script: { path: script, exists: fs.existsSync(script) },
     native: { path: native, state: nativeState(native) },
+    link: { path: link, target: safe(() => path.resolve(binDir, fs.readlinkSync(link)), null) },
     others,
     compilerFound: ['cc', 'gcc', 'clang', env.CC ?? ''].some((c) => c !== '' && findOnPath(c, env.PATH) !== null),
   };

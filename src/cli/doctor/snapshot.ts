@@ -46,6 +46,8 @@ export interface ForwarderSnapshot {
   script: { path: string; exists: boolean };
   /** DATA_DIR/bin/hook-<hash of this version's source>. */
   native: { path: string; state: 'ok' | 'missing' | 'not_executable' | 'not_owned' };
+  /** DATA_DIR/bin/hook, which the hook commands run first: the build it names, null when there is no link. */
+  link: { path: string; target: string | null };
   /** Other builds in DATA_DIR/bin (another version's source). */
   others: string[];
   compilerFound: boolean;

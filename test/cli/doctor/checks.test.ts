@@ -50,6 +50,7 @@ function healthy(): DoctorSnapshot {
     forwarder: {
       script: { path: '/usr/lib/node_modules/memtrace/bin/memtrace-hook', exists: true },
       native: { path: '/home/u/.memtrace/bin/hook-abc', state: 'ok' },
+      link: { path: '/home/u/.memtrace/bin/hook', target: '/home/u/.memtrace/bin/hook-abc' },
       others: [],
       compilerFound: true,
     },
@@ -271,6 +272,18 @@ describe('memtrace doctor’s checks', () => {
     });
     s.forwarder.compilerFound = false;
     expect(checkForwarder(s)[0]!.fix).toContain('install a C compiler');
+  });
+
+  it("warn when bin/hook, which the hook commands run first, does not link to this version's build", () => {
+    const s = healthy();
+    s.forwarder.link.target = '/home/u/.memtrace/bin/hook-old';
+    expect(checkForwarder(s)[0]).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('/home/u/.memtrace/bin/hook links to /home/u/.memtrace/bin/hook-old, not to /home/u/.memtrace/bin/hook-abc'),
+      fix: 'memtrace install (links it)',
+    });
+    s.forwarder.link.target = null;
+    expect(checkForwarder(s)[0]!.detail).toContain('/home/u/.memtrace/bin/hook is missing');
   });
 
   it('say which observer variable the running worker never saw, by name only', () => {

@@ -3,7 +3,7 @@ import type { DoctorSnapshot } from '../snapshot.js';
 
 /** The hook forwarder every installed hook runs, and the native build `memtrace install` makes of it. */
 export function checkForwarder(s: DoctorSnapshot): Finding[] {
-  const { script, native, others, compilerFound } = s.forwarder;
+  const { script, native, link, others, compilerFound } = s.forwarder;
   if (!script.exists)
     return [
       fail(
@@ -12,7 +12,18 @@ export function checkForwarder(s: DoctorSnapshot): Finding[] {
         'reinstall memtrace (npm install -g memtrace), then memtrace install',
       ),
     ];
-  if (native.state === 'ok') return [ok('forwarder', `native forwarder ${native.path} built from this version's source`)];
+  if (native.state === 'ok') {
+    // The hook commands run bin/hook first: a link to another build (or none) leaves them on the script's path.
+    if (link.target !== native.path)
+      return [
+        warn(
+          'forwarder',
+          `${link.path} ${link.target === null ? 'is missing' : `links to ${link.target}`}, not to ${native.path}: each hook firing takes the script's shell first (about 0.7 ms)`,
+          'memtrace install (links it)',
+        ),
+      ];
+    return [ok('forwarder', `native forwarder ${native.path} built from this version's source`)];
+  }
   const stale = others.length > 0 ? `; ${others.join(', ')} ${others.length === 1 ? 'was' : 'were'} built from another version's source` : '';
   if (native.state === 'missing') {
     const why = compilerFound ? 'not built' : 'not built (no C compiler, cc, on PATH)';
