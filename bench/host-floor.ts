@@ -56,15 +56,20 @@ while (my $line = <STDIN>) {
 }
 
 /** The hook settings with every command hook's command replaced by `true`, all else kept. */
-function trueHooks(hooks: unknown): unknown {
-  if (Array.isArray(hooks)) return hooks.map(trueHooks);
+function floorHooks(hooks: unknown): unknown {
+  if (Array.isArray(hooks)) return hooks.map(floorHooks);
   if (hooks === null || typeof hooks !== 'object') return hooks;
   const entry = hooks as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, key === 'command' && entry.type === 'command' ? 'true' : trueHooks(value)]));
+  return Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, key === 'command' && entry.type === 'command' ? 'true' : floorHooks(value)]));
 }
 
-/** Turns a project `memtrace install --host <host> --project` wrote into that host's floor. */
-export function makeFloorProject(host: FloorHost, projectDir: string, standIn: McpStandIn): void {
+/**
+ * Turns a project `memtrace install --host <host> --project` wrote into that host's floor; with
+ * `only: 'mcp'`, memtrace's hooks stay and only the MCP server is the stand-in (memtrace's MCP
+ * share apart from its hooks').
+ */
+export function makeFloorProject(host: FloorHost, projectDir: string, standIn: McpStandIn, only?: 'mcp'): void {
+  const trueHooks = only === 'mcp' ? (hooks: unknown) => hooks : floorHooks;
   const editJson = (file: string, edit: (value: Record<string, unknown>) => void) => {
     const value = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
     edit(value);

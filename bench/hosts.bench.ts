@@ -32,13 +32,15 @@ const ONLY =
  * server; the session's SessionStart starts a worker, stopped after the run); trivial_hooks
  * (Copilot): the same events hooked by `cat > /dev/null`, the floor of any command hook; floor
  * (issue 36): the host's own cost of any hooks and any MCP server, as host-floor.ts makes it
- * (target: hooked ≤ 1.03 × floor, paired). Opt-in (HOSTS_BENCH_VARIANTS=without_tool_hooks):
- * hooked minus the per-tool hook (AfterTool, PostToolUse).
+ * (target: hooked ≤ 1.03 × floor, paired). Opt-in (HOSTS_BENCH_VARIANTS, comma-separated):
+ * without_tool_hooks, hooked minus the per-tool hook (AfterTool, PostToolUse); floor_mcp, memtrace's
+ * hooks with the floor's MCP stand-in (what memtrace's MCP server costs apart from its hooks).
  */
-type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor';
+type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor' | 'floor_mcp';
+const OPT_IN_VARIANTS: readonly Variant[] = ['without_tool_hooks', 'floor_mcp'];
 const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold', 'floor'];
 const EXTRA_VARIANTS: Readonly<Partial<Record<AgentHost, Variant[]>>> = { copilot: ['trivial_hooks'] };
-const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor']);
+const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor', 'floor_mcp']);
 const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS_BENCH_RUNS) : 3;
 /** Issue 28's bound on the hooked session, per host (hooked ÷ unhooked, same run). */
 const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15, copilot: 1.1 };
@@ -79,7 +81,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
     ...(EXTRA_VARIANTS[host] ?? []),
     // Copilot CLI's floor is its trivial_hooks variant: host-floor.ts builds the other hosts' floors.
     ...DEFAULT_VARIANTS.slice(1).filter((v) => v !== 'floor' || host !== 'copilot'),
-    ...(process.env.HOSTS_BENCH_VARIANTS === 'without_tool_hooks' ? (['without_tool_hooks'] as const) : []),
+    ...OPT_IN_VARIANTS.filter((v) => (process.env.HOSTS_BENCH_VARIANTS ?? '').split(',').includes(v) && (v !== 'floor_mcp' || host !== 'copilot')),
   ];
   const dataDir = path.join(temp.dir, 'data');
   const coldDir = path.join(temp.dir, 'cold-data');
@@ -205,6 +207,7 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
   const c = captureIO({ env: { ...env, HOME: path.join(root, 'installer-home') } });
   if ((await main(['install', '--host', host, '--project', dir], c.io)) !== 0) throw new Error(c.stderr());
   if (variant === 'floor' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root));
+  if (variant === 'floor_mcp' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root), 'mcp');
   const hooksFile =
     host === 'gemini-cli'
       ? path.join(dir, '.gemini', 'settings.json')
