@@ -22,6 +22,8 @@ const RUNS = Number(process.env.BENCH_MCP_RUNS ?? 20);
 const SEARCH_CALLS = Number(process.env.BENCH_MCP_SEARCHES ?? 200);
 const SEARCH_OBSERVATIONS = Number(process.env.BENCH_MCP_OBSERVATIONS ?? 100_000);
 const CPU_SESSIONS = Number(process.env.BENCH_MCP_CPU_SESSIONS ?? 60);
+/** The gap between sessions for the spaced figure: about one agent session's length (a short Codex `exec` run). */
+const SPACED_GAP_MS = Number(process.env.BENCH_MCP_CPU_GAP_MS ?? 600);
 const HOST_START = ['{"jsonrpc":"2.0","method":"notifications/initialized"}', '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'].join('\n');
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',
@@ -97,13 +99,19 @@ export async function run(): Promise<Record<string, unknown>> {
       ]),
     );
     const bridge = variants.bridge_native_as_installed!;
-    const workerCpu = await workerCpuPerSession(worker.pid, () => timeToAnswer(bridge.command, bridge.args, bridge.env, 'tool_list'));
+    const hostStart = () => timeToAnswer(bridge.command, bridge.args, bridge.env, 'tool_list');
+    const workerCpu = await workerCpuPerSession(worker.pid, hostStart, 0);
+    const spacedCpu = await workerCpuPerSession(worker.pid, hostStart, SPACED_GAP_MS);
+    // The same windows with no session: what an idle worker spends in them (its timers).
+    const idleCpu = await workerCpuPerSession(worker.pid, async () => undefined, SPACED_GAP_MS);
     await worker.stop();
     return {
       runs: RUNS,
       node_extra_ca_certs: Boolean(process.env.NODE_EXTRA_CA_CERTS),
       spawn_to_initialize: start,
       worker_cpu_per_session: workerCpu,
+      worker_cpu_per_spaced_session: spacedCpu,
+      worker_cpu_idle_per_gap: idleCpu,
       search_through_bridge: await searchThroughBridge(path.join(temp.dir, 'search')),
     };
   } finally {
@@ -177,18 +185,24 @@ function searchInProcess(dataDir: string, queries: readonly string[]): ReturnTyp
   }
 }
 
-/** The worker's CPU per MCP session a host starts, over CPU_SESSIONS sessions one after another (after 5 not counted). */
-async function workerCpuPerSession(pid: number, session: () => Promise<unknown>): Promise<Record<string, unknown> | null> {
+/**
+ * The worker's CPU per MCP session a host starts, over CPU_SESSIONS sessions (after 5 not
+ * counted): one after another, or `gapMs` apart as agent sessions come (the worker idle between,
+ * so what a session's code costs when it has not just run). Each session's window runs to the
+ * start of the next, so its teardown after the host goes away is counted too.
+ */
+async function workerCpuPerSession(pid: number, session: () => Promise<unknown>, gapMs: number): Promise<Record<string, unknown> | null> {
   for (let i = 0; i < 5; i += 1) await session();
   let split: CpuSplit | undefined;
   for (let i = 0; i < CPU_SESSIONS; i += 1) {
     const before = cpuSnapshot(pid);
     await session();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(gapMs, 20)));
     const after = cpuSnapshot(pid);
     if (!before || !after) return null;
     split = addToSplit(split, before, after, 1);
   }
-  return split ? { sessions: CPU_SESSIONS, ms_per_session: splitPerEvent(split) } : null;
+  return split ? { sessions: CPU_SESSIONS, gap_ms: gapMs, ms_per_session: splitPerEvent(split) } : null;
 }
 
 /**
