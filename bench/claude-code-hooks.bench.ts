@@ -1,9 +1,10 @@
 import fs from 'node:fs';
+import { startInstalledWorker } from './installed-worker.js';
 import http from 'node:http';
 import path from 'node:path';
 import { main } from '../src/cli/main.js';
 import { writeContextFile } from '../src/data-dir/index.js';
-import { startChildWorker, type ChildWorker } from '../test/support/child-worker.js';
+import type { ChildWorker } from '../test/support/child-worker.js';
 import { claudeUnavailableReason, claudeVersion, runClaudeCode } from '../test/support/claude-code.js';
 import { basicScript, BASIC_PROMPT, writeBasicProject } from '../test/support/claude-code-scenario.js';
 import { captureIO } from '../test/support/cli-io.js';
@@ -106,7 +107,7 @@ export async function run(): Promise<Record<string, unknown>> {
       path.join(dirs.memtrace_node_mcp, '.mcp.json'),
       JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp'], env: { NODE_EXTRA_CA_CERTS: '' } } } }),
     );
-  let worker: ChildWorker | null = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
+  let worker: ChildWorker | null = await startInstalledWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
   const samples = Object.fromEntries(variants.map((v) => [v, [] as number[]])) as Record<Variant, number[]>;
   const toolsSeen = Object.fromEntries(variants.map((v) => [v, 0])) as Record<Variant, number>;
   const cpu = Object.fromEntries(variants.map((v) => [v, { session: [] as number[], worker: [] as number[] }])) as Record<

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
+import { startInstalledWorker } from './installed-worker.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeContextFile } from '../src/data-dir/index.js';
 import { forwarderCommand, shellQuote } from '../src/install/hook-definitions.js';
 import { settingsForwarder } from '../src/install/package-root.js';
-import { startChildWorker } from '../test/support/child-worker.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { pathWithoutPerl } from '../test/support/tool-path.js';
@@ -46,7 +46,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const coldDir = path.join(temp.dir, 'cold');
   const project = path.join(temp.dir, 'project');
   fs.mkdirSync(project);
-  const worker = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
+  const worker = await startInstalledWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
   fs.mkdirSync(coldDir, { mode: 0o700 });
   buildNativeForwarderInto(dataDir);
   buildNativeForwarderInto(coldDir);

@@ -1,9 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { startInstalledWorker } from './installed-worker.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli/main.js';
 import { captureIO } from '../test/support/cli-io.js';
-import { startChildWorker, type ChildWorker } from '../test/support/child-worker.js';
+import type { ChildWorker } from '../test/support/child-worker.js';
 import { HOST_BINS, hostUnavailableReason, prepareHostHome, runHostCli, startHostFakeApi, type AgentHost } from '../test/support/host-cli.js';
 import { hostScript } from '../test/support/host-scenario.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
@@ -85,7 +86,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
   ];
   const dataDir = path.join(temp.dir, 'data');
   const coldDir = path.join(temp.dir, 'cold-data');
-  const worker = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
+  const worker = await startInstalledWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
   try {
     const port = String(new URL(worker.url).port);
     const envFor = (variant: Variant) => ({ MEMTRACE_DATA_DIR: variant === 'cold' ? coldDir : dataDir, MEMTRACE_PORT: port, MEMTRACE_TELEMETRY: '0' });

@@ -14,13 +14,13 @@
  * wall and CPU of one observer call (HOSTS_BENCH_OBSERVER_RUNS, default 3).
  * Knobs: HOSTS_BENCH_RUNS (rounds, default 3), HOSTS_BENCH_HOSTS (e.g. `opencode,pi`).
  */
+import { startInstalledWorker } from './installed-worker.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli/main.js';
 import { memoryToolSpecs } from '../src/install/memory-tool-specs.js';
 import { chooseObserver } from '../src/providers/index.js';
 import { captureIO } from '../test/support/cli-io.js';
-import { startChildWorker } from '../test/support/child-worker.js';
 import {
   IN_PROCESS_BINS,
   inProcessHostUnavailableReason,
@@ -86,7 +86,7 @@ export async function benchInProcessHost(host: InProcessHost): Promise<Record<st
   if (unavailable) return { skipped: unavailable };
   const temp = makeTempDir(`mt-bench-${host}-`);
   const dataDir = path.join(temp.dir, 'data');
-  const worker = await startChildWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
+  const worker = await startInstalledWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
   try {
     const port = Number(new URL(worker.url).port);
     const env = { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PORT: String(port), MEMTRACE_TELEMETRY: '0' };

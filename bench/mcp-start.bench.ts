@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { startInstalledWorker } from './installed-worker.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -57,7 +58,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const base = { PATH: process.env.PATH ?? '', HOME: temp.dir, MEMTRACE_TELEMETRY: '0' };
   // As the host's config gives it: install writes an empty NODE_EXTRA_CA_CERTS into the entry's env.
   const installed = (dataDir: string) => ({ ...base, MEMTRACE_DATA_DIR: dataDir, NODE_EXTRA_CA_CERTS: '' });
-  const worker = await startChildWorker({ MEMTRACE_DATA_DIR: warmDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
+  const worker = await startInstalledWorker({ MEMTRACE_DATA_DIR: warmDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
   const variants: Record<string, { command: string; args: string[]; env: Record<string, string>; until: 'answer' | 'exit' }> = {
     node_e_0: { command: process.execPath, args: ['-e', '0'], env: { ...base, ...ca }, until: 'exit' },
     node_answering_a_line: {
