@@ -28,7 +28,12 @@ export function readContextFile(dataDir: string, cwd: string, variant: string | 
   }
 }
 
-/** Writes (atomically, 0600 in 0700 folders) or removes the context kept for a directory. */
+/**
+ * Writes (atomically, 0600 in 0700 folders) or removes the context kept for a directory. A file
+ * that already holds the same bytes, privately, is left as it is: every session start asks for
+ * its directory's context, which is mostly what the file already holds, and a rewrite is an fsync
+ * and a rename on the worker's event loop just as the agent's next hook comes.
+ */
 export function writeContextFile(dataDir: string, cwd: string, output: string | null, variant: string | null = null): void {
   const file = contextFilePath(dataDir, cwd, variant);
   if (!file) return;
@@ -36,5 +41,16 @@ export function writeContextFile(dataDir: string, cwd: string, output: string | 
     fs.rmSync(file, { force: true });
     return;
   }
+  if (alreadyKept(file, output)) return;
   writePrivateFileAtomic(file, output);
+}
+
+function alreadyKept(file: string, output: string): boolean {
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || (stat.mode & 0o077) !== 0 || stat.uid !== process.getuid?.() || stat.size !== Buffer.byteLength(output)) return false;
+    return fs.readFileSync(file, 'utf8') === output;
+  } catch {
+    return false;
+  }
 }
