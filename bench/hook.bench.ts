@@ -128,6 +128,7 @@ export async function run(): Promise<Record<string, unknown>> {
         50,
         2,
       );
+    const overMs = (a: Sample[], base: Sample[]) => Math.round((med(a.map((x) => x.wallMs)) - med(base.map((x) => x.wallMs))) * 100) / 100;
     const figures = Object.fromEntries(
       Object.entries(samples).map(([key, s]) => [
         key,
@@ -135,9 +136,9 @@ export async function run(): Promise<Record<string, unknown>> {
           wall_p50_ms: med(s.map((x) => x.wallMs)),
           wall_p95_ms: p95(s.map((x) => x.wallMs)),
           cpu_p50_ms: med(s.map((x) => x.cpuMs)),
-          over_true_ms: Math.round((med(s.map((x) => x.wallMs)) - med(samples.true_hook!.map((x) => x.wallMs))) * 100) / 100,
+          over_true_ms: overMs(s, samples.true_hook!),
           vs_true: pairRatio(s, samples.true_hook!),
-          over_host_true_ms: Math.round((med(s.map((x) => x.wallMs)) - med(samples.host_true!.map((x) => x.wallMs))) * 100) / 100,
+          over_host_true_ms: overMs(s, samples.host_true!),
           vs_node_e_0: pairRatio(s, samples.node_e_0!),
           vs_curl: pairRatio(s, samples.curl_loopback!),
         },

@@ -56,20 +56,20 @@ while (my $line = <STDIN>) {
 }
 
 /** The hook settings with every command hook's command replaced by `true`, all else kept. */
-function floorHooks(hooks: unknown): unknown {
-  if (Array.isArray(hooks)) return hooks.map(floorHooks);
+function trueHooks(hooks: unknown): unknown {
+  if (Array.isArray(hooks)) return hooks.map(trueHooks);
   if (hooks === null || typeof hooks !== 'object') return hooks;
   const entry = hooks as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, key === 'command' && entry.type === 'command' ? 'true' : floorHooks(value)]));
+  return Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, key === 'command' && entry.type === 'command' ? 'true' : trueHooks(value)]));
 }
 
 /**
- * Turns a project `memtrace install --host <host> --project` wrote into that host's floor; with
- * `only: 'mcp'`, memtrace's hooks stay and only the MCP server is the stand-in (memtrace's MCP
- * share apart from its hooks').
+ * Turns a project `memtrace install --host <host> --project` wrote into that host's floor: its MCP
+ * server the stand-in, and its hooks `true` (or, with hooks: 'memtrace', left as install wrote
+ * them: memtrace's MCP share apart from its hooks').
  */
-export function makeFloorProject(host: FloorHost, projectDir: string, standIn: McpStandIn, only?: 'mcp'): void {
-  const trueHooks = only === 'mcp' ? (hooks: unknown) => hooks : floorHooks;
+export function makeFloorProject(host: FloorHost, projectDir: string, standIn: McpStandIn, hooks: 'true' | 'memtrace' = 'true'): void {
+  const floorHooks = hooks === 'true' ? trueHooks : (kept: unknown) => kept;
   const editJson = (file: string, edit: (value: Record<string, unknown>) => void) => {
     const value = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
     edit(value);
@@ -77,17 +77,17 @@ export function makeFloorProject(host: FloorHost, projectDir: string, standIn: M
   };
   if (host === 'claude-code') {
     editJson(path.join(projectDir, '.claude', 'settings.json'), (settings) => {
-      settings.hooks = trueHooks(settings.hooks);
+      settings.hooks = floorHooks(settings.hooks);
     });
     fs.writeFileSync(path.join(projectDir, '.mcp.json'), JSON.stringify({ mcpServers: { memtrace: { type: 'stdio', ...standIn } } }));
   } else if (host === 'gemini-cli') {
     editJson(path.join(projectDir, '.gemini', 'settings.json'), (settings) => {
-      settings.hooks = trueHooks(settings.hooks);
+      settings.hooks = floorHooks(settings.hooks);
       settings.mcpServers = { memtrace: { ...standIn } };
     });
   } else {
     editJson(path.join(projectDir, '.codex', 'hooks.json'), (file) => {
-      file.hooks = trueHooks(file.hooks);
+      file.hooks = floorHooks(file.hooks);
     });
     const configFile = path.join(projectDir, '.codex', 'config.toml');
     const config = parse(fs.readFileSync(configFile, 'utf8')) as { mcp_servers?: Record<string, unknown> };

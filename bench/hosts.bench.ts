@@ -211,7 +211,7 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
   const c = captureIO({ env: { ...env, HOME: path.join(root, 'installer-home') } });
   if ((await main(['install', '--host', host, '--project', dir], c.io)) !== 0) throw new Error(c.stderr());
   if (variant === 'floor' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root));
-  if (variant === 'floor_mcp' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root), 'mcp');
+  if (variant === 'floor_mcp' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root), 'memtrace');
   const hooksFile =
     host === 'gemini-cli'
       ? path.join(dir, '.gemini', 'settings.json')

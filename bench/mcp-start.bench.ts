@@ -198,6 +198,7 @@ async function workerCpuPerSession(pid: number, session: () => Promise<unknown>,
   for (let i = 0; i < CPU_SESSIONS; i += 1) {
     const before = cpuSnapshot(pid);
     await session();
+    // Back to back too, a moment for the worker to end the session the host left.
     await new Promise((resolve) => setTimeout(resolve, Math.max(gapMs, 20)));
     const after = cpuSnapshot(pid);
     if (!before || !after) return null;
