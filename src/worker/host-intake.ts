@@ -47,15 +47,16 @@ export interface HostIntakeDeps {
   }): void;
 }
 
-/** A hook call mapped and accepted; a session start's context is built after the commit. */
-interface Mapped {
-  result: HostCallResult;
-  shortened: boolean;
-  sessionId?: string;
-  hook?: HookEventKind;
-  /** A session start: its cwd, and how its host prints context. */
-  contextFor?: { cwd: string | null; output(markdown: string): string; variant: string | null };
-}
+/** A hook call mapped to the one event contract, or what to answer instead; nothing written yet. */
+type Adapted =
+  | { result: HostCallResult; shortened: false; hook?: HookEventKind }
+  | {
+      event: HookEvent;
+      shortened: boolean;
+      hook: HookEventKind;
+      /** A session start: how its host prints context. */
+      contextFor?: { output(markdown: string): string; variant: string | null };
+    };
 
 /**
  * A host's raw hook payload → the one event contract → the worker. Used for live hook calls (the
@@ -71,14 +72,18 @@ export function createHostIntake(deps: HostIntakeDeps) {
   });
   const ignored = (reason: string): HostCallResult => ({ status: 200, output: '', kind: null, ignored: reason });
 
-  /** `hook`: the event the hook that ran stands for (its cost is counted under it, whatever the payload turned out to be). */
-  function map(call: HostCall, nowMs: number): Mapped {
+  /**
+   * Parses, adapts and validates, reading only (a transcript's tail, for Codex): done before the
+   * transaction, so the store's write lock is held for the write alone. `hook`: the event the
+   * hook that ran stands for (its cost is counted under it, whatever the payload turned out to be).
+   */
+  function adapt(call: HostCall): Adapted {
     if (!isHostName(call.host)) return { result: failed(404, `unknown host '${call.host}'`, null), shortened: false };
     const adapter = adapterFor(call.host);
     if (!adapter) return { result: failed(404, `no adapter for host '${call.host}'`, null), shortened: false };
     const kind = adapter.kindOf(call.event);
     if (!kind) return { result: ignored(`${call.host} hook '${call.event}' is not one memtrace handles`), shortened: false };
-    const failedAs = (status: 400 | 404, error: string, unreadable = false) => ({
+    const failedAs = (status: 400 | 404, error: string, unreadable = false): Adapted => ({
       result: failed(status, error, kind, unreadable),
       shortened: false,
       hook: kind,
@@ -100,42 +105,40 @@ export function createHostIntake(deps: HostIntakeDeps) {
     const fitted = fitEvent(adapted.event);
     const parsed = parseEvent(fitted.event.kind, fitted.event);
     if (!parsed.ok) return failedAs(400, parsed.issues.map((i) => `${i.path.join('.') || 'payload'}: ${i.message}`).join('; '), true);
-
-    const accepted = deps.accept(parsed.event, nowMs);
     return {
-      result: { status: accepted.status === 'queued' ? 202 : 200, output: '', kind: parsed.event.kind, accepted },
+      event: parsed.event,
       shortened: fitted.shortened || !('text' in call.body),
-      sessionId: parsed.event.session_id,
       hook: kind,
       ...(parsed.event.kind === 'session_start'
-        ? {
-            contextFor: {
-              cwd: parsed.event.cwd ?? null,
-              output: (markdown: string) => adapter.contextOutput(markdown),
-              variant: adapter.contextVariant ?? null,
-            },
-          }
+        ? { contextFor: { output: (markdown: string) => adapter.contextOutput(markdown), variant: adapter.contextVariant ?? null } }
         : {}),
     };
   }
 
   return {
     handle(call: HostCall, nowMs: number): HostCallResult {
-      const { result, contextFor } = deps.atomically(() => {
-        const mapped = map(call, nowMs);
+      const adapted = adapt(call);
+      const written = (event: HookEvent): HostCallResult => {
+        const accepted = deps.accept(event, nowMs);
+        return { status: accepted.status === 'queued' ? 202 : 200, output: '', kind: event.kind, accepted };
+      };
+      // One commit for the event and what its hook call counted.
+      const result = deps.atomically((): HostCallResult => {
+        const result = 'event' in adapted ? written(adapted.event) : adapted.result;
         deps.seen({
           host: call.host,
-          sessionId: mapped.sessionId ?? null,
-          kind: mapped.hook ?? null,
+          sessionId: 'event' in adapted ? adapted.event.session_id : null,
+          kind: adapted.hook ?? null,
           via: call.via,
-          status: mapped.result.status,
-          shortened: mapped.shortened,
+          status: result.status,
+          shortened: adapted.shortened,
           elapsedMs: call.hookElapsedMs(nowMs),
           nowMs,
         });
-        return mapped;
+        return result;
       });
-      if (!contextFor || !('accepted' in result)) return result;
+      if (!('event' in adapted) || !adapted.contextFor || !('accepted' in result)) return result;
+      const contextFor = { cwd: adapted.event.cwd ?? null, ...adapted.contextFor };
       // After the commit: building the context only reads, and must not hold the write lock.
       const markdown = deps.contextFor(contextFor.cwd, nowMs);
       const output = markdown.trim() === '' ? '' : contextFor.output(markdown);

@@ -1,9 +1,9 @@
 import { findInFileTail } from '../file-tail.js';
-import { exitCodeIn, lastAgentMessageIn, rolloutLines } from './rollout-lines.js';
+import { exitCodeIn, lastAgentMessageIn, rolloutLines, rolloutLinesNaming } from './rollout-lines.js';
 
 /** A shell call's exit code from the rollout; its item is written before PostToolUse fires. */
 export function readExitCode(rolloutFile: string, toolUseId: string): number | null {
-  return findInFileTail(rolloutFile, (tail) => exitCodeIn(rolloutLines(tail), toolUseId));
+  return findInFileTail(rolloutFile, (tail) => exitCodeIn(rolloutLinesNaming(tail, toolUseId), toolUseId));
 }
 
 /** The agent's last message in the rollout, for a Stop whose last_assistant_message is null. */
