@@ -14,7 +14,7 @@ import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { makeFloorProject, writeMcpStandIn } from './host-floor.js';
 import { childrenCpuMs, processCpuMs } from './process-cpu.js';
-import { pairedRatio, roundedPercentile } from './stats.js';
+import { pairedRatio, pairedRatioInterval, roundOrder, roundedPercentile } from './stats.js';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/memtrace.cjs');
 
@@ -49,6 +49,8 @@ type Variant =
 const DEFAULT_VARIANTS: Variant[] = ['no_hooks', 'memtrace', 'memtrace_hooks_only', 'memtrace_cold', 'host_floor'];
 const OPTIONAL_VARIANTS: Variant[] = ['memtrace_without_tool_hooks', 'memtrace_node_mcp', 'memtrace_mcp_only', 'static_mcp_floor', 'static_http_mcp_floor'];
 const RUNS = Number(process.env.BENCH_CC_RUNS ?? 7);
+/** BENCH_CC_ONLY_VARIANTS=host_floor: only these besides no_hooks and memtrace (more rounds of one pair in the same time). */
+const ONLY_VARIANTS = process.env.BENCH_CC_ONLY_VARIANTS?.split(',').map((v) => v.trim()) ?? null;
 const HOST_ENV: Record<string, string> = Object.fromEntries(
   (process.env.BENCH_CC_HOST_ENV ?? '')
     .split(',')
@@ -77,7 +79,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const unavailable = claudeUnavailableReason();
   if (unavailable) return { skipped: unavailable };
   const wanted = (process.env.BENCH_CC_VARIANTS ?? '').split(',').filter((v): v is Variant => (OPTIONAL_VARIANTS as string[]).includes(v));
-  const variants = [...DEFAULT_VARIANTS, ...wanted];
+  const variants = [...DEFAULT_VARIANTS, ...wanted].filter((v) => v === 'no_hooks' || v === 'memtrace' || !ONLY_VARIANTS || ONLY_VARIANTS.includes(v));
   const temp = makeTempDir('memtrace-bench-cc-');
   const dataDir = path.join(temp.dir, 'data');
   const coldDir = path.join(temp.dir, 'cold-data');
@@ -119,7 +121,7 @@ export async function run(): Promise<Record<string, unknown>> {
     // The worker's first MCP session loads the SDK: once, before anything is timed.
     await once(dirs.memtrace, { MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' }, temp.dir);
     for (let i = 0; i < RUNS; i += 1) {
-      for (const variant of variants) {
+      for (const variant of roundOrder(variants, i)) {
         if (variant === 'memtrace_cold') {
           fs.rmSync(coldDir, { recursive: true, force: true });
           fs.mkdirSync(coldDir, { mode: 0o700 });
@@ -166,6 +168,7 @@ export async function run(): Promise<Record<string, unknown>> {
               ? {
                   vs_host_floor: Math.round((med(samples[v]) / med(samples.host_floor)) * 100) / 100,
                   paired_vs_host_floor: pairedRatio(samples[v], samples.host_floor),
+                  paired_vs_host_floor_ci95: pairedRatioInterval(samples[v], samples.host_floor),
                 }
               : {}),
             ...(WITH_MCP.has(v) ? { memtrace_tools_in_first_request: `${toolsSeen[v]}/${RUNS}` } : {}),

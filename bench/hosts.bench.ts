@@ -10,7 +10,7 @@ import { hostScript } from '../test/support/host-scenario.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { offersMemtraceTools } from '../test/support/mcp-tools.js';
 import { makeFloorProject, writeMcpStandIn } from './host-floor.js';
-import { pairedRatio } from './stats.js';
+import { pairedRatio, pairedRatioInterval, roundOrder } from './stats.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
 import { expectedFirings } from '../test/support/host-scenario.js';
@@ -25,6 +25,14 @@ const HOSTS: AgentHost[] = ['gemini-cli', 'codex', 'copilot'];
 const ONLY =
   process.env.HOSTS_BENCH_HOSTS?.split(',')
     .map((h) => h.trim())
+    .filter(Boolean) ?? null;
+/**
+ * HOSTS_BENCH_ONLY_VARIANTS=hooked,floor: only these variants besides unhooked, the base (more
+ * rounds of the pair a target compares, in the same time).
+ */
+const ONLY_VARIANTS =
+  process.env.HOSTS_BENCH_ONLY_VARIANTS?.split(',')
+    .map((v) => v.trim())
     .filter(Boolean) ?? null;
 /**
  * unhooked: no memtrace; hooked: `memtrace install --host … --project` as written (the hooks, and
@@ -77,13 +85,15 @@ export async function run(): Promise<Record<string, unknown>> {
 
 async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
   const temp = makeTempDir(`memtrace-bench-${host}-`);
-  const variants: Variant[] = [
-    'unhooked',
-    ...(EXTRA_VARIANTS[host] ?? []),
-    // Copilot CLI's floor is its trivial_hooks variant: host-floor.ts builds the other hosts' floors.
-    ...DEFAULT_VARIANTS.slice(1).filter((v) => v !== 'floor' || host !== 'copilot'),
-    ...OPT_IN_VARIANTS.filter((v) => (process.env.HOSTS_BENCH_VARIANTS ?? '').split(',').includes(v) && (v !== 'floor_mcp' || host !== 'copilot')),
-  ];
+  const variants = (
+    [
+      'unhooked',
+      ...(EXTRA_VARIANTS[host] ?? []),
+      // Copilot CLI's floor is its trivial_hooks variant: host-floor.ts builds the other hosts' floors.
+      ...DEFAULT_VARIANTS.slice(1).filter((v) => v !== 'floor' || host !== 'copilot'),
+      ...OPT_IN_VARIANTS.filter((v) => (process.env.HOSTS_BENCH_VARIANTS ?? '').split(',').includes(v) && (v !== 'floor_mcp' || host !== 'copilot')),
+    ] as Variant[]
+  ).filter((v) => v === 'unhooked' || !ONLY_VARIANTS || ONLY_VARIANTS.includes(v));
   const dataDir = path.join(temp.dir, 'data');
   const coldDir = path.join(temp.dir, 'cold-data');
   const worker = await startInstalledWorker({ MEMTRACE_DATA_DIR: dataDir, MEMTRACE_PROVIDER: 'none', MEMTRACE_TELEMETRY: '0' });
@@ -138,7 +148,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
     };
     await once('unhooked', false);
     await once('hooked', false); // the worker's first MCP session loads the SDK: before anything is timed
-    for (let i = 0; i < RUNS; i += 1) for (const variant of variants) samples[variant].push(await once(variant));
+    for (let i = 0; i < RUNS; i += 1) for (const variant of roundOrder(variants, i)) samples[variant].push(await once(variant));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const base = median(samples.unhooked);
     const figures = Object.fromEntries(
@@ -154,7 +164,11 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
             : {}),
           // Issue 36: against the host's own floor (any hooks, any MCP server), same run.
           ...(v !== 'floor' && samples.floor
-            ? { vs_floor: Math.round((median(samples[v]) / median(samples.floor)) * 100) / 100, paired_vs_floor: pairedRatio(samples[v], samples.floor) }
+            ? {
+                vs_floor: Math.round((median(samples[v]) / median(samples.floor)) * 100) / 100,
+                paired_vs_floor: pairedRatio(samples[v], samples.floor),
+                paired_vs_floor_ci95: pairedRatioInterval(samples[v], samples.floor),
+              }
             : {}),
           cpu_ms_median: { session_process_tree: median0(cpu[v].session), worker: median0(cpu[v].worker) },
           // /proc counts in 10 ms ticks: over many runs the mean resolves what a median of ticks cannot.

@@ -38,3 +38,53 @@ export function pairedRatio(a: readonly number[], b: readonly number[]): number 
   const ratios = a.slice(0, b.length).map((x, i) => x / b[i]!);
   return Math.round(roundedPercentile(ratios, 50, 4) * 100) / 100;
 }
+
+/**
+ * A 95 % confidence interval for the median of the paired ratios a[i] / b[i], to two places:
+ * the order statistics a binomial(n, ½) count puts around the median, so it assumes nothing of
+ * how the runs spread. Null under 6 pairs, where no such interval reaches 95 %.
+ */
+export function pairedRatioInterval(a: readonly number[], b: readonly number[]): [number, number] | null {
+  const ratios = a
+    .slice(0, b.length)
+    .map((x, i) => x / b[i]!)
+    .sort((x, y) => x - y);
+  const k = medianIntervalRank(ratios.length);
+  if (k === null) return null;
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return [round(ratios[k - 1]!), round(ratios[ratios.length - k]!)];
+}
+
+/** The largest k (1-based) with P(Binomial(n, ½) < k) ≤ 2.5 %: [x(k), x(n-k+1)] covers the median with ≥ 95 %. */
+function medianIntervalRank(n: number): number | null {
+  let below = 0; // P(X < k), built up term by term
+  let term = 0.5 ** n; // P(X = 0)
+  let k = 0;
+  while (k < n && below + term <= 0.025) {
+    below += term;
+    term = (term * (n - k)) / (k + 1);
+    k += 1;
+  }
+  return k >= 1 ? k : null;
+}
+
+/**
+ * The round's order of the variants, drawn anew each round from a fixed seed: no variant always
+ * runs right after the one that leaves the machine busiest (a worker stopping, a cold start's
+ * files), and a rerun draws the same orders.
+ */
+export function roundOrder<T>(variants: readonly T[], round: number): T[] {
+  const order = [...variants];
+  let state = (round + 1) * 0x9e3779b1;
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(next() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
