@@ -76,27 +76,11 @@ export function lastAgentMessageIn(lines: Iterable<RolloutLine>): string | null 
   return last;
 }
 
-/** What a call id's JSON string is written as, byte for byte, in any writer's output: no escape to tell apart. */
-const PLAIN_ID = /^[\w.:-]+$/;
-
 /**
- * The lines of a text that name `callId`, parsed; every line when the id is not plain. A hook
- * looks for one call's lines, and the tail's others (the session's first line carries the whole
- * instructions, tens of kB) are not parsed for it.
+ * An id a JSON writer writes byte for byte (no character it could escape): its lines can be found
+ * by its bytes before any is parsed.
  */
-export function rolloutLinesNaming(text: string, callId: string): RolloutLine[] {
-  if (!PLAIN_ID.test(callId)) return rolloutLines(text);
-  const out: RolloutLine[] = [];
-  for (let at = text.indexOf(callId); at >= 0; ) {
-    const start = text.lastIndexOf('\n', at) + 1;
-    const newline = text.indexOf('\n', at);
-    const end = newline < 0 ? text.length : newline;
-    const parsed = parseRolloutLine(text.slice(start, end));
-    if (parsed) out.push(parsed);
-    at = newline < 0 ? -1 : text.indexOf(callId, end);
-  }
-  return out;
-}
+export const isPlainId = (id: string): boolean => /^[\w.:-]+$/.test(id);
 
 /** Lines of a text (a whole file or a tail), parsed; unparseable ones dropped. */
 export function rolloutLines(text: string): RolloutLine[] {

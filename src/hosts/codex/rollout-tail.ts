@@ -1,9 +1,19 @@
-import { findInFileTail } from '../file-tail.js';
-import { exitCodeIn, lastAgentMessageIn, rolloutLines, rolloutLinesNaming } from './rollout-lines.js';
+import { findInFileTail, findLinesInFileTail } from '../file-tail.js';
+import { exitCodeIn, isPlainId, lastAgentMessageIn, parseRolloutLine, rolloutLines, type RolloutLine } from './rollout-lines.js';
 
-/** A shell call's exit code from the rollout; its item is written before PostToolUse fires. */
+/**
+ * A shell call's exit code from the rollout; its item is written before PostToolUse fires. Only
+ * the lines naming the call are parsed: the rollout's first line alone (the session's
+ * instructions) is tens of kB, and this runs at every shell call, while the host waits.
+ */
 export function readExitCode(rolloutFile: string, toolUseId: string): number | null {
-  return findInFileTail(rolloutFile, (tail) => exitCodeIn(rolloutLinesNaming(tail, toolUseId), toolUseId));
+  if (!isPlainId(toolUseId)) return findInFileTail(rolloutFile, (tail) => exitCodeIn(rolloutLines(tail), toolUseId));
+  return findLinesInFileTail(rolloutFile, toolUseId, (lines) =>
+    exitCodeIn(
+      lines.map(parseRolloutLine).filter((line): line is RolloutLine => line !== null),
+      toolUseId,
+    ),
+  );
 }
 
 /** The agent's last message in the rollout, for a Stop whose last_assistant_message is null. */
