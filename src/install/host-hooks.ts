@@ -44,6 +44,15 @@ const GEMINI_DEFAULT_TIMEOUT_MS = 10_000;
 /** Codex counts seconds and clamps SessionEnd to 3 s (warning on every start when set higher). */
 const CODEX_TIMEOUT_S: Readonly<Record<string, number>> = { SessionStart: 15, SessionEnd: 3 };
 const CODEX_DEFAULT_TIMEOUT_S = 10;
+/**
+ * Codex waits for a hook unless it is `async`, and kills the async ones still running when `codex
+ * exec` exits. A prompt's and a tool call's hooks fire long before that (at least a model round
+ * trip and the waited-for Stop and SessionEnd hooks come after them), and the worker mines the
+ * session's rollout after it ends, which queues a call a killed hook lost (its id dedups the rest).
+ * As with Claude Code's per-tool hooks, the agent does not wait on them; the session's start (its
+ * context) and end do.
+ */
+const CODEX_ASYNC: ReadonlySet<string> = new Set(['UserPromptSubmit', 'PostToolUse']);
 
 export function hostHooks(host: GroupedHost, forwarder: Forwarder): WantedHooks {
   const block: Record<string, HookMatcherGroup[]> = {};
@@ -53,7 +62,13 @@ export function hostHooks(host: GroupedHost, forwarder: Forwarder): WantedHooks 
       host === 'gemini-cli'
         ? // Gemini fingerprints a project hook by name and command for its trust check.
           [{ matcher: '*', hooks: [{ type: 'command', name: `memtrace-${event}`, command, timeout: GEMINI_TIMEOUT_MS[event] ?? GEMINI_DEFAULT_TIMEOUT_MS }] }]
-        : [{ hooks: [{ type: 'command', command, timeout: CODEX_TIMEOUT_S[event] ?? CODEX_DEFAULT_TIMEOUT_S }] }];
+        : [
+            {
+              hooks: [
+                { type: 'command', command, timeout: CODEX_TIMEOUT_S[event] ?? CODEX_DEFAULT_TIMEOUT_S, ...(CODEX_ASYNC.has(event) ? { async: true } : {}) },
+              ],
+            },
+          ];
   }
   return block;
 }

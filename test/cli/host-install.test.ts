@@ -112,7 +112,7 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     expect(fs.existsSync(path.join(home, '.gemini', 'trustedFolders.json'))).toBe(false);
   });
 
-  it('Codex: hooks in hooks.json (seconds, SessionEnd 3 s) and [mcp_servers.memtrace] in config.toml, every other line kept; uninstall restores both files', async () => {
+  it('Codex: hooks in hooks.json (seconds, SessionEnd 3 s, prompts and tool calls async) and [mcp_servers.memtrace] in config.toml, every other line kept; uninstall restores both files', async () => {
     const dir = path.join(project, '.codex');
     seed(path.join(dir, 'hooks.json'), CODEX_HOOKS);
     seed(path.join(dir, 'config.toml'), CODEX_CONFIG);
@@ -128,9 +128,17 @@ describe('memtrace install / uninstall --host gemini-cli|codex', () => {
     const hooks = JSON.parse(fs.readFileSync(path.join(dir, 'hooks.json'), 'utf8')).hooks;
     expect(hooks.PostToolUse).toEqual([
       JSON.parse(CODEX_HOOKS).hooks.PostToolUse[0],
-      { hooks: [{ type: 'command', command: installedHookCommand(dataDir, 'codex', 'PostToolUse'), timeout: 10 }] },
+      { hooks: [{ type: 'command', command: installedHookCommand(dataDir, 'codex', 'PostToolUse'), timeout: 10, async: true }] },
     ]);
     expect(hooks.SessionEnd[0].hooks[0].timeout).toBe(3);
+    // Codex waits for the session's start and end: the context, and the turn's summary request.
+    expect(Object.fromEntries(Object.entries(hooks).map(([event, groups]: [string, any]) => [event, groups.at(-1).hooks[0].async ?? false]))).toEqual({
+      SessionStart: false,
+      UserPromptSubmit: true,
+      PostToolUse: true,
+      Stop: false,
+      SessionEnd: false,
+    });
     const toml = fs.readFileSync(path.join(dir, 'config.toml'), 'utf8');
     expect(toml.startsWith(CODEX_CONFIG)).toBe(true);
     const config = parse(toml) as any;

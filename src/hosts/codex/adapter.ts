@@ -1,4 +1,4 @@
-import { HOOK_EVENT_KINDS, type HookEventKind } from '../hook-event.js';
+import type { HookEventKind } from '../hook-event.js';
 import {
   definedFields,
   eventNameTable,
@@ -47,8 +47,8 @@ export function codexToolFailure(toolName: string, response: unknown, exitCode: 
 
 export const codexAdapter: HostAdapter = {
   host: 'codex',
-  // Codex kills background hooks when `codex exec` exits: memtrace's hooks all run in the foreground.
-  blocking: new Set<HookEventKind>(HOOK_EVENT_KINDS),
+  // src/install/host-hooks.ts: prompts and tool calls run async (Codex waits for the rest).
+  blocking: new Set<HookEventKind>(['session_start', 'stop', 'session_end']),
   ...NAME_TABLE,
   toEvent(name: string, input: Record<string, unknown>, deps: AdapterDeps): AdaptResult {
     const kind = NAME_TABLE.kindOf(name);
