@@ -2,9 +2,9 @@
  * `npm run bench -- hook-cpu`: the worker's CPU per hook event (issue 36: ≤ 1 ms median).
  *
  * From outside: workers in their own processes (`memtrace worker`, as users run it), and N
- * PostToolUse events sent one after the other through the hook command `memtrace install`
- * writes (`sh bin/memtrace-hook claude-code post-tool-use settings <node>` → the native
- * forwarder → the data dir's socket), each payload written into the hook's stdin pipe by this
+ * PostToolUse events sent one after the other through the hook script (`sh bin/memtrace-hook
+ * claude-code post-tool-use settings <node>` → the native forwarder → the data dir's socket: the
+ * same request the installed command's native program sends, docs/install.md), each payload written into the hook's stdin pipe by this
  * process as a host does. The worker's CPU over a round (every thread's schedstat in /proc, from
  * before the first event until it has settled after the last) ÷ N. Rounds interleave the workers
  * and payload sets, so drift hits each alike; the figure is the median over rounds.

@@ -3,6 +3,9 @@ import { startInstalledWorker } from './installed-worker.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli/main.js';
+import { EMPTY_CONTEXT_NOTE } from '../src/context/render.js';
+import { adapterFor } from '../src/hosts/index.js';
+import { shellQuote } from '../src/install/hook-definitions.js';
 import { captureIO } from '../test/support/cli-io.js';
 import type { ChildWorker } from '../test/support/child-worker.js';
 import { HOST_BINS, hostUnavailableReason, prepareHostHome, runHostCli, startHostFakeApi, type AgentHost } from '../test/support/host-cli.js';
@@ -10,7 +13,7 @@ import { hostScript } from '../test/support/host-scenario.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { offersMemtraceTools } from '../test/support/mcp-tools.js';
 import { makeFloorProject, writeMcpStandIn } from './host-floor.js';
-import { pairedRatio, pairedRatioInterval, roundOrder } from './stats.js';
+import { pairedDifference, pairedRatio, pairedRatioInterval, roundOrder } from './stats.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { stopStartedWorker } from '../test/support/started-worker.js';
 import { expectedFirings } from '../test/support/host-scenario.js';
@@ -43,13 +46,15 @@ const ONLY_VARIANTS =
  * (issue 36): the host's own cost of any hooks and any MCP server, as host-floor.ts makes it
  * (target: hooked ≤ 1.03 × floor, paired). Opt-in (HOSTS_BENCH_VARIANTS, comma-separated):
  * without_tool_hooks, hooked minus the per-tool hook (AfterTool, PostToolUse); floor_mcp, memtrace's
- * hooks with the floor's MCP stand-in (what memtrace's MCP server costs apart from its hooks).
+ * hooks with the floor's MCP stand-in (what memtrace's MCP server costs apart from its hooks);
+ * floor_context, the floor whose SessionStart prints what memtrace prints for a project with no
+ * memory yet (what the host's handling of that context costs, apart from memtrace's hook).
  */
-type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor' | 'floor_mcp';
-const OPT_IN_VARIANTS: readonly Variant[] = ['without_tool_hooks', 'floor_mcp'];
+type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor' | 'floor_mcp' | 'floor_context';
+const OPT_IN_VARIANTS: readonly Variant[] = ['without_tool_hooks', 'floor_mcp', 'floor_context'];
 const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold', 'floor'];
 const EXTRA_VARIANTS: Readonly<Partial<Record<AgentHost, Variant[]>>> = { copilot: ['trivial_hooks'] };
-const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor', 'floor_mcp']);
+const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor', 'floor_mcp', 'floor_context']);
 const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS_BENCH_RUNS) : 3;
 /** Issue 28's bound on the hooked session, per host (hooked ÷ unhooked, same run). */
 const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15, copilot: 1.1 };
@@ -91,7 +96,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
       ...(EXTRA_VARIANTS[host] ?? []),
       // Copilot CLI's floor is its trivial_hooks variant: host-floor.ts builds the other hosts' floors.
       ...DEFAULT_VARIANTS.slice(1).filter((v) => v !== 'floor' || host !== 'copilot'),
-      ...OPT_IN_VARIANTS.filter((v) => (process.env.HOSTS_BENCH_VARIANTS ?? '').split(',').includes(v) && (v !== 'floor_mcp' || host !== 'copilot')),
+      ...OPT_IN_VARIANTS.filter((v) => (process.env.HOSTS_BENCH_VARIANTS ?? '').split(',').includes(v) && (!v.startsWith('floor_') || host !== 'copilot')),
     ] as Variant[]
   ).filter((v) => v === 'unhooked' || !ONLY_VARIANTS || ONLY_VARIANTS.includes(v));
   const dataDir = path.join(temp.dir, 'data');
@@ -109,6 +114,16 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
       Variant,
       { session: number[]; worker: number[] }
     >;
+    /**
+     * Where each run's time went (ms, by the fake API's log, to the millisecond): from the spawn to
+     * the first model request (the host's start: its MCP servers' handshakes, SessionStart and
+     * UserPromptSubmit), from there to the last request (the turns, the tool hooks), and from
+     * there to the exit (Stop, SessionEnd, the host's shutdown).
+     */
+    const phases = Object.fromEntries(variants.map((v) => [v, { start: [] as number[], turns: [] as number[], end: [] as number[] }])) as Record<
+      Variant,
+      { start: number[]; turns: number[]; end: number[] }
+    >;
     const stored: number[] = [];
     let n = 0;
     const once = async (variant: Variant, timed = true) => {
@@ -124,6 +139,7 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
       try {
         prepareHostHome(host, home, api.port, projects[variant]);
         const cpuBefore = { session: childrenCpuMs(), worker: processCpuMs(worker.pid) };
+        const startedAt = Date.now();
         const result = await runHostCli(host, {
           projectDir: projects[variant],
           home,
@@ -138,6 +154,13 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
         if (cpuBefore.session !== null && cpuAfter.session !== null) cpu[variant].session.push(cpuAfter.session - cpuBefore.session);
         if (cpuBefore.worker !== null && cpuAfter.worker !== null) cpu[variant].worker.push(cpuAfter.worker - cpuBefore.worker);
         if (variant === 'hooked' || variant === 'hooks_only') stored.push((await accepted(worker)) - before - 1); // session start makes two calls
+        const endedAt = Date.now();
+        const times = api.requests().map((r) => Date.parse(r.ts));
+        if (times.length > 0) {
+          phases[variant].start.push(times[0]! - startedAt);
+          phases[variant].turns.push(times.at(-1)! - times[0]!);
+          phases[variant].end.push(endedAt - times.at(-1)!);
+        }
         const first = api.requests().find((r) => r.kind === 'main');
         if (first && offersMemtraceTools(host, first.body)) toolsSeen[variant] += 1;
         return result.wallMs;
@@ -168,8 +191,15 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
                 vs_floor: Math.round((median(samples[v]) / median(samples.floor)) * 100) / 100,
                 paired_vs_floor: pairedRatio(samples[v], samples.floor),
                 paired_vs_floor_ci95: pairedRatioInterval(samples[v], samples.floor),
+                // Which part of the session the difference sits in: ms over the floor, [low, median, high] of 95 %.
+                phases_ms_over_floor: {
+                  start: pairedDifference(phases[v].start, phases.floor.start),
+                  turns: pairedDifference(phases[v].turns, phases.floor.turns),
+                  end: pairedDifference(phases[v].end, phases.floor.end),
+                },
               }
             : {}),
+          phases_ms_median: { start: median0(phases[v].start), turns: median0(phases[v].turns), end: median0(phases[v].end) },
           cpu_ms_median: { session_process_tree: median0(cpu[v].session), worker: median0(cpu[v].worker) },
           // /proc counts in 10 ms ticks: over many runs the mean resolves what a median of ticks cannot.
           cpu_ms_mean: { session_process_tree: mean0(cpu[v].session), worker: mean0(cpu[v].worker) },
@@ -226,6 +256,10 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
   if ((await main(['install', '--host', host, '--project', dir], c.io)) !== 0) throw new Error(c.stderr());
   if (variant === 'floor' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root));
   if (variant === 'floor_mcp' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root), 'memtrace');
+  if (variant === 'floor_context' && host !== 'copilot') {
+    makeFloorProject(host, dir, await writeMcpStandIn(root));
+    printAtSessionStart(host === 'gemini-cli' ? path.join(dir, '.gemini', 'settings.json') : path.join(dir, '.codex', 'hooks.json'), host);
+  }
   const hooksFile =
     host === 'gemini-cli'
       ? path.join(dir, '.gemini', 'settings.json')
@@ -246,6 +280,14 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
     fs.writeFileSync(hooksFile, JSON.stringify(settings, null, 2));
   }
   return dir;
+}
+
+/** The floor's SessionStart hook prints the host's context output for a project memtrace has no memory of yet. */
+function printAtSessionStart(hooksFile: string, host: AgentHost): void {
+  const settings = JSON.parse(fs.readFileSync(hooksFile, 'utf8'));
+  const output = adapterFor(host)!.contextOutput(`# memtrace context — project\n${EMPTY_CONTEXT_NOTE}`);
+  for (const group of settings.hooks.SessionStart) for (const hook of group.hooks) hook.command = `printf '%s\\n' ${shellQuote(output)}`;
+  fs.writeFileSync(hooksFile, JSON.stringify(settings, null, 2));
 }
 
 async function accepted(worker: ChildWorker): Promise<number> {

@@ -45,14 +45,22 @@ export function pairedRatio(a: readonly number[], b: readonly number[]): number 
  * how the runs spread. Null under 6 pairs, where no such interval reaches 95 %.
  */
 export function pairedRatioInterval(a: readonly number[], b: readonly number[]): [number, number] | null {
-  const ratios = a
-    .slice(0, b.length)
-    .map((x, i) => x / b[i]!)
-    .sort((x, y) => x - y);
-  const k = medianIntervalRank(ratios.length);
-  if (k === null) return null;
-  const round = (x: number) => Math.round(x * 100) / 100;
-  return [round(ratios[k - 1]!), round(ratios[ratios.length - k]!)];
+  const interval = medianInterval(a.slice(0, b.length).map((x, i) => x / b[i]!));
+  return interval && [Math.round(interval[0] * 100) / 100, Math.round(interval[1] * 100) / 100];
+}
+
+/** The median of the paired differences a[i] - b[i] and its 95 % interval, as [low, median, high] (null under 6 pairs). */
+export function pairedDifference(a: readonly number[], b: readonly number[]): [number, number, number] | null {
+  const differences = a.slice(0, b.length).map((x, i) => x - b[i]!);
+  const interval = medianInterval(differences);
+  return interval && [interval[0], roundedPercentile(differences, 50, 3), interval[1]];
+}
+
+/** The order statistics that cover the median of `xs` with ≥ 95 %, whatever their distribution. */
+function medianInterval(xs: readonly number[]): [number, number] | null {
+  const sorted = [...xs].sort((x, y) => x - y);
+  const k = medianIntervalRank(sorted.length);
+  return k === null ? null : [sorted[k - 1]!, sorted[sorted.length - k]!];
 }
 
 /** The largest k (1-based) with P(Binomial(n, ½) < k) ≤ 2.5 %: [x(k), x(n-k+1)] covers the median with ≥ 95 %. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pairedRatio, pairedRatioInterval, roundOrder } from '../../bench/stats.js';
+import { pairedDifference, pairedRatio, pairedRatioInterval, roundOrder } from '../../bench/stats.js';
 
 describe('paired ratio interval', () => {
   it('brackets the paired median with the order statistics a binomial count allows', () => {
@@ -43,5 +43,17 @@ describe('round order', () => {
       before.add(order[order.indexOf('floor') - 1] ?? 'first');
     }
     expect(before.size).toBeGreaterThan(2);
+  });
+});
+
+describe('paired difference', () => {
+  it('gives the median difference of each round’s pair between its 95 % bounds', () => {
+    const floor = Array.from({ length: 21 }, (_, i) => 500 + i * 3);
+    const run = floor.map((x, i) => x + 10 + (i % 7) - 3);
+    const [low, median, high] = pairedDifference(run, floor)!;
+    expect(median).toBe(10);
+    expect(low).toBeLessThanOrEqual(median);
+    expect(high).toBeGreaterThanOrEqual(median);
+    expect(pairedDifference([1, 2], [1, 1])).toBeNull();
   });
 });
