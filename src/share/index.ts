@@ -8,5 +8,5 @@ export { syncProject } from './sync.js';
 export { failureIncrements, syncIncrements } from './share-rollup.js';
 export { pushBatch, withdrawMachine } from './remote-log.js';
 export { projectShareStatus, sharingStatus, type ShareStatus } from './status-line.js';
-export { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop, type ShareLoopConfig } from './share-loop.js';
+export { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop, type ShareLoopConfig, type ShareLoopDeps } from './share-loop.js';
 export { readShareStatus } from './share-status.js';

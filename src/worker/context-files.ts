@@ -2,10 +2,27 @@ import type Database from 'better-sqlite3';
 import { buildContext, createContextQuery, DEFAULT_BUDGET_TOKENS } from '../context/index.js';
 import { writeContextFile } from '../data-dir/index.js';
 import { adapterFor, isHostName, sessionStartContextJson } from '../hosts/index.js';
+import type { Logger } from '../log.js';
 import { projectLabel } from './project-of.js';
 
 /** Directories kept per project: the most recently used ones. */
 const CWDS_PER_PROJECT = 50;
+
+/**
+ * Keeps the context a session start got for its directory, after the reply: the file is for a
+ * later start with no worker, and writing it (fsync, rename) would otherwise sit on the one hook
+ * the agent waits for.
+ */
+export function keepContextAfterReply(dataDir: string, log: Logger): (cwd: string, output: string, variant: string | null) => void {
+  return (cwd, output, variant) =>
+    setImmediate(() => {
+      try {
+        writeContextFile(dataDir, cwd, output === '' ? null : output, variant);
+      } catch (error) {
+        log.warn('could not keep the context file', { error: String(error) });
+      }
+    });
+}
 
 /**
  * Keeps, for every directory sessions of a project started in, the context a new session there

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import { systemClock, type Clock } from '../clock.js';
 import { createRawData } from '../store/index.js';
 import { DEFAULT_RETENTION_BATCH, DEFAULT_RETENTION_SCHEDULE, startRetention } from '../memory/retention.js';
@@ -9,9 +7,9 @@ import { single } from '../providers/select.js';
 import { observerEnvSet } from '../providers/observer-env.js';
 import { cannotSummarize, loadCompactionConfig, startCompaction } from '../compaction/index.js';
 import { createApp } from '../server/app.js';
-import { createContextFiles } from './context-files.js';
+import { createContextFiles, keepContextAfterReply } from './context-files.js';
 import { createGitCommitVerifier } from './commit-verifier.js';
-import { ensureAuthToken, isObserverScratch, preparePrivateDataDir, writeContextFile, type WorkerLock } from '../data-dir/index.js';
+import { ensureAuthToken, isObserverScratch, preparePrivateDataDir, type WorkerLock } from '../data-dir/index.js';
 import { APP_VERSION } from '../version.js';
 import { totalRedactions, type RedactionCounts } from '../redaction/index.js';
 import { redactionIncrements, type RedactionEdge } from '../telemetry/index.js';
@@ -26,19 +24,18 @@ import { nodeTimers } from '../timers.js';
 import { platformOf } from '../hosts/platforms.js';
 import type { TurnRecord } from '../observer/turn-record.js';
 import { DEFAULT_WATCH_CONFIG, startTranscriptWatcher } from '../mining/index.js';
-import { DEFAULT_SHARE_LOOP, sharePollMs, startShareLoop, type ShareLoop } from '../share/index.js';
 import { takeDataDir } from './hand-over-client.js';
 import { createLifecycle } from './lifecycle.js';
 import type { RunningWorker, WorkerOptions } from './worker-options.js';
 import { openWorkerDoors } from './worker-doors.js';
 import { openWorkerStore } from './worker-store.js';
+import { startWorkerShare } from './worker-share.js';
+import { startWorkerTick } from './worker-tick.js';
 
 export type { RunningWorker, WorkerOptions } from './worker-options.js';
 
 const SHUTDOWN_LOOP_MS = 2_000;
 const SHUTDOWN_TELEMETRY_MS = 3_000;
-/** Hooks come in bursts with an agent's turns: a tick this long after the last one is between them. */
-const QUIET_BEFORE_PRELOAD_MS = 2_000;
 /** A hand-over's wait beyond the provider timeout: telemetry drain, checkpoint, lock release. */
 const HAND_OVER_MARGIN_MS = 15_000;
 
@@ -98,28 +95,13 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
     // The turn's memory is committed: a shared project's queue has it now.
     share.wake();
   };
-  const poll = sharePollMs(options.env);
-  if (poll.problem) log.warn(poll.problem);
-  const share: ShareLoop = startShareLoop(
-    {
-      dataDir: config.dataDir,
-      env: options.env,
-      homeDir: options.env.HOME || os.homedir(),
-      pollMs: poll.pollMs,
-      checkMs: DEFAULT_SHARE_LOOP.checkMs,
-      idleCheckMs: DEFAULT_SHARE_LOOP.idleCheckMs,
-      backoff: DEFAULT_SHARE_LOOP.backoff,
-      ...options.share,
-    },
-    {
-      store,
-      clock,
-      timers: options.timers ?? nodeTimers,
-      log,
-      recordCounters: telemetry.recordCounters,
-      reportRedactions: (counts, nowMs) => reportRedactions('share', counts, nowMs),
-    },
-  );
+  const share = startWorkerShare(options, config.dataDir, {
+    store,
+    clock,
+    log,
+    recordCounters: telemetry.recordCounters,
+    reportRedactions: (counts, nowMs) => reportRedactions('share', counts, nowMs),
+  });
   const loopConfig = { ...DEFAULT_LOOP_CONFIG, callTimeoutMs: config.providerTimeoutMs, ...options.loop };
   const observer = startObserver(
     {
@@ -201,16 +183,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   // Without --watch no folder is listed, but the transcripts the hooks report are still mined:
   // after a session ends (its background hooks may have been cut off) and when idle.
   const contextFiles = createContextFiles({ db: store.db, dataDir: config.dataDir });
-  // After the reply: the file is for a later start with no worker, and writing it (fsync, rename)
-  // would otherwise sit on the one hook the agent waits for.
-  const keepContext = (cwd: string, output: string, variant: string | null) =>
-    setImmediate(() => {
-      try {
-        writeContextFile(config.dataDir, cwd, output === '' ? null : output, variant);
-      } catch (error) {
-        log.warn('could not keep the context file', { error: String(error) });
-      }
-    });
+  const keepContext = keepContextAfterReply(config.dataDir, log);
   const services = createWorkerServices({
     store,
     loop,
@@ -279,35 +252,19 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   });
   const { server } = doors;
   lifecycle.started();
-  let refreshing: Promise<unknown> | null = null;
-  const refreshContextFiles = (): Promise<unknown> => {
-    refreshing ??= contextFiles
-      .refreshChanged(clock.now())
-      .catch((error) => log.warn('could not refresh the context files', { error: String(error) }))
-      .finally(() => {
-        refreshing = null;
-      });
-    return refreshing;
-  };
-  const ticker = setInterval(() => {
-    // A removed data dir (rm -rf ~/.memtrace, a test's temp dir): the next hook starts a worker on
-    // a new one; this one would only write to a deleted file for ever.
-    if (config.dbFile !== ':memory:' && !fs.existsSync(config.dbFile)) {
-      log.warn('the store was removed (its data dir deleted): stopping');
-      void stopWorker(false).then(storeGone, storeGone);
-      return;
-    }
-    telemetry.tick(clock.now());
-    // Off the start's path: the first MCP session after a cold start then answers at once. Loading
-    // the MCP SDK holds the event loop 140 ms (61–91 of it one module), so not while hooks come.
-    if (clock.now() - doors.lastHookMs() >= QUIET_BEFORE_PRELOAD_MS) doors.mcp.preload();
-    void doors.replay();
-    follow.refresh(clock.now());
-    loop.rescan();
-    void refreshContextFiles();
-    lifecycle.tick();
-  }, options.tickMs ?? 30_000);
-  ticker.unref();
+  const tick = startWorkerTick({
+    dbFile: config.dbFile,
+    tickMs: options.tickMs ?? 30_000,
+    clock,
+    log,
+    telemetry,
+    doors,
+    follow,
+    loop,
+    contextFiles,
+    lifecycle,
+    storeRemoved: () => void stopWorker(false).then(storeGone, storeGone),
+  });
   loop.wake();
   for (const problem of compactionConfig.errors) log.warn(problem);
   log.info(observers.describe());
@@ -318,7 +275,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
   // observer and compaction calls in flight finish, so none is paid for twice.
   stopWorker = (handOver: boolean) => {
     stopped ??= (async () => {
-      clearInterval(ticker);
+      tick.stop();
       lifecycle.stop();
       services.stopTexts.stop();
       await doors.close();
@@ -328,9 +285,7 @@ async function startLocked(options: WorkerOptions, clock: Clock, lock: WorkerLoc
       await share.stop();
       await loop.stop(handOver ? config.providerTimeoutMs : SHUTDOWN_LOOP_MS, { finishCalls: handOver });
       await telemetry.shutdown(clock.now(), { drainMs: SHUTDOWN_TELEMETRY_MS });
-      // The pass under way may have begun before the last memory: one more after it.
-      await refreshing;
-      await refreshContextFiles();
+      await tick.lastContextRefresh();
       await checkpointer.stop();
       store.close();
       lock.release();
