@@ -148,13 +148,13 @@ async function benchHost(host: AgentHost): Promise<Record<string, unknown>> {
           forwardPorts: [Number(port)],
           timeoutMs: 180_000,
         });
+        const endedAt = Date.now();
         if (result.exitCode !== 0) throw new Error(`${host} ${variant}: exited ${result.exitCode}: ${result.stderr.slice(-500)}`);
         if (!timed) return result.wallMs;
         const cpuAfter = { session: childrenCpuMs(), worker: processCpuMs(worker.pid) };
         if (cpuBefore.session !== null && cpuAfter.session !== null) cpu[variant].session.push(cpuAfter.session - cpuBefore.session);
         if (cpuBefore.worker !== null && cpuAfter.worker !== null) cpu[variant].worker.push(cpuAfter.worker - cpuBefore.worker);
         if (variant === 'hooked' || variant === 'hooks_only') stored.push((await accepted(worker)) - before - 1); // session start makes two calls
-        const endedAt = Date.now();
         const times = api.requests().map((r) => Date.parse(r.ts));
         if (times.length > 0) {
           phases[variant].start.push(times[0]! - startedAt);
