@@ -3,6 +3,7 @@
  * the events, the command each runs, and how install recognises its own entries again. Pure: how
  * to run memtrace (the forwarder and the node it falls back to, absolute paths) comes in as a value.
  */
+import { codexAdapter } from '../hosts/codex/adapter.js';
 import { forwarderCommand, type Forwarder, type HookMatcherGroup } from './hook-definitions.js';
 import type { OwnsCommand, WantedHooks } from './settings-merge.js';
 import { MCP_SERVER_ENV, mcpBridgeArgs } from './mcp-definition.js';
@@ -45,14 +46,13 @@ const GEMINI_DEFAULT_TIMEOUT_MS = 10_000;
 const CODEX_TIMEOUT_S: Readonly<Record<string, number>> = { SessionStart: 15, SessionEnd: 3 };
 const CODEX_DEFAULT_TIMEOUT_S = 10;
 /**
- * Codex waits for a hook unless it is `async`, and kills the async ones still running when `codex
- * exec` exits. A prompt's and a tool call's hooks fire long before that (at least a model round
- * trip and the waited-for Stop and SessionEnd hooks come after them), and the worker mines the
- * session's rollout after it ends, which queues a call a killed hook lost (its id dedups the rest).
- * As with Claude Code's per-tool hooks, the agent does not wait on them; the session's start (its
- * context) and end do.
+ * Codex waits for a hook unless it is `async`: the events its adapter says the agent waits on
+ * (`blocking`) are the only ones installed so, the others run async.
  */
-const CODEX_ASYNC: ReadonlySet<string> = new Set(['UserPromptSubmit', 'PostToolUse']);
+const codexWaitsFor = (event: string): boolean => {
+  const kind = codexAdapter.kindOf(event);
+  return kind !== null && codexAdapter.blocking.has(kind);
+};
 
 export function hostHooks(host: GroupedHost, forwarder: Forwarder): WantedHooks {
   const block: Record<string, HookMatcherGroup[]> = {};
@@ -65,7 +65,7 @@ export function hostHooks(host: GroupedHost, forwarder: Forwarder): WantedHooks 
         : [
             {
               hooks: [
-                { type: 'command', command, timeout: CODEX_TIMEOUT_S[event] ?? CODEX_DEFAULT_TIMEOUT_S, ...(CODEX_ASYNC.has(event) ? { async: true } : {}) },
+                { type: 'command', command, timeout: CODEX_TIMEOUT_S[event] ?? CODEX_DEFAULT_TIMEOUT_S, ...(codexWaitsFor(event) ? {} : { async: true }) },
               ],
             },
           ];

@@ -47,7 +47,12 @@ export function codexToolFailure(toolName: string, response: unknown, exitCode: 
 
 export const codexAdapter: HostAdapter = {
   host: 'codex',
-  // src/install/host-hooks.ts: prompts and tool calls run async (Codex waits for the rest).
+  /*
+   * What Codex waits on; install makes the other hooks async (src/install/host-hooks.ts). Codex
+   * kills async hooks still running when `codex exec` exits: a prompt's and a tool call's fire long
+   * before that (a model round trip and the waited-for Stop and SessionEnd come after them), and
+   * the worker mines the session's rollout after it ends, which queues a call a killed hook lost.
+   */
   blocking: new Set<HookEventKind>(['session_start', 'stop', 'session_end']),
   ...NAME_TABLE,
   toEvent(name: string, input: Record<string, unknown>, deps: AdapterDeps): AdaptResult {
