@@ -8,7 +8,7 @@ import { settingsForwarder } from '../src/install/package-root.js';
 import { buildNativeForwarderInto } from '../test/support/native-forwarder.js';
 import { makeTempDir } from '../test/support/temp-dir.js';
 import { pathWithoutPerl } from '../test/support/tool-path.js';
-import { roundedPercentile } from './stats.js';
+import { pairedRatio, roundedPercentile } from './stats.js';
 
 export const name = 'hook';
 
@@ -123,10 +123,9 @@ export async function run(): Promise<Record<string, unknown>> {
     const med = (xs: number[]) => roundedPercentile(xs, 50);
     const p95 = (xs: number[]) => roundedPercentile(xs, 95);
     const pairRatio = (a: Sample[], b: Sample[]) =>
-      roundedPercentile(
-        a.map((s, i) => s.wallMs / b[i]!.wallMs),
-        50,
-        2,
+      pairedRatio(
+        a.map((x) => x.wallMs),
+        b.map((x) => x.wallMs),
       );
     const overMs = (a: Sample[], base: Sample[]) => Math.round((med(a.map((x) => x.wallMs)) - med(base.map((x) => x.wallMs))) * 100) / 100;
     const figures = Object.fromEntries(

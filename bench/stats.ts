@@ -35,9 +35,11 @@ export function summarize(samplesMs: number[]): { n: number; p50_ms: number; p95
  * the same round), to two places: drift in the machine's load between rounds cancels out.
  */
 export function pairedRatio(a: readonly number[], b: readonly number[]): number {
-  const ratios = a.slice(0, b.length).map((x, i) => x / b[i]!);
-  return Math.round(roundedPercentile(ratios, 50, 4) * 100) / 100;
+  return Math.round(roundedPercentile(ratiosOf(a, b), 50, 4) * 100) / 100;
 }
+
+/** Each round's a[i] / b[i], for the rounds both ran. */
+const ratiosOf = (a: readonly number[], b: readonly number[]): number[] => a.slice(0, b.length).map((x, i) => x / b[i]!);
 
 /**
  * A 95 % confidence interval for the median of the paired ratios a[i] / b[i], to two places:
@@ -45,7 +47,7 @@ export function pairedRatio(a: readonly number[], b: readonly number[]): number 
  * how the runs spread. Null under 6 pairs, where no such interval reaches 95 %.
  */
 export function pairedRatioInterval(a: readonly number[], b: readonly number[]): [number, number] | null {
-  const interval = medianInterval(a.slice(0, b.length).map((x, i) => x / b[i]!));
+  const interval = medianInterval(ratiosOf(a, b));
   return interval && [Math.round(interval[0] * 100) / 100, Math.round(interval[1] * 100) / 100];
 }
 
