@@ -3,9 +3,6 @@ import { startInstalledWorker } from './installed-worker.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli/main.js';
-import { EMPTY_CONTEXT_NOTE } from '../src/context/render.js';
-import { adapterFor } from '../src/hosts/index.js';
-import { shellQuote } from '../src/install/hook-definitions.js';
 import { captureIO } from '../test/support/cli-io.js';
 import type { ChildWorker } from '../test/support/child-worker.js';
 import { HOST_BINS, hostUnavailableReason, prepareHostHome, runHostCli, startHostFakeApi, type AgentHost } from '../test/support/host-cli.js';
@@ -46,15 +43,13 @@ const ONLY_VARIANTS =
  * (issue 36): the host's own cost of any hooks and any MCP server, as host-floor.ts makes it
  * (target: hooked ≤ 1.03 × floor, paired). Opt-in (HOSTS_BENCH_VARIANTS, comma-separated):
  * without_tool_hooks, hooked minus the per-tool hook (AfterTool, PostToolUse); floor_mcp, memtrace's
- * hooks with the floor's MCP stand-in (what memtrace's MCP server costs apart from its hooks);
- * floor_context, the floor whose SessionStart prints what memtrace prints for a project with no
- * memory yet (what the host's handling of that context costs, apart from memtrace's hook).
+ * hooks with the floor's MCP stand-in (what memtrace's MCP server costs apart from its hooks).
  */
-type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor' | 'floor_mcp' | 'floor_context';
-const OPT_IN_VARIANTS: readonly Variant[] = ['without_tool_hooks', 'floor_mcp', 'floor_context'];
+type Variant = 'unhooked' | 'trivial_hooks' | 'hooked' | 'hooks_only' | 'cold' | 'without_tool_hooks' | 'floor' | 'floor_mcp';
+const OPT_IN_VARIANTS: readonly Variant[] = ['without_tool_hooks', 'floor_mcp'];
 const DEFAULT_VARIANTS: Variant[] = ['unhooked', 'hooked', 'hooks_only', 'cold', 'floor'];
 const EXTRA_VARIANTS: Readonly<Partial<Record<AgentHost, Variant[]>>> = { copilot: ['trivial_hooks'] };
-const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor', 'floor_mcp', 'floor_context']);
+const WITH_MCP: ReadonlySet<Variant> = new Set(['hooked', 'cold', 'without_tool_hooks', 'floor', 'floor_mcp']);
 const RUNS = Number(process.env.HOSTS_BENCH_RUNS) > 0 ? Number(process.env.HOSTS_BENCH_RUNS) : 3;
 /** Issue 28's bound on the hooked session, per host (hooked ÷ unhooked, same run). */
 const TARGET: Readonly<Record<AgentHost, number>> = { 'gemini-cli': 1.1, codex: 1.15, copilot: 1.1 };
@@ -256,10 +251,6 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
   if ((await main(['install', '--host', host, '--project', dir], c.io)) !== 0) throw new Error(c.stderr());
   if (variant === 'floor' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root));
   if (variant === 'floor_mcp' && host !== 'copilot') makeFloorProject(host, dir, await writeMcpStandIn(root), 'memtrace');
-  if (variant === 'floor_context' && host !== 'copilot') {
-    makeFloorProject(host, dir, await writeMcpStandIn(root));
-    printAtSessionStart(host === 'gemini-cli' ? path.join(dir, '.gemini', 'settings.json') : path.join(dir, '.codex', 'hooks.json'), host);
-  }
   const hooksFile =
     host === 'gemini-cli'
       ? path.join(dir, '.gemini', 'settings.json')
@@ -280,14 +271,6 @@ async function project(host: AgentHost, root: string, variant: Variant, env: Rec
     fs.writeFileSync(hooksFile, JSON.stringify(settings, null, 2));
   }
   return dir;
-}
-
-/** The floor's SessionStart hook prints the host's context output for a project memtrace has no memory of yet. */
-function printAtSessionStart(hooksFile: string, host: AgentHost): void {
-  const settings = JSON.parse(fs.readFileSync(hooksFile, 'utf8'));
-  const output = adapterFor(host)!.contextOutput(`# memtrace context — project\n${EMPTY_CONTEXT_NOTE}`);
-  for (const group of settings.hooks.SessionStart) for (const hook of group.hooks) hook.command = `printf '%s\\n' ${shellQuote(output)}`;
-  fs.writeFileSync(hooksFile, JSON.stringify(settings, null, 2));
 }
 
 async function accepted(worker: ChildWorker): Promise<number> {

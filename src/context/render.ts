@@ -52,5 +52,3 @@ export function renderObservation(o: ContextObservation): string {
   if (o.filesModified.length > 0) lines.push(`  - files: ${o.filesModified.slice(0, 5).map(clean).join(', ')}`);
   return `${lines.join('\n')}\n`;
 }
-
-export const EMPTY_CONTEXT_NOTE = '\n_No observations recorded for this project yet._\n';

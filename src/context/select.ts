@@ -1,14 +1,6 @@
 import { estimateTokenUnits, unitsToTokens, UNITS_PER_TOKEN } from './token-estimate.js';
 import { selectHistory, type ContextHistorySummary } from './history.js';
-import {
-  EMPTY_CONTEXT_NOTE,
-  OBSERVATIONS_HEADING,
-  renderHeader,
-  renderObservation,
-  renderSummary,
-  type ContextObservation,
-  type ContextSummary,
-} from './render.js';
+import { OBSERVATIONS_HEADING, renderHeader, renderObservation, renderSummary, type ContextObservation, type ContextSummary } from './render.js';
 
 /** Decisions, fixes and security notes save the most rework when remembered. */
 const TYPE_WEIGHT: Record<string, number> = {
@@ -48,7 +40,8 @@ function usefulness(o: ContextObservation, nowMs: number): number {
 /**
  * Picks the most useful observations that fit the budget (by the estimator, never over it),
  * the last summary first when it takes at most a quarter of the budget, then the compacted
- * history (older memory as the best-fitting summaries of the DAG, see history.ts).
+ * history (older memory as the best-fitting summaries of the DAG, see history.ts). Empty when
+ * none of them fits or the project has none.
  */
 export function selectContext(input: {
   project: string | null;
@@ -68,9 +61,11 @@ export function selectContext(input: {
   };
   if (unitsToTokens(units) > input.budgetTokens) return { markdown: '', tokens: 0, injected: [], history: [] };
 
+  let summarized = false;
   if (input.summary) {
     const block = renderSummary(input.summary);
-    if (fits(block, unitsToTokens(units) + input.budgetTokens * SUMMARY_SHARE)) add(block);
+    summarized = fits(block, unitsToTokens(units) + input.budgetTokens * SUMMARY_SHARE);
+    if (summarized) add(block);
   }
   // Budget in units, exactly: the parts' estimates add up to the whole.
   const budgetUnits = input.budgetTokens * UNITS_PER_TOKEN;
@@ -110,8 +105,6 @@ export function selectContext(input: {
       subagentUnits += blockUnits;
       injected.push(observation);
     }
-  } else if (ranked.length === 0 && top.length === 0 && fits(EMPTY_CONTEXT_NOTE)) {
-    add(EMPTY_CONTEXT_NOTE);
   }
   if (top.length > 0) {
     // Room the observations left: let the history use it (more or more detailed summaries).
@@ -121,6 +114,8 @@ export function selectContext(input: {
       history = wider;
     }
   }
+  // Nothing remembered, nothing said: a heading alone would cost the agent tokens every session and tell it nothing.
+  if (!summarized && injected.length === 0 && history.chosen.length === 0) return { markdown: '', tokens: 0, injected: [], history: [] };
   parts.splice(historyAt, 0, ...history.blocks);
   return { markdown: parts.join(''), tokens: unitsToTokens(units), injected, history: history.chosen };
 }

@@ -70,6 +70,27 @@ describe('selectContext', () => {
     expect(s.markdown.indexOf('Last session')).toBeLessThan(s.markdown.indexOf('Recent observations'));
     expect(s.injected).toHaveLength(1);
   });
+
+  it('says nothing, not even its heading, for a project it remembers nothing of', () => {
+    expect(selectContext({ project: 'p', candidates: [], summary: null, history: [], budgetTokens: 2_000, nowMs: NOW })).toEqual({
+      markdown: '',
+      tokens: 0,
+      injected: [],
+      history: [],
+    });
+  });
+
+  it('gives a project whose only memory is its last summary that summary', () => {
+    const s = selectContext({
+      project: 'p',
+      candidates: [],
+      summary: { request: 'fix login', learned: 'cookies', completed: 'fixed', next_steps: 'ship', createdAt: NOW },
+      budgetTokens: 2_000,
+      nowMs: NOW,
+    });
+    expect(s.markdown).toContain('fix login');
+    expect(s.markdown).not.toContain('Recent observations');
+  });
 });
 
 describe('buildContext on a real SQLite file', () => {

@@ -14,8 +14,15 @@ import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { createProjectResolver } from '../../src/worker/project-of.js';
+import { addObservation } from '../support/memory-fixtures.js';
 
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join('test/fixtures/claude-code/hooks', `${name}.json`), 'utf8')) as Record<string, unknown>;
+const REMEMBERED = 'The build needs Node 20';
+/** Memory of the fixture session's project from an earlier session, so that its SessionStart has context to print. */
+const rememberFixtureProject = (store: Store) =>
+  addObservation(store, { project: createProjectResolver()(fixture('session-start').cwd as string), title: REMEMBERED, createdAt: Date.now() });
 /** A provider that refuses, so every event stays in the queue to be inspected. */
 const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401,"type":"authentication_error"}}'] });
 
@@ -57,9 +64,13 @@ describe('memtrace hook against a real worker', () => {
     h = await startHarness(refusing());
     const env = envFor(h);
     const sid = '11111111-2222-4333-8444-555555555555';
+    rememberFixtureProject(h.worker.store);
     const start = await hook('session-start', fixture('session-start'), env);
     expect(start.code).toBe(0);
-    expect(JSON.parse(start.stdout).hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(JSON.parse(start.stdout).hookSpecificOutput).toMatchObject({
+      hookEventName: 'SessionStart',
+      additionalContext: expect.stringContaining(REMEMBERED),
+    });
     await hook('user-prompt-submit', fixture('user-prompt-submit'), env);
     await hook('user-prompt-submit', { ...fixture('user-prompt-submit'), prompt: 'and now the second prompt', prompt_id: 'p-2' }, env);
     for (const f of ['post-tool-use-bash', 'post-tool-use-read', 'post-tool-use-edit']) expect((await hook('post-tool-use', fixture(f), env)).stderr).toBe('');
@@ -171,6 +182,10 @@ describe('memtrace hook against a real worker', () => {
       MEMTRACE_TELEMETRY: '0',
       PATH: process.env.PATH ?? '',
     };
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    const store = openStore(path.join(dataDir, 'memtrace.db'));
+    rememberFixtureProject(store);
+    store.close();
     const first = await hook('session-start', fixture('session-start'), env);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
@@ -183,7 +198,7 @@ describe('memtrace hook against a real worker', () => {
         15_000,
       );
       const second = await hook('session-start', { ...fixture('session-start'), session_id: 'next-session' }, env);
-      expect(JSON.parse(second.stdout).hookSpecificOutput.additionalContext).toContain('memtrace context');
+      expect(JSON.parse(second.stdout).hookSpecificOutput.additionalContext).toMatch(new RegExp(`memtrace context[^]*${REMEMBERED}`));
       // The first session's start was spooled and replayed by the worker it started.
       await waitFor(() => listSpool(dataDir).length === 0, 5_000);
     } finally {

@@ -17,6 +17,13 @@ import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 import { waitFor } from '../support/wait-for.js';
 import { listSpool } from '../../src/data-dir/index.js';
+import { addObservation } from '../support/memory-fixtures.js';
+import { createProjectResolver } from '../../src/worker/project-of.js';
+
+const REMEMBERED = 'The build needs Node 20';
+/** Memory of the session's project (as the worker keys it) from an earlier session, so that its SessionStart has context to print. */
+const rememberFor = (harness: Harness, cwd: unknown) =>
+  addObservation(harness.worker.store, { project: createProjectResolver()(String(cwd)), title: REMEMBERED, createdAt: Date.now() });
 
 /** A provider that refuses, so every event stays in the queue to be inspected. */
 const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401,"type":"authentication_error"}}'] });
@@ -49,6 +56,7 @@ describe('memtrace hook --host', () => {
     temp = makeTempDir();
     h = await startHarness(refusing());
     const chat = hostTranscript('gemini-cli', 'chat.jsonl');
+    rememberFor(h, hostPayloads('gemini-cli', 'session')[0]!.payload.cwd);
     const outputs: string[] = [];
     for (const { event, payload } of hostPayloads('gemini-cli', 'session')) {
       const r = await hook(['--host', 'gemini-cli', event, '--via', 'settings'], { ...payload, transcript_path: chat }, envFor(h));
@@ -89,7 +97,7 @@ describe('memtrace hook --host', () => {
     expect(outputs.filter((o) => o !== '')).toHaveLength(1);
     expect(JSON.parse(outputs[0]!).hookSpecificOutput).toMatchObject({
       hookEventName: 'SessionStart',
-      additionalContext: expect.stringContaining('memtrace context'),
+      additionalContext: expect.stringMatching(new RegExp(`memtrace context[^]*${REMEMBERED}`)),
     });
     // One call per hook: SessionStart's context comes back in the same answer.
     expect(JSON.parse((await h.get('/health')).text).hooks).toMatchObject({ accepted: 9, rejected: 0, failed: 0 });
@@ -99,6 +107,7 @@ describe('memtrace hook --host', () => {
     temp = makeTempDir();
     h = await startHarness(refusing());
     const rollout = hostTranscript('codex', 'rollout.jsonl');
+    rememberFor(h, hostPayloads('codex', 'session')[0]!.payload.cwd);
     const outputs: string[] = [];
     for (const { event, payload } of hostPayloads('codex', 'session')) {
       const r = await hook(['--host', 'codex', event], { ...payload, transcript_path: rollout }, envFor(h));
@@ -118,7 +127,17 @@ describe('memtrace hook --host', () => {
     expect(events[3]!.payload).toMatchObject({ tool_name: 'Bash', exit_code: 1, error: 'Exit code 1\ncat: does-not-exist.txt: No such file or directory' });
     // The turn id is the prompt id: the Stop's summary is queued once per prompt.
     expect(h.worker.store.queue.hasSeen(first.session_id as string, `summary:${events[4]!.payload.prompt_id}`)).toBe(true);
-    expect(JSON.parse(outputs[0]!).hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(JSON.parse(outputs[0]!).hookSpecificOutput).toMatchObject({ hookEventName: 'SessionStart', additionalContext: expect.stringContaining(REMEMBERED) });
+    expect(outputs.slice(1).filter((o) => o !== '')).toEqual([]);
+  });
+
+  it('prints nothing at a Codex SessionStart for a directory it remembers nothing of, as a hook that does nothing would', async () => {
+    temp = makeTempDir();
+    h = await startHarness(refusing());
+    const start = hostPayloads('codex', 'session')[0]!;
+    const r = await hook(['--host', 'codex', start.event], start.payload, envFor(h));
+    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(h.worker.store.sessions.get(start.payload.session_id as string)).toMatchObject({ platform: 'codex', status: 'active' });
   });
 
   it('stores a whole Copilot CLI session: the failing cat a failure, ids it derived, and the final text read from events.jsonl after the Stop', async () => {
@@ -127,6 +146,7 @@ describe('memtrace hook --host', () => {
     const eventsFile = hostTranscript('copilot', 'events.jsonl');
     const outputs: string[] = [];
     const session = hostPayloads('copilot', 'captured').filter((p) => /^[a-z]/.test(p.event));
+    rememberFor(h, session[0]!.payload.cwd);
     for (const { event, payload } of session) {
       const r = await hook(['--host', 'copilot', event], event === 'agentStop' ? { ...payload, transcriptPath: eventsFile } : payload, envFor(h));
       expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -151,7 +171,7 @@ describe('memtrace hook --host', () => {
     expect(queued(h).at(-1)!.payload.last_assistant_message).toBe('All steps done: out.txt now says hello world; does-not-exist.txt is missing.');
     // Only session start prints, as the JSON Copilot reads as model context (the preToolUse hook is ignored).
     expect(outputs.filter((o) => o !== '')).toHaveLength(1);
-    expect(JSON.parse(outputs[0]!)).toEqual({ additionalContext: expect.stringContaining('memtrace context') });
+    expect(JSON.parse(outputs[0]!)).toEqual({ additionalContext: expect.stringMatching(new RegExp(`memtrace context[^]*${REMEMBERED}`)) });
     expect(JSON.parse((await h.get('/health')).text).hooks).toMatchObject({ rejected: 0, failed: 0 });
   });
 
