@@ -1,5 +1,5 @@
 import type { Random } from './prng.js';
-import { HOOK_BUCKETS } from './tiles.js';
+import { HOOK_BUCKETS } from './fleet-measures.js';
 
 /**
  * What the hook path costs per call on each memtrace release: 0.1.x starts a TypeScript runtime

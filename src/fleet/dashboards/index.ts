@@ -1,4 +1,6 @@
-export { TILES, ROLLUP, HOOK_BUCKETS, REDACTION_KINDS, redactionMeasure, VERSION_NOISE_FLOOR } from './tiles.js';
+export { TILES, VERSION_NOISE_FLOOR } from './tiles.js';
+export { ROLLUP, HOOK_BUCKETS, REDACTION_KINDS } from './fleet-measures.js';
+export { redactionMeasure } from './worker-tiles.js';
 export type { Tile, Expr, ChartKind } from './tile-ir.js';
 export { planTile } from './tile-plan.js';
 export { compileHogQL } from './compile-hogql.js';

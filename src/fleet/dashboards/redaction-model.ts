@@ -1,5 +1,5 @@
 import type { Random } from './prng.js';
-import { REDACTION_KINDS } from './tiles.js';
+import { REDACTION_KINDS } from './fleet-measures.js';
 
 /**
  * How often a session's tool calls carry a secret, and which: a guess from what coding agents

@@ -1,18 +1,7 @@
 import type { CollectedEvent } from '../collector/collected-event.js';
-import {
-  LEGACY_VERSIONS,
-  LOOSE_TYPE_MIX,
-  MEMTRACE_VERSIONS,
-  MODELS,
-  pickWeighted,
-  TYPE_MIX,
-  turnCostUsd,
-  turnTokens,
-  upgradeWeek,
-  type AdoptionCurve,
-  type ModelProfile,
-} from './fleet-model.js';
+import { LEGACY_VERSIONS, MEMTRACE_VERSIONS, MODELS, pickWeighted, upgradeWeek, type AdoptionCurve } from './fleet-model.js';
 import { effectFactors, NO_EFFECT, type EffectFactors, type SimulatedEffect } from './fleet-effects.js';
+import { legacyTurn, observerTurnRollup } from './observer-turn-model.js';
 import { sessionAgentTime } from './agent-time-model.js';
 import { sessionHookWindows } from './hook-model.js';
 import { memoryProfile, sessionMemoryWindows } from './memory-model.js';
@@ -20,18 +9,16 @@ import { sessionRedactionWindows } from './redaction-model.js';
 import { sessionShareWindows, shareProfile } from './share-model.js';
 import { seededRandom, type Random } from './prng.js';
 import {
-  ABORT_REASONS,
   AGENT_TIME_ROLLUP,
   CONTEXT_ROLLUP,
   HOOK_ROLLUP,
   LEGACY,
   LEGACY_CONTEXT,
   MEMORY_ROLLUP,
-  OBSERVATION_TYPES,
   REDACTION_ROLLUP,
   ROLLUP,
   SHARE_ROLLUP,
-} from './tiles.js';
+} from './fleet-measures.js';
 
 /**
  * A mixed fleet, pure and seeded. Installs on legacy releases send one `session_compressed` per
@@ -78,9 +65,7 @@ const HOUR_MS = 3_600_000;
 const WEEK_MS = 7 * 24 * HOUR_MS;
 /** 1970-01-05 was a Monday. */
 const MONDAY_MS = 4 * 24 * HOUR_MS;
-const TRANSIENT = ['rate_limit', 'overloaded', 'transport'] as const;
 const OS_MIX = { linux: 0.45, darwin: 0.45, win32: 0.1 } as const;
-const LEGACY_INVALID_MIX = { prose: 0.45, idle: 0.4, xml: 0.15 } as const;
 /** Share of installs per agent host. */
 const HOST_MIX = { 'claude-code': 0.8, 'gemini-cli': 0.1, codex: 0.1 } as const;
 /** Hosts are drawn from their own stream, so adding them left every other draw of a seed as it was. */
@@ -211,7 +196,7 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
           }
         } else {
           const rollupId = uuid();
-          const counters = rollup(random, model, turns, effect);
+          const counters = observerTurnRollup(random, model, turns, effect);
           const reason = random() < 0.93 ? 'session_end' : 'worker_shutdown';
           if (builds(ROLLUP))
             events.push({
@@ -293,104 +278,4 @@ export function* generateFleet(options: FleetOptions = {}): Generator<CollectedE
 /** The whole fleet as an array (the default is about 60 k events). */
 export function simulateFleet(options: FleetOptions = {}): CollectedEvent[] {
   return [...generateFleet(options)];
-}
-
-/** Cost rounded to the micro-dollar, as the legacy events and the rollups report it. */
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
-
-/** A count scaled by `factor` with randomized rounding, so its mean scales exactly; no draw when unscaled. */
-function scaleCount(random: Random, n: number, factor: number): number {
-  if (factor === 1) return n;
-  const x = n * factor;
-  return Math.floor(x) + (random() < x - Math.floor(x) ? 1 : 0);
-}
-
-function legacyTurn(random: Random, model: ModelProfile, effect: EffectFactors): Record<string, unknown> {
-  const r = random();
-  const p = model.poisonedShare * effect.poisoned;
-  const invalid = p + 0.06 * effect.dropped;
-  if (r < p) return { outcome: 'aborted', abort_reason: 'poisoned', invalid_output_class: 'poisoned' };
-  if (r < invalid) return { outcome: 'invalid_output', invalid_output_class: pickWeighted(random, LEGACY_INVALID_MIX) };
-  if (r < invalid + 0.03)
-    return { outcome: 'aborted', abort_reason: random() < 0.9 ? TRANSIENT[Math.floor(random() * TRANSIENT.length)] : random() < 0.5 ? 'quota' : 'auth' };
-  const observations = scaleCount(random, Math.floor(random() * 3.2), effect.observations);
-  const tokens = turnTokens(random);
-  // About one turn in twenty had no usage reported: its cost is unknown, so it is left out.
-  const cost = random() < 0.05 ? {} : { cost_usd: usd(turnCostUsd(model, tokens.input, tokens.output) * effect.cost) };
-  return { outcome: 'ok', invalid_output_class: 'xml', observations_created: observations, ...cost };
-}
-
-function rollup(random: Random, model: ModelProfile, turns: number, effect: EffectFactors): Record<string, unknown> {
-  const c: Record<string, number> = {
-    count: turns,
-    turns_parsed: 0,
-    turns_dropped: 0,
-    invalid_class_idle: 0,
-    invalid_class_prose: 0,
-    invalid_class_malformed_xml: 0,
-    outcomes_ok: 0,
-    outcomes_error: 0,
-    outcomes_aborted: 0,
-  };
-  for (const reason of ABORT_REASONS) c[`abort_reason_${reason}`] = 0;
-  for (const type of OBSERVATION_TYPES) c[`obs_type_${type}`] = 0;
-  const bump = (key: string, by = 1) => {
-    c[key] = (c[key] ?? 0) + by;
-  };
-  // The closure-phrase replies the legacy classifier called poisoned are dropped here, with idle and malformed ones.
-  const droppedAsProse = (model.poisonedShare + 0.03) * effect.dropped;
-  const dropped = (model.poisonedShare + 0.055) * effect.dropped;
-  let observations = 0;
-  let cost = 0;
-  let unknownUsage = 0;
-  let tokensIn = 0;
-  let tokensOut = 0;
-  for (let t = 0; t < turns; t += 1) {
-    const r = random();
-    if (r < droppedAsProse) {
-      // Dropped as prose, and the session goes on.
-      bump('turns_dropped');
-      bump('invalid_class_prose');
-      bump('outcomes_ok');
-    } else if (r < dropped) {
-      bump('turns_dropped');
-      bump(random() < 0.85 ? 'invalid_class_idle' : 'invalid_class_malformed_xml');
-      bump('outcomes_ok');
-    } else if (r < dropped + 0.025) {
-      bump('outcomes_error');
-      bump(`abort_reason_${TRANSIENT[Math.floor(random() * TRANSIENT.length)]}`);
-      continue;
-    } else if (r < dropped + 0.03) {
-      bump('outcomes_aborted');
-      bump(random() < 0.7 ? 'abort_reason_idle' : 'abort_reason_shutdown');
-      continue;
-    } else {
-      bump('turns_parsed');
-      bump('outcomes_ok');
-      const n = scaleCount(random, Math.floor(random() * 3.2), effect.observations);
-      observations += n;
-      for (let k = 0; k < n; k += 1) bump(`obs_type_${pickWeighted(random, model.followsTypes ? TYPE_MIX : LOOSE_TYPE_MIX)}`);
-    }
-    if (random() < 0.03) unknownUsage += 1;
-    else {
-      const tokens = turnTokens(random);
-      tokensIn += tokens.input;
-      tokensOut += tokens.output;
-      cost += turnCostUsd(model, tokens.input, tokens.output) * effect.cost;
-    }
-  }
-  const known = turns - c.outcomes_error! - c.outcomes_aborted! - unknownUsage;
-  // Absent is not zero: with no turn's usage known, tokens and cost are left out.
-  const usage = known > 0 ? { total_tokens_input: tokensIn, total_tokens_output: tokensOut, total_cost_usd: usd(cost) } : {};
-  return {
-    ...c,
-    observations_created: observations,
-    summaries_created: random() < 0.9 ? 1 : 0,
-    claims_rejected: random() < 0.05 ? 1 : 0,
-    ...usage,
-    turns_usage_unknown: unknownUsage,
-    avg_duration_ms: Math.round(1_800 + 2_400 * random()),
-    top_model: model.id,
-    provider: model.provider,
-  };
 }

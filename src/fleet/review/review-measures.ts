@@ -1,5 +1,5 @@
 import { byEvent, eq, num, str, type Expr, type Unit } from '../dashboards/tile-ir.js';
-import { ABORT_REASONS, FLEET_EXPRESSIONS, LEGACY, ROLLUP } from '../dashboards/tiles.js';
+import { ABORT_REASONS, FLEET_EXPRESSIONS, LEGACY, ROLLUP } from '../dashboards/fleet-measures.js';
 
 /**
  * What a release review compares (docs/interfaces.md#dashboards-review; the ids are fixed). Every measure is a ratio of

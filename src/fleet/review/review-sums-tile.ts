@@ -1,5 +1,5 @@
 import { byEvent, lit, sum, type Tile } from '../dashboards/tile-ir.js';
-import { CONTEXT_ROLLUP, FLEET_EXPRESSIONS, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, ROLLUP } from '../dashboards/tiles.js';
+import { CONTEXT_ROLLUP, FLEET_EXPRESSIONS, HOOK_ROLLUP, LEGACY, LEGACY_CONTEXT, ROLLUP } from '../dashboards/fleet-measures.js';
 import { REVIEW_MEASURES } from './review-measures.js';
 
 /** Events only memtrace sends (never the legacy releases): they mark a version as memtrace's. */

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openCollectorStore, type CollectorStore } from '../../../src/fleet/collector/index.js';
 import { openTileSums, queryTilesDirect, simulateFleet, TILES, type Tile, type TileResult } from '../../../src/fleet/dashboards/index.js';
 import { num, ratio, sum } from '../../../src/fleet/dashboards/tile-ir.js';
-import { ROLLUP } from '../../../src/fleet/dashboards/tiles.js';
+import { ROLLUP } from '../../../src/fleet/dashboards/fleet-measures.js';
 import { oddEvents } from '../../support/hostile-fleet.js';
 import { RANKED_TEST_TILE } from '../../support/ranked-test-tile.js';
 import { makeTempDir } from '../../support/temp-dir.js';
