@@ -38,8 +38,9 @@ export function pairedRatio(a: readonly number[], b: readonly number[]): number 
   return Math.round(roundedPercentile(ratiosOf(a, b), 50, 4) * 100) / 100;
 }
 
-/** Each round's a[i] / b[i], for the rounds both ran. */
-const ratiosOf = (a: readonly number[], b: readonly number[]): number[] => a.slice(0, b.length).map((x, i) => x / b[i]!);
+/** Each round's f(a[i], b[i]), for the rounds both ran. */
+const pairwise = (a: readonly number[], b: readonly number[], f: (x: number, y: number) => number): number[] => a.slice(0, b.length).map((x, i) => f(x, b[i]!));
+const ratiosOf = (a: readonly number[], b: readonly number[]): number[] => pairwise(a, b, (x, y) => x / y);
 
 /**
  * A 95 % confidence interval for the median of the paired ratios a[i] / b[i], to two places:
@@ -53,7 +54,7 @@ export function pairedRatioInterval(a: readonly number[], b: readonly number[]):
 
 /** The median of the paired differences a[i] - b[i] and its 95 % interval, as [low, median, high] (null under 6 pairs). */
 export function pairedDifference(a: readonly number[], b: readonly number[]): [number, number, number] | null {
-  const differences = a.slice(0, b.length).map((x, i) => x - b[i]!);
+  const differences = pairwise(a, b, (x, y) => x - y);
   const interval = medianInterval(differences);
   return interval && [interval[0], roundedPercentile(differences, 50, 3), interval[1]];
 }

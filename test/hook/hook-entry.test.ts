@@ -15,14 +15,11 @@ import { waitFor } from '../support/wait-for.js';
 import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { createProjectResolver } from '../../src/worker/project-of.js';
-import { addObservation } from '../support/memory-fixtures.js';
+import { REMEMBERED_TITLE as REMEMBERED, rememberProjectOf } from '../support/memory-fixtures.js';
 
 const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join('test/fixtures/claude-code/hooks', `${name}.json`), 'utf8')) as Record<string, unknown>;
-const REMEMBERED = 'The build needs Node 20';
 /** Memory of the fixture session's project from an earlier session, so that its SessionStart has context to print. */
-const rememberFixtureProject = (store: Store) =>
-  addObservation(store, { project: createProjectResolver()(fixture('session-start').cwd as string), title: REMEMBERED, createdAt: Date.now() });
+const rememberFixtureProject = (store: Store) => rememberProjectOf(store, fixture('session-start').cwd as string);
 /** A provider that refuses, so every event stays in the queue to be inspected. */
 const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401,"type":"authentication_error"}}'] });
 

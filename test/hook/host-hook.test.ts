@@ -17,13 +17,9 @@ import { holdWorkerStarts } from '../support/no-worker-starts.js';
 import { startHarness, type Harness } from '../support/worker-harness.js';
 import { waitFor } from '../support/wait-for.js';
 import { listSpool } from '../../src/data-dir/index.js';
-import { addObservation } from '../support/memory-fixtures.js';
-import { createProjectResolver } from '../../src/worker/project-of.js';
+import { REMEMBERED_TITLE as REMEMBERED, rememberProjectOf } from '../support/memory-fixtures.js';
 
-const REMEMBERED = 'The build needs Node 20';
-/** Memory of the session's project (as the worker keys it) from an earlier session, so that its SessionStart has context to print. */
-const rememberFor = (harness: Harness, cwd: unknown) =>
-  addObservation(harness.worker.store, { project: createProjectResolver()(String(cwd)), title: REMEMBERED, createdAt: Date.now() });
+const rememberFor = (harness: Harness, cwd: unknown) => rememberProjectOf(harness.worker.store, String(cwd));
 
 /** A provider that refuses, so every event stays in the queue to be inspected. */
 const refusing = () => createReplayProvider({ lines: ['{"error":{"status":401,"type":"authentication_error"}}'] });

@@ -4,6 +4,7 @@
  */
 import type { ParsedObservation, ParsedSummary } from '../../src/vocabulary/observation.js';
 import type { Store } from '../../src/store/index.js';
+import { createProjectResolver } from '../../src/worker/project-of.js';
 
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 
@@ -109,4 +110,15 @@ export function seedShop(store: Store): Record<string, number> {
       createdAt: T0 + 3_600_000,
     }),
   }))();
+}
+
+/** The title `rememberProjectOf` stores. */
+export const REMEMBERED_TITLE = 'The build needs Node 20';
+
+/**
+ * An earlier session's observation for the project a directory belongs to, keyed as the worker
+ * keys it (its repository, else the directory): a session starting there has context to print.
+ */
+export function rememberProjectOf(store: Store, cwd: string): number {
+  return addObservation(store, { project: createProjectResolver()(cwd), title: REMEMBERED_TITLE, createdAt: Date.now() });
 }

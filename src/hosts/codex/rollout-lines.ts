@@ -84,8 +84,13 @@ export const isPlainId = (id: string): boolean => /^[\w.:-]+$/.test(id);
 
 /** Lines of a text (a whole file or a tail), parsed; unparseable ones dropped. */
 export function rolloutLines(text: string): RolloutLine[] {
+  return parseRolloutLines(text.split('\n'));
+}
+
+/** These lines, parsed; unparseable ones dropped. */
+export function parseRolloutLines(lines: Iterable<string>): RolloutLine[] {
   const out: RolloutLine[] = [];
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     const parsed = parseRolloutLine(line);
     if (parsed) out.push(parsed);
   }

@@ -1,5 +1,5 @@
 import { findInFileTail, findLinesInFileTail } from '../file-tail.js';
-import { exitCodeIn, isPlainId, lastAgentMessageIn, parseRolloutLine, rolloutLines, type RolloutLine } from './rollout-lines.js';
+import { exitCodeIn, isPlainId, lastAgentMessageIn, parseRolloutLines, rolloutLines } from './rollout-lines.js';
 
 /**
  * A shell call's exit code from the rollout; its item is written before PostToolUse fires. Only
@@ -8,12 +8,7 @@ import { exitCodeIn, isPlainId, lastAgentMessageIn, parseRolloutLine, rolloutLin
  */
 export function readExitCode(rolloutFile: string, toolUseId: string): number | null {
   if (!isPlainId(toolUseId)) return findInFileTail(rolloutFile, (tail) => exitCodeIn(rolloutLines(tail), toolUseId));
-  return findLinesInFileTail(rolloutFile, toolUseId, (lines) =>
-    exitCodeIn(
-      lines.map(parseRolloutLine).filter((line): line is RolloutLine => line !== null),
-      toolUseId,
-    ),
-  );
+  return findLinesInFileTail(rolloutFile, toolUseId, (lines) => exitCodeIn(parseRolloutLines(lines), toolUseId));
 }
 
 /** The agent's last message in the rollout, for a Stop whose last_assistant_message is null. */
